@@ -1,0 +1,1 @@
+"""Effects: files, settings, data sources, clock and logging. Every function returns values."""

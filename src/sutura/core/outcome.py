@@ -1,0 +1,53 @@
+"""Outcomes: an answer with provenance, or a refusal. Both are answers to the caller.
+
+These frozen Structs are the structured half's wire shapes; the text half renders the same
+values (see ``render_text``).
+"""
+
+import msgspec
+
+from sutura.core.refusal import Refusal
+
+
+class Wire(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every structured wire value."""
+
+
+class MetricDigest(Wire):
+    """One metric's own digest."""
+
+    metric: str
+    digest: str
+
+
+class ExecutedAs(Wire):
+    """Which source answered, and whose identity read the data there."""
+
+    source: str
+    posture: str
+
+
+class Provenance(Wire):
+    """What an answer was computed from."""
+
+    definition_version: str
+    definition_digest: str
+    metric_digests: list[MetricDigest]
+    executed_as: list[ExecutedAs]
+
+
+class Answer(Wire, tag="answer", tag_field="outcome"):
+    """A certified answer: text cells (``None`` is SQL NULL) and provenance."""
+
+    columns: list[str]
+    rows: list[list[str | None]]
+    provenance: Provenance
+
+
+class Refused(Wire, tag="refusal", tag_field="outcome"):
+    """A refusal outcome."""
+
+    reason: Refusal
+
+
+Outcome = Answer | Refused

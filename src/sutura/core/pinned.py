@@ -1,0 +1,19 @@
+"""Pinned definitions: the catalog loaded once, validated and canonicalised, with its digests."""
+
+import msgspec
+
+from sutura.core.catalog import Catalog
+
+
+class PinnedDefinitions(msgspec.Struct, frozen=True, kw_only=True):
+    """The catalog as it is served: an operator version, a digest of its meaning, per-metric digests.
+
+    ``definition_digest`` is the SHA-256 hex of the canonical form of the whole catalog;
+    ``metric_digests`` maps each metric's name to the SHA-256 hex of its own canonical form
+    (its definition plus the models and relationships it reads).
+    """
+
+    version: str
+    digest: str
+    metric_digests: dict[str, str]
+    catalog: Catalog

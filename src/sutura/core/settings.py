@@ -1,0 +1,111 @@
+"""Settings: the shape of every layer, with the built-in defaults. Loading is in the boundary."""
+
+from enum import StrEnum
+from typing import Annotated
+
+import msgspec
+
+from sutura.core.prose import CatalogProse
+
+
+class Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every settings section: unknown keys are refused."""
+
+
+class Environment(StrEnum):
+    """``SUTURA_ENVIRONMENT``."""
+
+    DEVELOPMENT = "development"
+    TEST = "test"
+    PRODUCTION = "production"
+
+
+class ServerSettings(Section):
+    """``server``: the HTTP listener."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 8765
+    request_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    max_body_bytes: Annotated[int, msgspec.Meta(ge=256)] = 65536
+    max_concurrent_queries: Annotated[int, msgspec.Meta(ge=1)] = 8
+
+
+class SecuritySettings(Section):
+    """``security``: the bearer token for ``/v1/*``."""
+
+    access_token: str | None = None
+
+
+class CatalogSettings(Section):
+    """``catalog``: where the documents are and the operator's version label."""
+
+    dir: str = "catalog"
+    version: str = "unversioned"
+
+
+class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind"):
+    """A DuckDB database file, or a directory of CSV/Parquet files exposed as tables."""
+
+    path: str
+    posture: str = "shared-service-user"
+    threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+class PostgresSourceSettings(Section, tag="postgres", tag_field="kind"):
+    """A PostgreSQL server. The password comes from an environment variable or a file only."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 5432
+    database: str = "postgres"
+    user: str = "postgres"
+    password_env: str | None = None
+    password_file: str | None = None
+    sslmode: str = "prefer"
+    pool_size: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    posture: str = "shared-service-user"
+
+
+SourceSettings = DuckDBSourceSettings | PostgresSourceSettings
+
+
+class PromptSettings(Section):
+    """``prompt``: whether catalog prose is carried, and the operator's own instructions."""
+
+    catalog_prose: CatalogProse = CatalogProse.QUOTED
+    instructions_file: str | None = None
+
+
+class RunSqlSettings(Section):
+    """``tools.run_sql``: the ungoverned raw SQL tool, off by default."""
+
+    enabled: bool = False
+    source: str | None = None
+
+
+class ToolsSettings(Section):
+    """``tools``."""
+
+    run_sql: RunSqlSettings = msgspec.field(default_factory=RunSqlSettings)
+
+
+class LimitsSettings(Section):
+    """``limits``: every bound produces a typed refusal, never a truncated answer."""
+
+    max_rows: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 10_000
+    max_dimensions: Annotated[int, msgspec.Meta(ge=0, le=16)] = 4
+    max_range_days: Annotated[int, msgspec.Meta(ge=1)] = 3653
+    deadline_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    memory_limit: str = "2GB"
+
+
+class Settings(Section):
+    """Every setting, after all layers are applied."""
+
+    environment: Environment = Environment.DEVELOPMENT
+    server: ServerSettings = msgspec.field(default_factory=ServerSettings)
+    security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
+    catalog: CatalogSettings = msgspec.field(default_factory=CatalogSettings)
+    sources: dict[str, SourceSettings] = msgspec.field(default_factory=dict)
+    prompt: PromptSettings = msgspec.field(default_factory=PromptSettings)
+    tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
+    limits: LimitsSettings = msgspec.field(default_factory=LimitsSettings)

@@ -1,0 +1,1 @@
+"""Transports: decode, call the core through the service, encode."""
