@@ -31,6 +31,7 @@ class RefusalCode(StrEnum):
     SOURCE_REFUSED = "source_refused"
     RESULT_TOO_LARGE = "result_too_large"
     SOURCE_UNAVAILABLE = "source_unavailable"
+    VALUE_NOT_REPRESENTABLE = "value_not_representable"
 
 
 class Refusal(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -55,6 +56,7 @@ def status_of(code: RefusalCode) -> int:  # noqa: C901, PLR0911 - one arm per co
             | RefusalCode.RESOURCES_EXHAUSTED
             | RefusalCode.DEADLINE_EXCEEDED
             | RefusalCode.DENOMINATOR_ZERO
+            | RefusalCode.VALUE_NOT_REPRESENTABLE
         ):
             return 422
         case (
@@ -122,6 +124,10 @@ DETAILS: dict[RefusalCode, str] = {
     ),
     RefusalCode.SOURCE_UNAVAILABLE: (
         "The data system could not be reached; try again later."
+    ),
+    RefusalCode.VALUE_NOT_REPRESENTABLE: (
+        "The answer holds a value that strict UTF-8 text cannot carry; it is refused whole "
+        "rather than altered. The operator should correct the data."
     ),
 }
 
