@@ -7,3 +7,37 @@ import pytest
 def anyio_backend() -> str:
     """Run anyio tests on asyncio only."""
     return "asyncio"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A whole, green run fails when a refusal code exists that no test provoked."""
+    from sutura.core.refusal import RefusalCode
+    from tests.refusals import PROVOKED
+
+    option = session.config.option
+    whole_run = not option.keyword and not option.markexpr and not getattr(option, "lf", False)
+    whole_run = whole_run and session.config.args in ([], ["tests", "src/sutura/core"]) or False
+    if exitstatus != 0 or not whole_run or session.testscollected < 50:
+        return
+    missing = sorted(code.value for code in RefusalCode if code not in PROVOKED)
+    if missing:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"refusal codes no test provokes: {', '.join(missing)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden`` rewrites the golden files instead of comparing with them."""
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/* from the current output instead of failing on a difference",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """Whether this run rewrites golden files."""
+    return bool(request.config.getoption("--update-golden"))

@@ -122,9 +122,7 @@ DETAILS: dict[RefusalCode, str] = {
         "The answer has more rows than the limit allows and is refused rather than cut; "
         "ask for a coarser grain, fewer dimensions, a filter or top."
     ),
-    RefusalCode.SOURCE_UNAVAILABLE: (
-        "The data system could not be reached; try again later."
-    ),
+    RefusalCode.SOURCE_UNAVAILABLE: ("The data system could not be reached; try again later."),
     RefusalCode.VALUE_NOT_REPRESENTABLE: (
         "The answer holds a value that strict UTF-8 text cannot carry; it is refused whole "
         "rather than altered. The operator should correct the data."

@@ -109,3 +109,22 @@ class Settings(Section):
     prompt: PromptSettings = msgspec.field(default_factory=PromptSettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     limits: LimitsSettings = msgspec.field(default_factory=LimitsSettings)
+
+
+def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
+    """Every (key, problem) of a combination that must stop startup.
+
+    >>> unsafe_combinations(Settings(environment=Environment.PRODUCTION))
+    [('security.access_token', 'production requires an access token')]
+    """
+    problems: list[tuple[str, str]] = []
+    if settings.environment is Environment.PRODUCTION and not settings.security.access_token:
+        problems.append(("security.access_token", "production requires an access token"))
+    if settings.security.access_token is not None and len(settings.security.access_token) < 16:
+        problems.append(("security.access_token", "must be at least 16 characters"))
+    run_sql = settings.tools.run_sql
+    if run_sql.enabled and run_sql.source is None:
+        problems.append(("tools.run_sql.source", "required when tools.run_sql.enabled is true"))
+    if run_sql.source is not None and run_sql.source not in settings.sources:
+        problems.append(("tools.run_sql.source", "names no configured source"))
+    return problems

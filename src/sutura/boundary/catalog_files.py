@@ -1,0 +1,152 @@
+"""Catalog files: walk a catalog directory, read each document, check and pin the catalog.
+
+The walk is sorted and recursive over ``*.md`` files. Entries whose name starts with ``.`` are
+skipped (editor lock files, version control). A symbolic link that leads out of the directory
+is refused; a link to a directory inside it is not followed (its target is walked anyway); a
+link to a file inside it is read. Files over 256 KiB, more than 10,000 documents, unreadable
+files and files that are not strict UTF-8 are refused, each as a :class:`CatalogError`.
+"""
+
+import os
+import stat
+from functools import partial
+from pathlib import Path
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog_check import check_catalog
+from sutura.core.catalog_error import CatalogError, quoted, safe_text
+from sutura.core.catalog_parse import Document, parse_document
+from sutura.core.pinned import PinnedDefinitions
+from sutura.core.pinning import pin
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_DOCUMENTS = 10_000
+_SUFFIX = ".md"
+
+
+class _Walk:
+    """The documents found so far, as (label, path), and the problems met on the way."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: list[tuple[str, Path]] = []
+        self.errors: list[CatalogError] = []
+
+    def error(self, label: str, problem: str) -> None:
+        self.errors.append(CatalogError(file=label, line=0, key="", problem=problem))
+
+    def visit(self, directory: Path, prefix: str) -> None:
+        """Walk ``directory`` (whose label is ``prefix``) in name order."""
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as error:
+            self.error(prefix.rstrip("/") or ".", _os_problem("cannot be listed", error))
+            return
+        for entry in entries:
+            if len(self.files) > MAX_DOCUMENTS:
+                return
+            if not entry.name.startswith("."):
+                self._entry(entry, prefix + entry.name)
+
+    def _entry(self, entry: os.DirEntry[str], label: str) -> None:
+        path = Path(entry.path)
+        if entry.is_symlink():
+            try:
+                target = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # missing target, or a loop
+                self.error(label, "a symbolic link whose target cannot be reached")
+                return
+            if not target.is_relative_to(self.root):
+                self.error(label, "a symbolic link that leads out of the catalog directory")
+                return
+            if target.is_dir():
+                return
+        if entry.is_dir(follow_symlinks=False):
+            self.visit(path, label + "/")
+        elif entry.name.endswith(_SUFFIX):
+            self.files.append((label, path))
+
+
+def walk_catalog(directory: Path) -> Result[list[tuple[str, Path]], list[CatalogError]]:
+    """Every ``*.md`` document under ``directory``, sorted, as (label, path).
+
+    Args:
+        directory: the catalog directory.
+
+    Returns:
+        The documents in walk order with their labels (POSIX paths relative to ``directory``),
+        or every problem the walk met.
+    """
+    if not directory.is_dir():
+        problem = f"the catalog directory {quoted(str(directory))} does not exist"
+        return Failure([CatalogError(file=".", line=0, key="", problem=problem)])
+    walk = _Walk(directory.resolve())
+    walk.visit(directory, "")
+    if len(walk.files) > MAX_DOCUMENTS:
+        walk.error(".", f"the catalog holds more than {MAX_DOCUMENTS} documents")
+    return Failure(walk.errors) if walk.errors else Success(walk.files)
+
+
+def read_document(label: str, path: Path) -> Result[str, CatalogError]:
+    """The text of one document: a regular file of at most 256 KiB, strict UTF-8.
+
+    Args:
+        label: the file's path relative to the catalog directory, for errors.
+        path: where to read it.
+
+    Returns:
+        The decoded text, or why it cannot be used.
+    """
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return Failure(_file_error(label, 0, "not a regular file"))
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        return Failure(_file_error(label, 0, _os_problem("cannot be read", error)))
+    if len(data) > MAX_FILE_BYTES:
+        return Failure(_file_error(label, 0, f"the file is larger than {MAX_FILE_BYTES} bytes"))
+    try:
+        return Success(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return Failure(_file_error(label, line, "the file is not valid UTF-8"))
+
+
+def load_catalog(directory: Path, version: str) -> Result[PinnedDefinitions, list[CatalogError]]:
+    """Walk, read, parse, check and pin the catalog in ``directory``.
+
+    Args:
+        directory: the catalog directory.
+        version: the operator's label for this catalog (``catalog.version``).
+
+    Returns:
+        The pinned definitions, or every problem found: the walk's, else each file's first,
+        else the checks across documents.
+    """
+    return (
+        walk_catalog(directory).bind(_parse_all).bind(check_catalog).map(lambda c: pin(c, version))
+    )
+
+
+def _parse_all(files: list[tuple[str, Path]]) -> Result[list[Document], list[CatalogError]]:
+    documents: list[Document] = []
+    errors: list[CatalogError] = []
+    for label, path in files:
+        parsed = read_document(label, path).bind(partial(parse_document, label))
+        if is_successful(parsed):
+            documents.append(parsed.unwrap())
+        else:
+            errors.append(parsed.failure())
+    return Failure(errors) if errors else Success(documents)
+
+
+def _file_error(label: str, line: int, problem: str) -> CatalogError:
+    return CatalogError(file=label, line=line, key="", problem=problem)
+
+
+def _os_problem(what: str, error: OSError) -> str:
+    reason = safe_text(error.strerror) if error.strerror else type(error).__name__
+    return f"{what} ({reason})"

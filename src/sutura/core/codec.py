@@ -1,0 +1,222 @@
+"""The one codec of structured halves, and the one pairing of every result's two halves.
+
+Every result is one value rendered twice. The functions here build both halves from that value
+or refuse both: a value strict UTF-8 JSON cannot carry (a lone surrogate) becomes the typed
+refusal ``value_not_representable`` on every surface, never one half with it and one without.
+Decoding is here too, and it is the one place a msgspec ``ValidationError`` becomes a typed
+value (:class:`CodecError`, naming a path and a problem, never echoing a value).
+
+>>> from sutura.core.refusal import RefusalCode, refusal
+>>> from sutura.core.outcome import Refused
+>>> halves_of(Refused(reason=refusal(RefusalCode.METRIC_UNKNOWN))).structured[:40]
+b'{"outcome":"refusal","reason":{"code":"m'
+"""
+
+import re
+from collections.abc import Iterator
+from typing import Any, Final, NamedTuple, TypeVar, assert_never
+
+import msgspec
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog_view import CatalogBody, CatalogView
+from sutura.core.outcome import Answer, Outcome, Refused
+from sutura.core.prose import Carried, CatalogProse
+from sutura.core.raw_outcome import (
+    RawOutcome,
+    RawRefusal,
+    RawRefusalCode,
+    raw_refusal,
+    raw_refusal_text,
+    render_raw,
+)
+from sutura.core.refusal import Refusal, RefusalCode, refusal
+from sutura.core.render_text import render_answer, render_refusal
+
+T = TypeVar("T")
+
+
+class Halves(NamedTuple):
+    """Both halves of one result: the text a model reads and the JSON a program reads."""
+
+    text: str
+    structured: bytes
+
+    def structured_object(self) -> Any:
+        """The structured half as plain JSON values (for a transport that wants a dict)."""
+        return msgspec.json.decode(self.structured)
+
+
+class CodecError(msgspec.Struct, frozen=True, kw_only=True):
+    """A structured half that does not decode: the JSON path and the problem, no value."""
+
+    path: str
+    problem: str
+
+    def sentence(self) -> str:
+        """One line naming the path and the problem.
+
+        >>> CodecError(path="$.rows[0]", problem="Expected `array`, got `int`").sentence()
+        'malformed structured value: $.rows[0]: Expected `array`, got `int`'
+        """
+        return f"malformed structured value: {self.path}: {self.problem}"
+
+
+def _enc_hook(value: object) -> object:
+    if isinstance(value, Carried):
+        return value.text
+    raise NotImplementedError(f"no JSON form for {type(value).__name__}")
+
+
+def _dec_hook(kind: type, value: object) -> object:
+    # Present on the wire means quoted; a body claiming "omitted" beside one is refused below.
+    if kind is Carried and isinstance(value, str):
+        return Carried.under(CatalogProse.QUOTED, value)
+    raise NotImplementedError(f"no JSON form for {kind.__name__}")
+
+
+def schema_hook(kind: type) -> dict[str, Any]:
+    """For ``msgspec.json.schema(..., schema_hook=schema_hook)``: a carried description is a string.
+
+    >>> msgspec.json.schema(Carried, schema_hook=schema_hook)
+    {'type': 'string'}
+    """
+    if kind is Carried:
+        return {"type": "string"}
+    raise NotImplementedError(f"no JSON schema for {kind.__name__}")
+
+
+_ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
+_UNREPRESENTABLE: Final = refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+def encode(value: msgspec.Struct) -> Result[bytes, Refusal]:
+    r"""Encode a structured half; a lone surrogate anywhere refuses the whole value.
+
+    >>> encode(refusal(RefusalCode.METRIC_UNKNOWN)).unwrap()[:26]
+    b'{"code":"metric_unknown","'
+    """
+    try:
+        return Success(_ENCODER.encode(value))
+    except UnicodeEncodeError:
+        return Failure(_UNREPRESENTABLE)
+
+
+def outcome_halves(outcome: Outcome) -> Result[Halves, Refusal]:
+    """Both halves of an answer or a refusal, or the refusal that replaces both."""
+    text: Result[str, Refusal]
+    match outcome:
+        case Answer():
+            text = render_answer(outcome)
+        case Refused():
+            text = Success(render_refusal(outcome.reason))
+        case _:
+            assert_never(outcome)
+    return text.bind(lambda rendered: encode(outcome).map(lambda data: Halves(rendered, data)))
+
+
+def halves_of(outcome: Outcome) -> Halves:
+    """Both halves of ``outcome``, or of the refusal that replaces both."""
+    result = outcome_halves(outcome)
+    if is_successful(result):
+        return result.unwrap()
+    reason = result.failure()
+    return Halves(render_refusal(reason), _ENCODER.encode(Refused(reason=reason)))
+
+
+def catalog_halves(view: CatalogView) -> Result[Halves, Refusal]:
+    """Both halves of the catalog view, from the one value, or a refusal for both."""
+    return view.text().bind(
+        lambda text: encode(view.body).map(lambda data: Halves(text=text, structured=data))
+    )
+
+
+def raw_outcome_halves(outcome: RawOutcome) -> Result[Halves, RawRefusal]:
+    """Both halves of a raw outcome, or the raw refusal that replaces both."""
+    unrepresentable = raw_refusal(RawRefusalCode.VALUE_NOT_REPRESENTABLE)
+    return render_raw(outcome).bind(
+        lambda text: (
+            encode(outcome).map(lambda data: Halves(text, data)).alt(lambda _: unrepresentable)
+        )
+    )
+
+
+def raw_halves(outcome: RawOutcome) -> Halves:
+    """Both halves of a raw outcome, or of the raw refusal that replaces both."""
+    result = raw_outcome_halves(outcome)
+    if is_successful(result):
+        return result.unwrap()
+    reason = result.failure()
+    return Halves(raw_refusal_text(reason), _ENCODER.encode(reason))
+
+
+_PATH: Final = re.compile(r" - at `(?P<path>[^`]*)`$")
+_SAFE_PROBLEMS: Final = (
+    re.compile(r"Expected `[a-z |]+`(, got `[a-z]+`)?"),
+    re.compile(r"Expected `[a-z ]+` (of length )?[<>]=? ?\d+"),
+    re.compile(r"Object missing required field `[a-z_]+`"),
+)
+
+
+def _codec_error(message: str) -> CodecError:
+    """A ValidationError's message as a path and a problem; a problem that could echo a value
+    (an unknown key, an enum value) is replaced by a fixed phrase."""
+    found = _PATH.search(message)
+    text = message[: found.start()] if found else message
+    path = found.group("path") if found else "$"
+    if any(pattern.fullmatch(text) for pattern in _SAFE_PROBLEMS):
+        return CodecError(path=path, problem=text)
+    if text.startswith("Object contains unknown field"):
+        return CodecError(path=path, problem="an unknown field is present")
+    return CodecError(path=path, problem="invalid value")
+
+
+def _decode(decoder: msgspec.json.Decoder[T], data: bytes | str) -> Result[T, CodecError]:
+    try:
+        return Success(decoder.decode(data))
+    except msgspec.ValidationError as err:
+        return Failure(_codec_error(str(err)))
+    except msgspec.DecodeError:
+        return Failure(CodecError(path="$", problem="not valid JSON"))
+
+
+_OUTCOME_DECODER: Final = msgspec.json.Decoder(Outcome)
+_RAW_DECODER: Final = msgspec.json.Decoder(RawOutcome)
+_CATALOG_DECODER: Final = msgspec.json.Decoder(CatalogBody, dec_hook=_dec_hook)
+
+
+def decode_outcome(data: bytes | str) -> Result[Outcome, CodecError]:
+    """Decode a structured answer or refusal.
+
+    >>> decode_outcome(b'{"outcome": "answer", "columns": [1]}').failure()
+    CodecError(path='$.columns[0]', problem='Expected `str`, got `int`')
+    """
+    return _decode(_OUTCOME_DECODER, data)
+
+
+def decode_raw_outcome(data: bytes | str) -> Result[RawOutcome, CodecError]:
+    """Decode a structured raw outcome (rows or refusal)."""
+    return _decode(_RAW_DECODER, data)
+
+
+def decode_catalog(data: bytes | str) -> Result[CatalogBody, CodecError]:
+    """Decode a structured catalog; a description beside ``catalog_prose: omitted`` is refused."""
+    return _decode(_CATALOG_DECODER, data).bind(_consistent)
+
+
+def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Carried]]:
+    for i, metric in enumerate(body.metrics):
+        yield f"$.metrics[{i}].description", metric.description
+        for j, dimension in enumerate(metric.dimensions):
+            yield f"$.metrics[{i}].dimensions[{j}].description", dimension.description
+
+
+def _consistent(body: CatalogBody) -> Result[CatalogBody, CodecError]:
+    """Every description present is one the body's own setting would carry."""
+    for path, carried in _descriptions(body):
+        text = carried.text
+        if text is not None and Carried.under(body.catalog_prose, text) != carried:
+            problem = "a description is present while catalog_prose omits prose"
+            return Failure(CodecError(path=path, problem=problem))
+    return Success(body)

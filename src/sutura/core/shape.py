@@ -1,0 +1,116 @@
+"""Turn a statement's raw text rows into the answer's rows.
+
+Most columns pass through unchanged. Averages and ratios arrive as their exact parts (sum and
+count, numerator and denominator) and are divided here with exact rational arithmetic, then
+rounded half-to-even to six decimal places, so every engine gives byte-identical text.
+
+A NULL part gives a NULL cell (an average of no rows, a sum over no rows). A zero denominator
+gives NULL under ``yields_null`` and refuses the whole answer under ``fails``.
+
+>>> from sutura.core.compile import Quotient, TermIndex
+>>> from sutura.core.catalog import ZeroDenominator
+>>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
+...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
+>>> [_quotient_text(["2", "3"], ratio), _quotient_text(["1", "0"], ratio)]
+['0.666667', None]
+"""
+
+from fractions import Fraction
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog import ZeroDenominator
+from sutura.core.compile import CompiledQuery, Passthrough, Quotient, TermIndex
+from sutura.core.refusal import Refusal, RefusalCode, refusal
+
+Row = list[str | None]
+
+_SCALE: Final = 1_000_000
+"""Quotients are written with six decimal places."""
+
+
+class _RefusedError(Exception):
+    """Internal: stops shaping at the first cell that refuses the whole answer."""
+
+    def __init__(self, code: RefusalCode) -> None:
+        super().__init__(code.value)
+        self.code = code
+
+
+def shape_rows(compiled: CompiledQuery, raw_rows: list[Row]) -> Result[list[Row], Refusal]:
+    """The answer's rows, built from the raw rows of ``compiled``'s statement.
+
+    Args:
+        compiled: The compiled statement whose rows these are.
+        raw_rows: Its rows as canonical text (``None`` is SQL NULL), one cell per raw column.
+
+    Returns:
+        One row per raw row with exactly the answer's columns, or a refusal
+        (``denominator_zero`` under a ratio that fails at zero; ``value_not_representable``
+        for a part that is not a finite number).
+    """
+    if not compiled.needs_shaping:
+        return Success(raw_rows)
+    outputs = compiled.outputs
+    try:
+        return Success([[_cell(row, output) for output in outputs] for row in raw_rows])
+    except _RefusedError as stop:
+        return Failure(refusal(stop.code))
+
+
+def _cell(row: Row, output: Passthrough | Quotient) -> str | None:
+    """One answer cell."""
+    if isinstance(output, Passthrough):
+        return row[output.index]
+    return _quotient_text(row, output)
+
+
+def _quotient_text(row: Row, quotient: Quotient) -> str | None:
+    """numerator / denominator (or the numerator alone) as fixed-point text, or None."""
+    numerator = _term(row, quotient.numerator)
+    if numerator is None:
+        return None
+    if quotient.denominator is None:
+        return _fixed(numerator)
+    denominator = _term(row, quotient.denominator)
+    if denominator is None:
+        return None
+    if denominator == 0:
+        if quotient.zero_denominator is ZeroDenominator.FAILS:
+            raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
+        return None
+    return _fixed(numerator / denominator)
+
+
+def _term(row: Row, where: TermIndex) -> Fraction | None:
+    """A term's exact value: one cell, or a sum over a count (None for a count of zero)."""
+    value = _exact(row[where.value])
+    if value is None or where.count is None:
+        return value
+    count = _exact(row[where.count])
+    if count is None or count == 0:
+        return None
+    return value / count
+
+
+def _exact(text: str | None) -> Fraction | None:
+    """The exact rational a number's text denotes; a non-finite or non-number refuses."""
+    if text is None:
+        return None
+    try:
+        return Fraction(text)
+    except ValueError:
+        raise _RefusedError(RefusalCode.VALUE_NOT_REPRESENTABLE) from None
+
+
+def _fixed(value: Fraction) -> str:
+    """``value`` rounded half-to-even to six decimal places, in fixed-point text.
+
+    >>> [_fixed(Fraction(1, 8_000_000)), _fixed(Fraction(3, 8_000_000)), _fixed(Fraction(-1, 3))]
+    ['0.000000', '0.000000', '-0.333333']
+    """
+    scaled = round(value * _SCALE)
+    whole, fraction = divmod(abs(scaled), _SCALE)
+    sign = "-" if scaled < 0 else ""
+    return f"{sign}{whole}.{fraction:06d}"

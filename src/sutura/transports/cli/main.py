@@ -1,0 +1,61 @@
+"""``sutura``: the command line. Exit codes: 0 answered, 1 refused or failed, 2 usage."""
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+
+from sutura import __version__
+from sutura.transports.cli import commands
+from sutura.transports.cli.output import EXIT_REFUSED, EXIT_USAGE
+from sutura.transports.cli.wiring import Wiring
+
+INTERNAL = (
+    "sutura: internal error; nothing was answered (run with --verbose to see the cause on stderr)"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and its flags."""
+    parser = argparse.ArgumentParser(
+        prog="sutura",
+        description="Certified answers from governed metric definitions, or a typed refusal.",
+        epilog="Settings: SUTURA_CONFIG_DIR (base.yaml, <environment>.yaml), SUTURA_ENVIRONMENT, SUTURA__A__B.",
+    )
+    parser.add_argument("--version", action="version", version=f"sutura {__version__}")
+    parser.add_argument(
+        "--verbose", action="store_true", help="log details (and causes of failures) to stderr"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.register(sub)
+    return parser
+
+
+def run_cli(argv: list[str], wiring: Wiring) -> int:
+    """Run one command; never lets a traceback reach the user."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
+    _configure_logging(verbose=args.verbose)
+    handler: Callable[[argparse.Namespace, Wiring], int] = args.handler
+    try:
+        return handler(args, wiring)
+    except KeyboardInterrupt:
+        print("sutura: interrupted", file=sys.stderr)
+        return EXIT_REFUSED
+    except Exception:
+        logging.getLogger("sutura").debug("internal error", exc_info=True)
+        print(INTERNAL, file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def _configure_logging(*, verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not verbose:
+        logging.getLogger("sutura.source").setLevel(logging.ERROR)

@@ -1,0 +1,128 @@
+"""A small valid catalog as document texts, and helpers to parse and break it."""
+
+from returns.pipeline import is_successful
+
+from sutura.core.catalog_error import CatalogError
+from sutura.core.catalog_parse import Document, parse_document
+
+ORDERS = """\
+---
+kind: model
+name: orders
+source: main
+table: shop_orders
+primary_key: order_id
+columns:
+  - order_id
+  - customer_id
+  - name: ordered_on
+    type: DATE
+  - name: amount
+    type: DECIMAL(12,2)
+    description: Charged, in euros.
+  - order_status
+  - sales_channel
+  - is_paid
+---
+One row per order.
+"""
+
+CUSTOMERS = """\
+---
+kind: model
+name: customers
+source: main
+table: shop_customers
+columns: [customer_id, sales_region, customer_segment]
+---
+One row per buyer.
+"""
+
+ORDER_CUSTOMER = """\
+---
+kind: relationship
+name: order_customer
+origin_model: orders
+target_model: customers
+keys:
+  - equal: {origin: customer_id, target: customer_id}
+join_type: many_to_one
+---
+"""
+
+REVENUE = """\
+---
+kind: metric
+name: revenue
+model: orders
+measure:
+  simple:
+    aggregate: sum
+    column: amount
+time_column: ordered_on
+grains: [day, month, year]
+required_filters:
+  - not_equals: {column: order_status, value: cancelled}
+dimensions:
+  - name: region
+    column: sales_region
+    via: order_customer
+    values: [north, south]
+  - name: channel
+    column: sales_channel
+anchor:
+  range: {start: 2024-01-01, end: 2025-01-01}
+  value: 1234.50
+---
+Revenue, in euros.
+"""
+
+PAID_SHARE = """\
+---
+kind: metric
+name: paid_share
+model: orders
+measure:
+  ratio:
+    numerator: {count_if: is_paid}
+    denominator: {aggregate: count, column: order_id}
+    zero_denominator: yields_null
+time_column: ordered_on
+grains: [month]
+dimensions: []
+---
+"""
+
+SAMPLE = {
+    "models/orders.md": ORDERS,
+    "models/customers.md": CUSTOMERS,
+    "relationships/order_customer.md": ORDER_CUSTOMER,
+    "metrics/revenue.md": REVENUE,
+    "metrics/paid_share.md": PAID_SHARE,
+}
+
+
+def parsed(label: str, text: str) -> Document:
+    """The document ``text`` parses to; the test fails if it does not parse."""
+    result = parse_document(label, text)
+    assert is_successful(result), result.failure().sentence()
+    return result.unwrap()
+
+
+def parse_error(label: str, text: str) -> CatalogError:
+    """The error ``text`` parses to; the test fails if it parses."""
+    result = parse_document(label, text)
+    assert not is_successful(result), "expected a parse error"
+    return result.failure()
+
+
+def sample_documents(**replaced: str) -> list[Document]:
+    """The sample catalog, parsed, with documents replaced or added by label.
+
+    Keyword names are labels with ``/`` written ``__`` and ``.md`` left out, e.g.
+    ``metrics__revenue=...``.
+    """
+    texts = dict(SAMPLE)
+    for name, text in replaced.items():
+        texts[name.replace("__", "/") + ".md"] = text
+    return [parsed(label, text) for label, text in sorted(texts.items())]

@@ -1,0 +1,54 @@
+"""Imports run one way: root → transports → boundary → core. The core does no I/O."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "sutura"
+LAYERS = ("core", "boundary", "transports")
+CORE_FORBIDDEN = {"anyio", "duckdb", "psycopg", "psycopg_pool", "mcp", "litestar", "uvicorn", "os", "socket", "subprocess", "pathlib", "logging"}
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted((SRC / layer).rglob("*.py"))
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "sutura" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else parts[1].removesuffix(".py")
+
+
+@pytest.mark.parametrize("path", _modules("core"), ids=lambda p: p.name)
+def test_the_core_imports_no_effect_library_and_no_outer_layer(path: Path) -> None:
+    imports = _imports(path)
+    assert not {name.split(".")[0] for name in imports} & CORE_FORBIDDEN
+    assert not {_layer_of(name) for name in imports} & {"boundary", "transports", "root"}
+    calls = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
+    assert not [c for c in calls if isinstance(c.func, ast.Name) and c.func.id in {"open", "print", "input"}]
+
+
+@pytest.mark.parametrize("path", _modules("boundary"), ids=lambda p: p.name)
+def test_the_boundary_never_imports_a_transport_or_the_root(path: Path) -> None:
+    assert not {_layer_of(name) for name in _imports(path)} & {"transports", "root"}
+
+
+@pytest.mark.parametrize("path", _modules("transports"), ids=lambda p: p.name)
+def test_a_transport_never_imports_the_root(path: Path) -> None:
+    assert "root" not in {_layer_of(name) for name in _imports(path)}
+
+
+def test_every_layer_has_modules() -> None:
+    assert all(_modules(layer) for layer in LAYERS)
