@@ -1,6 +1,11 @@
 """Shared test configuration."""
 
+import os
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
+from hypothesis import settings
 
 
 @pytest.fixture
@@ -16,7 +21,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     option = session.config.option
     whole_run = not option.keyword and not option.markexpr and not getattr(option, "lf", False)
-    whole_run = whole_run and session.config.args in ([], ["tests", "src/sutura/core"]) or False
+    whole_run = (whole_run and session.config.args in ([], ["tests", "src/sutura/core"])) or False
     if exitstatus != 0 or not whole_run or session.testscollected < 50:
         return
     missing = sorted(code.value for code in RefusalCode if code not in PROVOKED)
@@ -41,3 +46,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """Whether this run rewrites golden files."""
     return bool(request.config.getoption("--update-golden"))
+
+
+# Hypothesis profiles: `ci` runs thousands of examples under a bounded deadline; select one
+# with HYPOTHESIS_PROFILE (the default profile is hypothesis's own).
+settings.register_profile("ci", max_examples=3000, deadline=timedelta(milliseconds=500))
+settings.register_profile("dev", max_examples=200, deadline=timedelta(milliseconds=500))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def example_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog, data and settings, written once per session (small)."""
+    from sutura.boundary.example import write_example
+
+    target = tmp_path_factory.mktemp("example")
+    write_example(target, orders=4000)
+    return target

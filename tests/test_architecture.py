@@ -7,7 +7,20 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "sutura"
 LAYERS = ("core", "boundary", "transports")
-CORE_FORBIDDEN = {"anyio", "duckdb", "psycopg", "psycopg_pool", "mcp", "litestar", "uvicorn", "os", "socket", "subprocess", "pathlib", "logging"}
+CORE_FORBIDDEN = {
+    "anyio",
+    "duckdb",
+    "psycopg",
+    "psycopg_pool",
+    "mcp",
+    "litestar",
+    "uvicorn",
+    "os",
+    "socket",
+    "subprocess",
+    "pathlib",
+    "logging",
+}
 
 
 def _modules(layer: str) -> list[Path]:
@@ -36,8 +49,12 @@ def test_the_core_imports_no_effect_library_and_no_outer_layer(path: Path) -> No
     imports = _imports(path)
     assert not {name.split(".")[0] for name in imports} & CORE_FORBIDDEN
     assert not {_layer_of(name) for name in imports} & {"boundary", "transports", "root"}
-    calls = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
-    assert not [c for c in calls if isinstance(c.func, ast.Name) and c.func.id in {"open", "print", "input"}]
+    calls = [
+        n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)
+    ]
+    assert not [
+        c for c in calls if isinstance(c.func, ast.Name) and c.func.id in {"open", "print", "input"}
+    ]
 
 
 @pytest.mark.parametrize("path", _modules("boundary"), ids=lambda p: p.name)

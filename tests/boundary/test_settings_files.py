@@ -74,7 +74,9 @@ def test_broken_yaml_names_the_file_and_line(tmp_path: Path) -> None:
 
 
 def test_production_without_a_token_names_every_offending_key() -> None:
-    errors = _errors({"SUTURA_ENVIRONMENT": "production", "SUTURA__TOOLS__RUN_SQL__ENABLED": "true"})
+    errors = _errors(
+        {"SUTURA_ENVIRONMENT": "production", "SUTURA__TOOLS__RUN_SQL__ENABLED": "true"}
+    )
     assert {e.key for e in errors} == {"security.access_token", "tools.run_sql.source"}
 
 

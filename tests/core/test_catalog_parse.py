@@ -543,3 +543,30 @@ def test_any_yaml_mapping_gives_a_document_or_an_error_never_an_exception(
     result = parse_document(LABEL, f"---\n{front}---\n")
     if not is_successful(result):
         assert result.failure().sentence().isprintable()
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence"),
+    [
+        (
+            "---\nkind: metric\nname: a\x00b\n---\n",
+            "metrics/revenue.md:3: the front matter holds a character YAML does not allow",
+        ),
+        (
+            "---\nkind: metric\nname: a\x85b\n---\n",
+            "metrics/revenue.md:3: the front matter breaks a line with a character other than \\n",
+        ),
+        (
+            "---\nkind: metric\u2028name: x\n---\n",
+            "metrics/revenue.md:2: the front matter breaks a line with a character other than \\n",
+        ),
+        (
+            "---\nkind: metric\r\n---\n",
+            "metrics/revenue.md:2: the front matter breaks a line with a character other than \\n",
+        ),
+    ],
+)
+def test_characters_that_would_shift_line_numbers_or_that_yaml_refuses_are_named_by_line(
+    text: str, sentence: str
+) -> None:
+    assert _sentence(text) == sentence

@@ -57,8 +57,10 @@ class Service:
         pinned: PinnedDefinitions,
         sources: Mapping[str, Source],
         today: Callable[[], datetime.date],
+        prompt: str = "",
     ) -> None:
         self.settings = settings
+        self.prompt = prompt
         self.pinned = pinned
         self.sources = sources
         self._today = today
@@ -117,7 +119,8 @@ class Service:
             case Answer(rows=[[_, str() as value]]):
                 return value
             case Answer(rows=rows):
-                return f"{len(rows)} periods at grain {metric.coarsest_grain.value} (an anchor covers exactly one)"
+                grain = metric.coarsest_grain.value
+                return f"{len(rows)} periods at grain {grain} (an anchor covers exactly one)"
             case Refused(reason=reason):
                 return f"a refusal ({reason.code.value})"
             case QuestionError() as error:

@@ -1,4 +1,4 @@
-"""Startup: settings and catalog, then sources and anchors. Every problem is one operator sentence."""
+"""Startup: settings and catalog, then sources and anchors; each problem one operator sentence."""
 
 import datetime
 from collections.abc import Mapping
@@ -12,6 +12,9 @@ from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.base import Source
 from sutura.boundary.sources.open import open_source
 from sutura.core.pinned import PinnedDefinitions
+from sutura.core.prompt import render_prompt
+
+MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
 
 class Loaded(msgspec.Struct, frozen=True, kw_only=True):
@@ -19,6 +22,20 @@ class Loaded(msgspec.Struct, frozen=True, kw_only=True):
 
     loaded: LoadedSettings
     pinned: PinnedDefinitions
+    instructions: str | None = None
+
+    def prompt(self, *, run_sql_enabled: bool | None = None) -> str:
+        """The agent prompt for this deployment, honouring ``prompt.catalog_prose``."""
+        settings = self.loaded.settings
+        return render_prompt(
+            self.pinned,
+            prose=settings.prompt.catalog_prose,
+            limits=settings.limits,
+            run_sql_enabled=settings.tools.run_sql.enabled
+            if run_sql_enabled is None
+            else run_sql_enabled,
+            operator_instructions=self.instructions,
+        )
 
 
 def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
@@ -31,6 +48,9 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     pinned = load_catalog(catalog_dir, loaded.settings.catalog.version)
     if not isinstance(pinned, Success):
         return Failure([f"{catalog_dir}/{e.sentence()}" for e in pinned.failure()])
+    instructions = _read_instructions(loaded)
+    if not isinstance(instructions, Success):
+        return Failure([instructions.failure()])
     missing = unknown_source_aliases(pinned.unwrap(), loaded.settings)
     if missing:
         return Failure(
@@ -39,7 +59,9 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
                 for alias in missing
             ]
         )
-    return Success(Loaded(loaded=loaded, pinned=pinned.unwrap()))
+    return Success(
+        Loaded(loaded=loaded, pinned=pinned.unwrap(), instructions=instructions.unwrap())
+    )
 
 
 async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[Service, list[str]]:
@@ -61,6 +83,7 @@ async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[S
         pinned=context.pinned,
         sources=sources,
         today=lambda: datetime.datetime.now(datetime.UTC).date(),
+        prompt=context.prompt(),
     )
     if not errors and anchors:
         errors.extend(m.sentence() for m in await service.check_anchors())
@@ -68,3 +91,23 @@ async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[S
         await service.close()
         return Failure(errors)
     return Success(service)
+
+
+def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:
+    """The operator's instructions file, read strictly as UTF-8, or None when none is set."""
+    name = loaded.settings.prompt.instructions_file
+    if name is None:
+        return Success(None)
+    path = loaded.resolve(name)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return Failure(
+            f"settings: prompt.instructions_file: {path} cannot be read ({type(err).__name__})"
+        )
+    if len(data) > MAX_INSTRUCTIONS_BYTES:
+        return Failure(f"settings: prompt.instructions_file: {path} is larger than 64 KiB")
+    try:
+        return Success(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Failure(f"settings: prompt.instructions_file: {path} is not valid UTF-8")

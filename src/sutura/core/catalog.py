@@ -46,7 +46,7 @@ class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Base of every catalog value."""
 
 
-class Column(Frozen):
+class Column(Frozen, frozen=True):
     """A column of a model; ``type`` and ``description`` are optional author notes."""
 
     name: str
@@ -54,7 +54,7 @@ class Column(Frozen):
     description: str | None = None
 
 
-class Model(Frozen):
+class Model(Frozen, frozen=True):
     """A table in a source."""
 
     name: str
@@ -69,14 +69,14 @@ class Model(Frozen):
         return any(c.name == name for c in self.columns)
 
 
-class KeyPair(Frozen):
+class KeyPair(Frozen, frozen=True):
     """One equality of a join: origin column equals target column."""
 
     origin: str
     target: str
 
 
-class Relationship(Frozen):
+class Relationship(Frozen, frozen=True):
     """A many-to-one join from an origin model to a target model."""
 
     name: str
@@ -86,14 +86,14 @@ class Relationship(Frozen):
     description: str = ""
 
 
-class AggregateTerm(Frozen, tag="aggregate"):
+class AggregateTerm(Frozen, tag="aggregate", frozen=True):
     """``{aggregate, column}``."""
 
     aggregate: Aggregate
     column: str
 
 
-class CountIfTerm(Frozen, tag="count_if"):
+class CountIfTerm(Frozen, tag="count_if", frozen=True):
     """``{count_if: <boolean column>}``: rows where the column is true."""
 
     column: str
@@ -102,13 +102,13 @@ class CountIfTerm(Frozen, tag="count_if"):
 Term = AggregateTerm | CountIfTerm
 
 
-class SimpleMeasure(Frozen, tag="simple"):
+class SimpleMeasure(Frozen, tag="simple", frozen=True):
     """One term."""
 
     term: Term
 
 
-class RatioMeasure(Frozen, tag="ratio"):
+class RatioMeasure(Frozen, tag="ratio", frozen=True):
     """numerator / denominator, with a declared behaviour at zero."""
 
     numerator: Term
@@ -119,27 +119,27 @@ class RatioMeasure(Frozen, tag="ratio"):
 Measure = SimpleMeasure | RatioMeasure
 
 
-class FilterEquals(Frozen, tag="equals"):
+class FilterEquals(Frozen, tag="equals", frozen=True):
     """``column = value``."""
 
     column: str
     value: str
 
 
-class FilterNotEquals(Frozen, tag="not_equals"):
+class FilterNotEquals(Frozen, tag="not_equals", frozen=True):
     """``column <> value`` (rows where the column is NULL are excluded, as in SQL)."""
 
     column: str
     value: str
 
 
-class FilterIsTrue(Frozen, tag="is_true"):
+class FilterIsTrue(Frozen, tag="is_true", frozen=True):
     """``column IS TRUE``."""
 
     column: str
 
 
-class FilterIsNotNull(Frozen, tag="is_not_null"):
+class FilterIsNotNull(Frozen, tag="is_not_null", frozen=True):
     """``column IS NOT NULL``."""
 
     column: str
@@ -148,7 +148,7 @@ class FilterIsNotNull(Frozen, tag="is_not_null"):
 RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull
 
 
-class Dimension(Frozen):
+class Dimension(Frozen, frozen=True):
     """A column callers may group by; with ``values`` it may also be filtered on."""
 
     name: str
@@ -163,7 +163,7 @@ class Dimension(Frozen):
         return self.values is not None
 
 
-class Anchor(Frozen):
+class Anchor(Frozen, frozen=True):
     """A known value over a known range, re-checked before anything is answered."""
 
     start: datetime.date
@@ -171,7 +171,7 @@ class Anchor(Frozen):
     value: str
 
 
-class Metric(Frozen):
+class Metric(Frozen, frozen=True):
     """A certified metric definition."""
 
     name: str
@@ -195,7 +195,7 @@ class Metric(Frozen):
         return max(self.grains, key=GRAIN_ORDER.index)
 
 
-class Catalog(Frozen):
+class Catalog(Frozen, frozen=True):
     """Every document of a catalog, validated together, sorted by name."""
 
     models: tuple[Model, ...]

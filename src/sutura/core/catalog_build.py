@@ -14,7 +14,7 @@ import msgspec
 from sutura.core.catalog import Column, KeyPair, Model, Relationship
 from sutura.core.catalog_error import CatalogError, has_unsafe_characters, quoted, safe_text
 from sutura.core.catalog_schema import Raw, RawColumn, RawModel, RawRelationship
-from sutura.core.catalog_yaml import PlainValue, nearest_line
+from sutura.core.catalog_yaml import DocumentError, PlainValue, nearest_line
 
 NAME_RULE = "a letter or _, then up to 63 letters, digits or _"
 
@@ -25,15 +25,6 @@ _MANY_TO_ONE = "many_to_one"
 
 RawT = TypeVar("RawT", bound=Raw)
 EnumT = TypeVar("EnumT", bound=StrEnum)
-
-
-class CheckError(Exception):
-    """Carries the first problem out of the nested checks of one document."""
-
-    def __init__(self, error: CatalogError) -> None:
-        """Wrap ``error``."""
-        super().__init__(error.problem)
-        self.error = error
 
 
 class Checker:
@@ -47,7 +38,7 @@ class Checker:
     def fail(self, key: str, problem: str) -> NoReturn:
         """Stop with ``problem`` at ``key``."""
         line = nearest_line(self.lines, key)
-        raise CheckError(CatalogError(file=self.file_label, line=line, key=key, problem=problem))
+        raise DocumentError(CatalogError(file=self.file_label, line=line, key=key, problem=problem))
 
     def name(self, key: str, value: str) -> str:
         """``value`` if it is a valid name of a model, relationship, metric or dimension."""

@@ -16,11 +16,17 @@ import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog import Metric, Model, Relationship
-from sutura.core.catalog_build import Checker, CheckError, build_model, build_relationship
+from sutura.core.catalog_build import Checker, build_model, build_relationship
 from sutura.core.catalog_build_metric import build_metric
 from sutura.core.catalog_error import CatalogError, quoted
 from sutura.core.catalog_schema import RawMetric, RawModel, RawRelationship
-from sutura.core.catalog_yaml import FrontMatter, PlainValue, nearest_line, read_front_matter
+from sutura.core.catalog_yaml import (
+    DocumentError,
+    FrontMatter,
+    PlainValue,
+    nearest_line,
+    read_front_matter,
+)
 
 Definition = Model | Relationship | Metric
 
@@ -58,7 +64,7 @@ def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogEr
     check = Checker(file_label, front.lines)
     try:
         definition = _definition(check, front)
-    except CheckError as refused:
+    except DocumentError as refused:
         return Failure(refused.error)
     return Success(Document(file=file_label, definition=definition, lines=front.lines))
 

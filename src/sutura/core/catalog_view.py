@@ -44,22 +44,49 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
     metric_digests: list[MetricDigest]
 
 
+Description = Carried | msgspec.UnsetType
+"""A description as a structured half holds it: carried prose, or absent (``UNSET``)."""
+
+
+def _absent_unless_carried(value: "CatalogMetric | CatalogDimension") -> None:
+    """Prose the setting did not carry is absent from the JSON, never ``null`` or empty."""
+    if value.description is NOT_CARRIED:
+        msgspec.structs.force_setattr(value, "description", msgspec.UNSET)
+
+
+def prose_of(description: Description) -> str | None:
+    """The text a description carries, or ``None`` when absent.
+
+    >>> prose_of(msgspec.UNSET) is None, prose_of(Carried.under(CatalogProse.QUOTED, "x"))
+    (True, 'x')
+    """
+    return description.text if isinstance(description, Carried) else None
+
+
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A dimension: filterable exactly when it lists ``allowed_values``."""
 
     name: str
-    description: Carried = NOT_CARRIED
+    description: Description = msgspec.UNSET
     filterable: bool
     allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
+
+    def __post_init__(self) -> None:
+        """Drop a description the setting did not carry."""
+        _absent_unless_carried(self)
 
 
 class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A metric as an agent may ask for it."""
 
     name: str
-    description: Carried = NOT_CARRIED
+    description: Description = msgspec.UNSET
     grains: list[Grain]
     dimensions: list[CatalogDimension]
+
+    def __post_init__(self) -> None:
+        """Drop a description the setting did not carry."""
+        _absent_unless_carried(self)
 
 
 class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
@@ -89,8 +116,8 @@ def _metric(metric: Metric, prose: CatalogProse) -> CatalogMetric:
     )
 
 
-def _quoted(carried: Carried) -> list[str]:
-    text = carried.text
+def _quoted(description: Description) -> list[str]:
+    text = prose_of(description)
     return [f"> {escape_text(line)}" for line in text.split("\n")] if text else []
 
 
@@ -118,9 +145,9 @@ def _texts(body: CatalogBody) -> Iterator[str]:
     for digest in provenance.metric_digests:
         yield from (digest.metric, digest.digest)
     for metric in body.metrics:
-        yield from (metric.name, metric.description.text or "")
+        yield from (metric.name, prose_of(metric.description) or "")
         for dimension in metric.dimensions:
-            yield from (dimension.name, dimension.description.text or "")
+            yield from (dimension.name, prose_of(dimension.description) or "")
             if not isinstance(dimension.allowed_values, msgspec.UnsetType):
                 yield from dimension.allowed_values
 

@@ -47,10 +47,15 @@ class _Mark(Protocol):
         ...
 
 
-class _FrontMatterError(Exception):
-    """Carries an error out of the recursive walk; caught in this module only."""
+class DocumentError(Exception):
+    """Carries the first problem of one document out of nested checks.
+
+    Raised and caught inside the parsing modules only; ``parse_document`` returns the error
+    as a value.
+    """
 
     def __init__(self, error: CatalogError) -> None:
+        """Wrap ``error``."""
         super().__init__(error.problem)
         self.error = error
 
@@ -73,7 +78,7 @@ def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, Catalog
             _refuse(file_label, 1, "", "the front matter must be a mapping of keys to values")
         lines: dict[str, int] = {"": 1}
         values = _mapping(file_label, node, "", lines)
-    except _FrontMatterError as refused:
+    except DocumentError as refused:
         return Failure(refused.error)
     return Success(FrontMatter(values=values, lines=lines, body=body))
 
@@ -90,7 +95,7 @@ def nearest_line(lines: dict[str, int], key: str) -> int:
 
 
 def _refuse(file_label: str, line: int, key: str, problem: str) -> NoReturn:
-    raise _FrontMatterError(CatalogError(file=file_label, line=line, key=key, problem=problem))
+    raise DocumentError(CatalogError(file=file_label, line=line, key=key, problem=problem))
 
 
 def _split(file_label: str, text: str) -> tuple[str, str]:
@@ -133,7 +138,7 @@ def _compose(file_label: str, front: str) -> yaml.Node | None:
 
 
 def _check_line_breaks(file_label: str, front: str) -> None:
-    """Refuse the line breaks YAML knows besides ``\n``: they would shift every line number."""
+    """Refuse the line breaks YAML knows besides ``\\n``: they would shift every line number."""
     if not any(brk in front for brk in _OTHER_BREAKS):
         return
     for index, line in enumerate(front.split("\n")):

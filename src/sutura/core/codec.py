@@ -20,7 +20,7 @@ import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog_view import CatalogBody, CatalogView
+from sutura.core.catalog_view import CatalogBody, CatalogView, Description, prose_of
 from sutura.core.outcome import Answer, Outcome, Refused
 from sutura.core.prose import Carried, CatalogProse
 from sutura.core.raw_outcome import (
@@ -205,7 +205,7 @@ def decode_catalog(data: bytes | str) -> Result[CatalogBody, CodecError]:
     return _decode(_CATALOG_DECODER, data).bind(_consistent)
 
 
-def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Carried]]:
+def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Description]]:
     for i, metric in enumerate(body.metrics):
         yield f"$.metrics[{i}].description", metric.description
         for j, dimension in enumerate(metric.dimensions):
@@ -214,9 +214,9 @@ def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Carried]]:
 
 def _consistent(body: CatalogBody) -> Result[CatalogBody, CodecError]:
     """Every description present is one the body's own setting would carry."""
-    for path, carried in _descriptions(body):
-        text = carried.text
-        if text is not None and Carried.under(body.catalog_prose, text) != carried:
+    for path, description in _descriptions(body):
+        text = prose_of(description)
+        if text is not None and Carried.under(body.catalog_prose, text) != description:
             problem = "a description is present while catalog_prose omits prose"
             return Failure(CodecError(path=path, problem=problem))
     return Success(body)

@@ -7,7 +7,12 @@ the statement text. The statement is built as a sqlglot expression tree and rend
 
 Averages and ratios are not divided in SQL, where engines disagree on the type of the result;
 the exact parts (sum and count, numerator and denominator) are selected as hidden columns and
-:mod:`sutura.core.shape` divides them exactly.
+:mod:`sutura.core.shape` divides them exactly. ``top`` by such a metric orders by its quotient
+as a double in SQL; rows cut by ``LIMIT`` are never shaped, so only returned rows can refuse
+with ``denominator_zero``.
+
+Filters follow SQL: ``not_in`` (like ``in`` and ``eq``) never matches a NULL dimension value,
+which is why a filtered dimension's relationships are INNER joins.
 """
 
 import functools

@@ -13,21 +13,21 @@ class Wire(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     """Base of every structured wire value."""
 
 
-class MetricDigest(Wire):
+class MetricDigest(Wire, frozen=True):
     """One metric's own digest."""
 
     metric: str
     digest: str
 
 
-class ExecutedAs(Wire):
+class ExecutedAs(Wire, frozen=True):
     """Which source answered, and whose identity read the data there."""
 
     source: str
     posture: str
 
 
-class Provenance(Wire):
+class Provenance(Wire, frozen=True):
     """What an answer was computed from."""
 
     definition_version: str
@@ -36,7 +36,7 @@ class Provenance(Wire):
     executed_as: list[ExecutedAs]
 
 
-class Answer(Wire, tag="answer", tag_field="outcome"):
+class Answer(Wire, tag="answer", tag_field="outcome", frozen=True):
     """A certified answer: text cells (``None`` is SQL NULL) and provenance."""
 
     columns: list[str]
@@ -44,7 +44,7 @@ class Answer(Wire, tag="answer", tag_field="outcome"):
     provenance: Provenance
 
 
-class Refused(Wire, tag="refusal", tag_field="outcome"):
+class Refused(Wire, tag="refusal", tag_field="outcome", frozen=True):
     """A refusal outcome."""
 
     reason: Refusal

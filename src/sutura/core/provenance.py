@@ -14,7 +14,8 @@ def provenance_for(
     >>> from sutura.core.catalog import Catalog
     >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={"m": "cd"},
     ...     catalog=Catalog(models=(), relationships=(), metrics=()))
-    >>> p = provenance_for(pinned, ["m"], [ExecutedAs(source="main", posture="shared-service-user")])
+    >>> read = [ExecutedAs(source="main", posture="shared-service-user")]
+    >>> p = provenance_for(pinned, ["m"], read)
     >>> (p.definition_version, p.metric_digests[0].digest)
     ('v1', 'cd')
     """

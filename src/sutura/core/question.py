@@ -20,7 +20,7 @@ class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Base of every question part."""
 
 
-class Last(Strict):
+class Last(Strict, frozen=True):
     """The last ``count`` whole units, ending before the current one unless ``include_current``."""
 
     count: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
@@ -28,7 +28,7 @@ class Last(Strict):
     include_current: bool = False
 
 
-class Range(Strict):
+class Range(Strict, frozen=True):
     """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
 
     start: datetime.date | None = None
@@ -36,21 +36,21 @@ class Range(Strict):
     last: Last | None = None
 
 
-class FilterEq(Strict, tag="eq", tag_field="op"):
+class FilterEq(Strict, tag="eq", tag_field="op", frozen=True):
     """``dimension = value``."""
 
     dimension: str
     value: str
 
 
-class FilterIn(Strict, tag="in", tag_field="op"):
+class FilterIn(Strict, tag="in", tag_field="op", frozen=True):
     """``dimension IN values``."""
 
     dimension: str
     values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
 
 
-class FilterNotIn(Strict, tag="not_in", tag_field="op"):
+class FilterNotIn(Strict, tag="not_in", tag_field="op", frozen=True):
     """``dimension NOT IN values``."""
 
     dimension: str
@@ -67,7 +67,7 @@ class Direction(StrEnum):
     DESC = "desc"
 
 
-class Top(Strict):
+class Top(Strict, frozen=True):
     """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
 
     n: Annotated[int, msgspec.Meta(ge=1)]
@@ -75,7 +75,7 @@ class Top(Strict):
     direction: Direction = Direction.DESC
 
 
-class Question(Strict):
+class Question(Strict, frozen=True):
     """A typed question about one or more certified metrics."""
 
     metrics: Annotated[list[str], msgspec.Meta(min_length=1, max_length=16)]

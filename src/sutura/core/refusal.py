@@ -42,7 +42,7 @@ class Refusal(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     detail: str
 
 
-def status_of(code: RefusalCode) -> int:  # noqa: C901, PLR0911 - one arm per code, on purpose
+def status_of(code: RefusalCode) -> int:
     """The HTTP status of a refusal code."""
     match code:
         case RefusalCode.METRIC_UNKNOWN:
@@ -82,7 +82,8 @@ DETAILS: dict[RefusalCode, str] = {
         "The requested metrics do not share a model and time column; ask for them one at a time."
     ),
     RefusalCode.GRAIN_NOT_SUPPORTED: (
-        "The requested grain is not listed for this metric; use one of the grains the catalog lists."
+        "The requested grain is not listed for this metric; "
+        "use one of the grains the catalog lists."
     ),
     RefusalCode.DUPLICATE_DIMENSION: (
         "A dimension is named more than once; name each dimension at most once."

@@ -20,7 +20,7 @@ class Environment(StrEnum):
     PRODUCTION = "production"
 
 
-class ServerSettings(Section):
+class ServerSettings(Section, frozen=True):
     """``server``: the HTTP listener."""
 
     host: str = "127.0.0.1"
@@ -30,20 +30,20 @@ class ServerSettings(Section):
     max_concurrent_queries: Annotated[int, msgspec.Meta(ge=1)] = 8
 
 
-class SecuritySettings(Section):
+class SecuritySettings(Section, frozen=True):
     """``security``: the bearer token for ``/v1/*``."""
 
     access_token: str | None = None
 
 
-class CatalogSettings(Section):
+class CatalogSettings(Section, frozen=True):
     """``catalog``: where the documents are and the operator's version label."""
 
     dir: str = "catalog"
     version: str = "unversioned"
 
 
-class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind"):
+class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind", frozen=True):
     """A DuckDB database file, or a directory of CSV/Parquet files exposed as tables."""
 
     path: str
@@ -51,7 +51,7 @@ class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind"):
     threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
-class PostgresSourceSettings(Section, tag="postgres", tag_field="kind"):
+class PostgresSourceSettings(Section, tag="postgres", tag_field="kind", frozen=True):
     """A PostgreSQL server. The password comes from an environment variable or a file only."""
 
     host: str = "127.0.0.1"
@@ -68,27 +68,27 @@ class PostgresSourceSettings(Section, tag="postgres", tag_field="kind"):
 SourceSettings = DuckDBSourceSettings | PostgresSourceSettings
 
 
-class PromptSettings(Section):
+class PromptSettings(Section, frozen=True):
     """``prompt``: whether catalog prose is carried, and the operator's own instructions."""
 
     catalog_prose: CatalogProse = CatalogProse.QUOTED
     instructions_file: str | None = None
 
 
-class RunSqlSettings(Section):
+class RunSqlSettings(Section, frozen=True):
     """``tools.run_sql``: the ungoverned raw SQL tool, off by default."""
 
     enabled: bool = False
     source: str | None = None
 
 
-class ToolsSettings(Section):
+class ToolsSettings(Section, frozen=True):
     """``tools``."""
 
     run_sql: RunSqlSettings = msgspec.field(default_factory=RunSqlSettings)
 
 
-class LimitsSettings(Section):
+class LimitsSettings(Section, frozen=True):
     """``limits``: every bound produces a typed refusal, never a truncated answer."""
 
     max_rows: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 10_000
@@ -98,7 +98,7 @@ class LimitsSettings(Section):
     memory_limit: str = "2GB"
 
 
-class Settings(Section):
+class Settings(Section, frozen=True):
     """Every setting, after all layers are applied."""
 
     environment: Environment = Environment.DEVELOPMENT

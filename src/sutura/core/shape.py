@@ -15,7 +15,10 @@ gives NULL under ``yields_null`` and refuses the whole answer under ``fails``.
 ['0.666667', None]
 """
 
-from fractions import Fraction
+import functools
+import operator
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -25,6 +28,8 @@ from sutura.core.compile import CompiledQuery, Passthrough, Quotient, TermIndex
 from sutura.core.refusal import Refusal, RefusalCode, refusal
 
 Row = list[str | None]
+Rational = tuple[int, int]
+"""An exact number as (numerator, denominator), the denominator never zero."""
 
 _SCALE: Final = 1_000_000
 """Quotients are written with six decimal places."""
@@ -52,18 +57,18 @@ def shape_rows(compiled: CompiledQuery, raw_rows: list[Row]) -> Result[list[Row]
     """
     if not compiled.needs_shaping:
         return Success(raw_rows)
-    outputs = compiled.outputs
+    cells = [_cell_maker(output) for output in compiled.outputs]
     try:
-        return Success([[_cell(row, output) for output in outputs] for row in raw_rows])
+        return Success([[cell(row) for cell in cells] for row in raw_rows])
     except _RefusedError as stop:
         return Failure(refusal(stop.code))
 
 
-def _cell(row: Row, output: Passthrough | Quotient) -> str | None:
-    """One answer cell."""
+def _cell_maker(output: Passthrough | Quotient) -> Callable[[Row], str | None]:
+    """The function that computes one answer cell from a raw row."""
     if isinstance(output, Passthrough):
-        return row[output.index]
-    return _quotient_text(row, output)
+        return operator.itemgetter(output.index)
+    return functools.partial(_quotient_text, quotient=output)
 
 
 def _quotient_text(row: Row, quotient: Quotient) -> str | None:
@@ -72,45 +77,50 @@ def _quotient_text(row: Row, quotient: Quotient) -> str | None:
     if numerator is None:
         return None
     if quotient.denominator is None:
-        return _fixed(numerator)
+        return _fixed(*numerator)
     denominator = _term(row, quotient.denominator)
     if denominator is None:
         return None
-    if denominator == 0:
+    if denominator[0] == 0:
         if quotient.zero_denominator is ZeroDenominator.FAILS:
             raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
         return None
-    return _fixed(numerator / denominator)
+    return _fixed(numerator[0] * denominator[1], numerator[1] * denominator[0])
 
 
-def _term(row: Row, where: TermIndex) -> Fraction | None:
+def _term(row: Row, where: TermIndex) -> Rational | None:
     """A term's exact value: one cell, or a sum over a count (None for a count of zero)."""
     value = _exact(row[where.value])
     if value is None or where.count is None:
         return value
     count = _exact(row[where.count])
-    if count is None or count == 0:
+    if count is None or count[0] == 0:
         return None
-    return value / count
+    return value[0] * count[1], value[1] * count[0]
 
 
-def _exact(text: str | None) -> Fraction | None:
+def _exact(text: str | None) -> Rational | None:
     """The exact rational a number's text denotes; a non-finite or non-number refuses."""
     if text is None:
         return None
     try:
-        return Fraction(text)
-    except ValueError:
+        return Decimal(text).as_integer_ratio()
+    except (InvalidOperation, ValueError, OverflowError):
         raise _RefusedError(RefusalCode.VALUE_NOT_REPRESENTABLE) from None
 
 
-def _fixed(value: Fraction) -> str:
-    """``value`` rounded half-to-even to six decimal places, in fixed-point text.
+def _fixed(numerator: int, denominator: int) -> str:
+    """numerator / denominator rounded half-to-even to six decimal places, as fixed-point text.
 
-    >>> [_fixed(Fraction(1, 8_000_000)), _fixed(Fraction(3, 8_000_000)), _fixed(Fraction(-1, 3))]
-    ['0.000000', '0.000000', '-0.333333']
+    >>> [_fixed(5, 10**7), _fixed(15, 10**7), _fixed(-1, 3), _fixed(1, -3), _fixed(-5, 10**7)]
+    ['0.000000', '0.000002', '-0.333333', '-0.333333', '0.000000']
     """
-    scaled = round(value * _SCALE)
+    if denominator < 0:
+        numerator, denominator = -numerator, -denominator
+    scaled, remainder = divmod(numerator * _SCALE, denominator)  # floor, 0 <= remainder < den
+    twice = 2 * remainder
+    if twice > denominator or (twice == denominator and scaled % 2 == 1):
+        scaled += 1
     whole, fraction = divmod(abs(scaled), _SCALE)
     sign = "-" if scaled < 0 else ""
     return f"{sign}{whole}.{fraction:06d}"

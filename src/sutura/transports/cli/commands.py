@@ -6,16 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import msgspec
 from returns.result import Success
 
 from sutura.boundary.answering import Service
-from sutura.boundary.startup import Loaded
 from sutura.core.question import QuestionError
 from sutura.transports.cli import present
 from sutura.transports.cli.output import (
     EXIT_OK,
-    EXIT_REFUSED,
     EXIT_USAGE,
     emit,
     report,
@@ -23,8 +20,6 @@ from sutura.transports.cli.output import (
 )
 from sutura.transports.cli.question_args import add_question_arguments, question_from
 from sutura.transports.cli.wiring import Wiring
-
-Sub = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -84,7 +79,8 @@ def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
         return report(["example: --orders must be at least 1"])
     write_example(target, orders=args.orders)
     emit(
-        f"wrote the example catalog, data and settings to {target}/\nnext: SUTURA_CONFIG_DIR={target} sutura check"
+        f"wrote the example catalog, data and settings to {target}/\n"
+        f"next: SUTURA_CONFIG_DIR={target} sutura check"
     )
     return EXIT_OK
 
@@ -164,10 +160,7 @@ def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
     loaded = unwrap_or_report(wiring.load())
     if isinstance(loaded, int):
         return loaded
-    text = present.prompt(loaded)
-    if not isinstance(text, str):
-        return report(text)
-    emit(text)
+    emit(present.prompt(loaded))
     return EXIT_OK
 
 
@@ -182,6 +175,3 @@ def _start(wiring: Wiring) -> Service | int:
 def _malformed(error: QuestionError) -> int:
     print(f"sutura: {present.escape_line(error.sentence())}", file=sys.stderr)
     return EXIT_USAGE
-
-
-_ = (msgspec, Loaded, EXIT_REFUSED, Sub)

@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sutura",
         description="Certified answers from governed metric definitions, or a typed refusal.",
-        epilog="Settings: SUTURA_CONFIG_DIR (base.yaml, <environment>.yaml), SUTURA_ENVIRONMENT, SUTURA__A__B.",
+        epilog="Settings: SUTURA_CONFIG_DIR (base.yaml, <environment>.yaml), "
+        "SUTURA_ENVIRONMENT, SUTURA__A__B.",
     )
     parser.add_argument("--version", action="version", version=f"sutura {__version__}")
     parser.add_argument(

@@ -33,7 +33,9 @@ def check_summary(service: Service) -> str:
     """What ``sutura check`` confirms."""
     pinned = service.pinned
     anchored = sum(1 for m in pinned.catalog.metrics if m.anchor is not None)
-    sources = ", ".join(f"{escape_text(a)} ({s.dialect})" for a, s in sorted(service.sources.items()))
+    sources = ", ".join(
+        f"{escape_text(a)} ({s.dialect})" for a, s in sorted(service.sources.items())
+    )
     return "\n".join(
         [
             "settings: ok",
@@ -78,7 +80,8 @@ def compiled(query: CompiledQuery) -> str:
     """Statement, parameters and plan."""
     params = "\n".join(f"  ${i}: {escape_text(repr(p))}" for i, p in enumerate(query.params, 1))
     plan = "\n".join(f"  {escape_text(line)}" for line in query.plan)
-    return f"-- dialect: {query.dialect}\n{query.sql}\n\nparameters:\n{params or '  (none)'}\n\nplan:\n{plan}"
+    head = f"-- dialect: {query.dialect}\n{query.sql}"
+    return f"{head}\n\nparameters:\n{params or '  (none)'}\n\nplan:\n{plan}"
 
 
 def print_plan_failure(problem: Refusal | QuestionError) -> int:
@@ -96,3 +99,8 @@ def print_outcome(outcome: Outcome, *, as_json: bool) -> int:
     emit(halves.structured.decode() if as_json else halves.text)
     answered = isinstance(outcome, Answer) and halves.structured.startswith(b'{"outcome":"answer"')
     return EXIT_OK if answered else EXIT_REFUSED
+
+
+def prompt(loaded: Loaded) -> str:
+    """The agent prompt of this deployment."""
+    return loaded.prompt()

@@ -1,0 +1,59 @@
+"""One row of the performance table, and the table itself."""
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A measurement of ours beside its reference, measured side by side in one run."""
+
+    area: str
+    measure: str
+    ours: float
+    reference: float
+    unit: str
+    goal: str
+    reference_name: str
+
+    @property
+    def ratio(self) -> float:
+        """ours / reference."""
+        return self.ours / self.reference if self.reference else float("inf")
+
+
+def median_seconds(fn: Callable[[], object], repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``fn`` (after one warm-up call)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def render(figures: list[Figure]) -> str:
+    """The table, one figure a line."""
+    header = _line("area", "measure", "ours", "reference", "unit", "ratio", "goal", "reference is")
+    rows = [
+        _line(
+            f.area,
+            f.measure,
+            f"{f.ours:.3f}",
+            f"{f.reference:.3f}",
+            f.unit,
+            f"{f.ratio:.2f}",
+            f.goal,
+            f.reference_name,
+        )
+        for f in figures
+    ]
+    return "\n".join([header, "-" * len(header), *rows])
+
+
+def _line(*cells: str) -> str:
+    area, measure, ours, reference, unit, ratio, goal, name = cells
+    return f"{area:<10} {measure:<46} {ours:>12} {reference:>12} {unit:<6} {ratio:>7}  {goal:<10} {name}"

@@ -1,0 +1,159 @@
+"""Connecting to PostgreSQL: the password, the connection parameters, the startup probe, the pool.
+
+The password comes from an environment variable or a file, never from the settings document.
+It is handed to the driver as a keyword argument, never written into a connection string, so
+no log line or error built from the connection string can carry it.
+
+Every pooled connection is configured once: autocommit (each answer opens its own ``BEGIN READ
+ONLY`` and always ends in ``ROLLBACK``), ``default_transaction_read_only``, UTC (so date
+truncation never depends on the server's zone) and a bound on idling inside a transaction.
+"""
+
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import psycopg
+from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from returns.result import Failure, Result, Success
+
+from sutura.core.settings import PostgresSourceSettings
+
+log = logging.getLogger("sutura.source")
+
+Connection = psycopg.AsyncConnection[TupleRow]
+Pool = AsyncConnectionPool[Connection]
+
+CONNECT_TIMEOUT_SECONDS: Final = 10
+_SSLMODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+_SESSION: Final = (
+    "SET default_transaction_read_only = on; SET TimeZone = 'UTC';"
+    " SET idle_in_transaction_session_timeout = 60000"
+)
+_ROLE: Final = "SELECT current_user, current_setting('is_superuser')"
+
+
+def where(settings: PostgresSourceSettings) -> str:
+    """``host:port/database``: how operator sentences name the server (never the password)."""
+    return f"{settings.host}:{settings.port}/{settings.database}"
+
+
+def read_password(settings: PostgresSourceSettings, base_dir: Path) -> Result[str | None, str]:
+    """The password from ``password_env`` or ``password_file``; None when neither is set.
+
+    A file's one trailing line break is not part of the password. A failure is a sentence that
+    names the variable or the file, never the password.
+    """
+    if settings.password_env is not None and settings.password_file is not None:
+        return Failure("set password_env or password_file, not both")
+    if settings.password_env is not None:
+        value = os.environ.get(settings.password_env)
+        if value is None:
+            return Failure(f"the environment variable {settings.password_env} is not set")
+        return Success(value)
+    if settings.password_file is None:
+        return Success(None)
+    path = Path(settings.password_file)
+    path = path if path.is_absolute() else base_dir / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        log.error("cannot read the password file %s: %s", path, err)
+        return Failure(f"cannot read the password file {path} (details in the log)")
+    return Success(text.removesuffix("\n").removesuffix("\r"))
+
+
+def connection_kwargs(
+    alias: str, settings: PostgresSourceSettings, password: str | None
+) -> Result[dict[str, object], str]:
+    """The driver's connection parameters, or a sentence naming a bad ``sslmode``."""
+    if settings.sslmode not in _SSLMODES:
+        return Failure(f"sslmode must be one of {', '.join(_SSLMODES)}")
+    kwargs: dict[str, object] = {
+        "host": settings.host,
+        "port": settings.port,
+        "dbname": settings.database,
+        "user": settings.user,
+        "sslmode": settings.sslmode,
+        "connect_timeout": CONNECT_TIMEOUT_SECONDS,
+        "application_name": f"sutura {alias}",
+    }
+    if password is not None:
+        kwargs["password"] = password
+    return Success(kwargs)
+
+
+async def probe(alias: str, kwargs: Mapping[str, object]) -> str | None:
+    """Connect once and look at the role; None, or the driver's complaint (for the log)."""
+    try:
+        connection = await psycopg.AsyncConnection.connect(autocommit=True, **kwargs)
+    except psycopg.Error as err:
+        return str(err)
+    try:
+        cursor = await connection.execute(_ROLE)
+        row = await cursor.fetchone()
+    except psycopg.Error as err:
+        return str(err)
+    finally:
+        await connection.close()
+    if row is not None and row[1] == "on":
+        log.warning(
+            "source %s: the role %s is a superuser; read through a role that may only SELECT the"
+            " catalog's tables (docs/sources.md)",
+            alias,
+            row[0],
+        )
+    return None
+
+
+class PoolHealth:
+    """Whether the pool's newest connection attempts failed after its last success.
+
+    The pool retries a failed connection in the background with a growing delay; a question
+    waiting for a connection meanwhile would wait out its whole deadline. This tells it early
+    that the server cannot be reached.
+    """
+
+    def __init__(self) -> None:
+        self.pool: Pool | None = None
+        self._errors_at_success = 0
+
+    def _errors(self) -> int:
+        return 0 if self.pool is None else self.pool.get_stats().get("connections_errors", 0)
+
+    def unreachable(self) -> bool:
+        """Whether a connection attempt failed since the last one that succeeded."""
+        return self._errors() > self._errors_at_success
+
+    async def configure(self, connection: Connection) -> None:
+        """Configure a new pooled connection and record the success."""
+        await connection.set_autocommit(True)
+        await connection.execute(_SESSION)
+        self._errors_at_success = self._errors()
+
+
+async def open_pool(
+    alias: str, settings: PostgresSourceSettings, kwargs: Mapping[str, object]
+) -> Result[tuple[Pool, PoolHealth], str]:
+    """A bounded pool with its first connection open, or a sentence naming the server."""
+    health = PoolHealth()
+    pool: Pool = AsyncConnectionPool(
+        kwargs=dict(kwargs),
+        min_size=1,
+        max_size=settings.pool_size,
+        open=False,
+        configure=health.configure,
+        name=f"sutura {alias}",
+        reconnect_timeout=30.0,
+    )
+    health.pool = pool
+    try:
+        await pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS)
+    except (PoolTimeout, psycopg.Error) as err:
+        log.error("source %s: the connection pool did not open: %s", alias, err)
+        await pool.close()
+        return Failure(f"cannot open connections to PostgreSQL at {where(settings)}")
+    return Success((pool, health))

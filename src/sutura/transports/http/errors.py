@@ -1,0 +1,102 @@
+"""The closed error channel: every exception becomes a failure body with a fixed sentence.
+
+Litestar's own errors (an unknown route, a wrong method, a body over the limit, a validation
+error) are mapped here too, so no body litestar writes, and no message any library or driver
+wrote, reaches a caller. The cause of an ``internal`` failure goes to the ``sutura.http`` log.
+"""
+
+import logging
+from typing import Any, Final
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.types import ExceptionHandlersMap
+
+from sutura.transports.http.wire import (
+    FailureBody,
+    FailureCode,
+    encode_wire,
+    failure_body,
+    not_a_question,
+)
+from sutura.core.question import QuestionError
+
+log = logging.getLogger("sutura.http")
+
+JSON: Final = "application/json"
+
+# Headers a failure may carry; anything else an exception holds is dropped.
+_KEPT_HEADERS: Final = frozenset({"allow", "retry-after"})
+
+_BY_STATUS: Final[dict[int, FailureCode]] = {
+    400: FailureCode.BAD_REQUEST,
+    401: FailureCode.UNAUTHORIZED,
+    404: FailureCode.NOT_FOUND,
+    405: FailureCode.METHOD_NOT_ALLOWED,
+    408: FailureCode.TIMEOUT,
+    413: FailureCode.TOO_LARGE,
+    503: FailureCode.UNAVAILABLE,
+}
+
+
+class HttpFailure(Exception):
+    """Raised inside the app to answer with one failure body (and, at capacity, Retry-After)."""
+
+    def __init__(self, body: FailureBody, headers: dict[str, str] | None = None) -> None:
+        super().__init__(body.code.value)
+        self.body = body
+        self.headers = headers or {}
+
+    @classmethod
+    def of(cls, code: FailureCode, headers: dict[str, str] | None = None) -> "HttpFailure":
+        """The failure for ``code`` with its fixed sentence."""
+        return cls(failure_body(code), headers)
+
+
+class MalformedQuestion(Exception):
+    """Raised while decoding a body that is not a question (a field, never a value)."""
+
+    def __init__(self, error: QuestionError) -> None:
+        super().__init__(error.field)
+        self.error = error
+
+
+def failure_response(body: FailureBody, headers: dict[str, str] | None = None) -> Response[bytes]:
+    """The response for one failure body."""
+    return Response(
+        encode_wire(body), status_code=body.status, media_type=JSON, headers=headers or {}
+    )
+
+
+def _on_failure(_request: Request[Any, Any, Any], exc: HttpFailure) -> Response[bytes]:
+    return failure_response(exc.body, exc.headers)
+
+
+def _on_malformed(_request: Request[Any, Any, Any], exc: MalformedQuestion) -> Response[bytes]:
+    return failure_response(not_a_question(exc.error))
+
+
+def _on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    code = _BY_STATUS.get(exc.status_code)
+    if code is None:
+        return _on_anything(request, exc)
+    if isinstance(exc, ValidationException) and request.method == "POST":
+        # Only a body fails litestar's validation here, and only when it is absent.
+        code = FailureCode.NOT_A_QUESTION
+    kept = {k: v for k, v in (exc.headers or {}).items() if k.lower() in _KEPT_HEADERS}
+    return failure_response(failure_body(code), kept)
+
+
+def _on_anything(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.error("internal failure on %s %s", request.method, request.url.path, exc_info=exc)
+    return failure_response(failure_body(FailureCode.INTERNAL))
+
+
+def exception_handlers() -> ExceptionHandlersMap:
+    """The app's handlers: every exception ends in the closed channel."""
+    return {
+        HttpFailure: _on_failure,
+        MalformedQuestion: _on_malformed,
+        HTTPException: _on_http_exception,
+        Exception: _on_anything,
+    }

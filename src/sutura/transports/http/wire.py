@@ -1,0 +1,126 @@
+"""The HTTP surface's own wire shapes: the closed failure channel, health and the raw-tool body.
+
+Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome``,
+``sutura.core.catalog_view``); this module adds what only HTTP has. A failure is
+``{code, status, detail}`` with a fixed sentence per code, so nothing a driver, a library or a
+caller wrote can reach a failure body. The one exception is ``not_a_question``, whose detail is
+the question decoder's sentence: it names a field and never a value.
+
+>>> failure_body(FailureCode.AT_CAPACITY).status
+503
+"""
+
+from enum import StrEnum
+from typing import Final, Literal, assert_never
+
+import msgspec
+
+from sutura.core.question import QuestionError
+
+
+class FailureCode(StrEnum):
+    """Every way an HTTP request fails without an outcome."""
+
+    UNAUTHORIZED = "unauthorized"
+    NOT_A_QUESTION = "not_a_question"
+    BAD_REQUEST = "bad_request"
+    TOOL_NOT_ENABLED = "tool_not_enabled"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    TIMEOUT = "timeout"
+    TOO_LARGE = "too_large"
+    INTERNAL = "internal"
+    UNAVAILABLE = "unavailable"
+    AT_CAPACITY = "at_capacity"
+
+
+def failure_status(code: FailureCode) -> int:  # noqa: C901 - one arm per code, on purpose
+    """The HTTP status of a failure code."""
+    match code:
+        case FailureCode.UNAUTHORIZED:
+            return 401
+        case FailureCode.NOT_A_QUESTION | FailureCode.BAD_REQUEST:
+            return 400
+        case FailureCode.TOOL_NOT_ENABLED:
+            return 403
+        case FailureCode.NOT_FOUND:
+            return 404
+        case FailureCode.METHOD_NOT_ALLOWED:
+            return 405
+        case FailureCode.TIMEOUT:
+            return 408
+        case FailureCode.TOO_LARGE:
+            return 413
+        case FailureCode.INTERNAL:
+            return 500
+        case FailureCode.UNAVAILABLE | FailureCode.AT_CAPACITY:
+            return 503
+        case _:
+            assert_never(code)
+
+
+FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
+    FailureCode.UNAUTHORIZED: (
+        "A valid bearer token is required: send the header Authorization: Bearer <token>."
+    ),
+    FailureCode.NOT_A_QUESTION: "The body is not a question; read the catalog and the API schema.",
+    FailureCode.BAD_REQUEST: "The request is malformed; see the API schema at /openapi.json.",
+    FailureCode.TOOL_NOT_ENABLED: (
+        "The raw SQL tool is not enabled on this deployment; ask a certified question instead."
+    ),
+    FailureCode.NOT_FOUND: "There is no such route; see the API schema at /openapi.json.",
+    FailureCode.METHOD_NOT_ALLOWED: (
+        "The route does not accept this method; see the API schema at /openapi.json."
+    ),
+    FailureCode.TIMEOUT: "The request body did not arrive before the request deadline.",
+    FailureCode.TOO_LARGE: "The request body is larger than this deployment accepts.",
+    FailureCode.INTERNAL: "Something broke inside sutura; nothing was answered. The operator's log has the cause.",
+    FailureCode.UNAVAILABLE: "The service is not available right now; try again later.",
+    FailureCode.AT_CAPACITY: (
+        "The service is answering as many questions as it allows at once; retry after the "
+        "number of seconds in the Retry-After header."
+    ),
+}
+
+
+class Wire(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of the HTTP surface's own bodies."""
+
+
+class FailureBody(Wire):
+    """A failure: the code, its HTTP status and a fixed sentence (never a cause)."""
+
+    code: FailureCode
+    status: int
+    detail: str
+
+
+class Health(Wire):
+    """``GET /health``: the process is up and serving."""
+
+    status: Literal["ok"] = "ok"
+
+
+class RunSqlRequest(Wire):
+    """``POST /v1/sql/run``: one read-only statement for the ungoverned raw tool."""
+
+    statement: str
+
+
+def failure_body(code: FailureCode) -> FailureBody:
+    """The failure body for ``code``, with its status and fixed sentence."""
+    return FailureBody(code=code, status=failure_status(code), detail=FAILURE_DETAILS[code])
+
+
+def not_a_question(error: QuestionError) -> FailureBody:
+    """The ``not_a_question`` body for a malformed question: the field and the problem."""
+    code = FailureCode.NOT_A_QUESTION
+    return FailureBody(code=code, status=failure_status(code), detail=error.sentence())
+
+
+_ENCODER: Final = msgspec.json.Encoder()
+
+
+def encode_wire(body: Wire) -> bytes:
+    """JSON bytes of one of this module's bodies (all text here is ours, so it always encodes)."""
+    return _ENCODER.encode(body)

@@ -1,0 +1,82 @@
+"""Values the untrusted-content tests render: provenance, answers and a small pinned catalog.
+
+The catalog's table and column names (``fact_sales_2024``, ``amt_eur_net`` ...) differ from
+its metric and dimension names, so a test can tell when a table or column name leaks.
+"""
+
+from collections.abc import Sequence
+
+from sutura.core.catalog import (
+    Aggregate,
+    AggregateTerm,
+    Catalog,
+    Column,
+    Dimension,
+    Grain,
+    Metric,
+    Model,
+    SimpleMeasure,
+)
+from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.pinned import PinnedDefinitions
+
+DIGEST = "3f2a" * 16
+METRIC_DIGEST = "9c1e" * 16
+TABLE_AND_COLUMN_NAMES = (
+    "fact_sales_2024",
+    "amt_eur_net",
+    "booked_ts",
+    "rgn_cd",
+    "chan_cd",
+    "tbl_src",
+)
+
+
+def provenance(
+    version: str = "v7", source: str = "warehouse", metric: str = "revenue"
+) -> Provenance:
+    """A provenance with hex digests and one metric read from one source."""
+    return Provenance(
+        definition_version=version,
+        definition_digest=DIGEST,
+        metric_digests=[MetricDigest(metric=metric, digest=METRIC_DIGEST)],
+        executed_as=[ExecutedAs(source=source, posture="shared-service-user")],
+    )
+
+
+def answer(columns: Sequence[str], rows: Sequence[Sequence[str | None]]) -> Answer:
+    """An answer with the sample provenance."""
+    return Answer(columns=list(columns), rows=[list(row) for row in rows], provenance=provenance())
+
+
+def pinned(
+    metric_description: str = "Revenue net of refunds.",
+    dimension_description: str = "Where the customer is billed.",
+    values: tuple[str, ...] = ("EU", "US"),
+    metric_name: str = "revenue",
+) -> PinnedDefinitions:
+    """One metric with a filterable and a group-by-only dimension."""
+    model = Model(
+        name="sales",
+        source="tbl_src",
+        table="fact_sales_2024",
+        columns=tuple(Column(name=n) for n in ("amt_eur_net", "booked_ts", "rgn_cd", "chan_cd")),
+    )
+    metric = Metric(
+        name=metric_name,
+        model="sales",
+        measure=SimpleMeasure(term=AggregateTerm(aggregate=Aggregate.SUM, column="amt_eur_net")),
+        time_column="booked_ts",
+        grains=(Grain.DAY, Grain.MONTH),
+        dimensions=(
+            Dimension(
+                name="region", column="rgn_cd", values=values, description=dimension_description
+            ),
+            Dimension(name="channel", column="chan_cd"),
+        ),
+        description=metric_description,
+    )
+    catalog = Catalog(models=(model,), relationships=(), metrics=(metric,))
+    return PinnedDefinitions(
+        version="v7", digest=DIGEST, metric_digests={metric_name: METRIC_DIGEST}, catalog=catalog
+    )

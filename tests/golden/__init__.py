@@ -1,0 +1,1 @@
+"""Golden files: compiled SQL per dialect, compared exactly; rewritten with --update-golden."""

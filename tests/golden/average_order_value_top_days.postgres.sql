@@ -1,0 +1,24 @@
+-- average_order_value_top_days (postgres)
+-- question: {"grain": "day", "metrics": ["order_count", "average_order_value"], "top": {"by": "average_order_value", "n": 3}}
+-- params:
+--   1: str "cancelled"
+--   2: str "complete"
+--   3: str "complete"
+--   4: date 2024-01-01
+--   5: date 2024-04-01
+--   6: str "complete"
+--   7: int 3
+SELECT
+  CAST(DATE_TRUNC('day', "t0"."created_at") AS DATE) AS "period",
+  COUNT(CASE WHEN "t0"."status" <> %s THEN "t0"."order_id" END) AS "order_count",
+  SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "average_order_value.sum",
+  COUNT(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "average_order_value.count"
+FROM "orders" AS "t0"
+WHERE
+  "t0"."created_at" >= %s AND "t0"."created_at" < %s
+GROUP BY
+  CAST(DATE_TRUNC('day', "t0"."created_at") AS DATE)
+ORDER BY
+  AVG(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) DESC NULLS LAST,
+  1
+LIMIT %s

@@ -1,0 +1,106 @@
+"""Per-dialect compiled SQL is golden-tested: any drift fails until reviewed and rewritten.
+
+Each case is stored as ``<case>.<dialect>.sql``: a header with the question and the bound
+parameters (one per line, typed), then the statement exactly as compiled. Run pytest with
+``--update-golden`` to rewrite the files after a deliberate change, and review the diff.
+"""
+
+import datetime
+import json
+from pathlib import Path
+
+import pytest
+
+from sutura.core.compile import CompiledQuery, Dialect, compile_question
+from tests.core.sample_catalog import CATALOG, resolved
+
+HERE = Path(__file__).parent
+DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres")
+
+CASES: dict[str, dict[str, object]] = {
+    "revenue_by_month": {},
+    "revenue_and_order_count_inline_filters": {"metrics": ["revenue", "order_count"]},
+    "average_order_value_by_region_and_segment": {
+        "metrics": ["revenue", "average_order_value"],
+        "dimensions": ["region", "segment"],
+    },
+    "revenue_filtered_to_one_region": {
+        "grain": "quarter",
+        "dimensions": ["channel"],
+        "filters": [{"op": "eq", "dimension": "region", "value": "EU"}],
+    },
+    "order_count_excluding_channels": {
+        "metrics": ["order_count"],
+        "dimensions": ["channel"],
+        "filters": [{"op": "not_in", "dimension": "channel", "values": ["store", ""]}],
+    },
+    "distinct_customers_and_paid_orders": {
+        "metrics": ["customers_ordering", "paid_orders"],
+        "grain": "week",
+        "range": {"start": "2024-01-03", "end": "2024-02-01"},
+    },
+    "paid_revenue_smallest_and_largest_by_status": {
+        "metrics": ["paid_revenue", "smallest_order", "largest_order"],
+        "grain": "year",
+        "dimensions": ["status"],
+    },
+    "revenue_per_unit_top_region": {
+        "metrics": ["revenue_per_unit", "revenue"],
+        "grain": "quarter",
+        "dimensions": ["region"],
+        "filters": [{"op": "in", "dimension": "region", "values": ["EU", "US"]}],
+        "top": {"n": 1, "by": "revenue_per_unit"},
+    },
+    "ratios_first_periods": {
+        "metrics": ["paid_share", "items_per_paid_order"],
+        "dimensions": ["channel"],
+        "top": {"n": 5, "by": "period", "direction": "asc"},
+    },
+    "units_last_three_months_top_channels": {
+        "metrics": ["units", "order_count"],
+        "range": {"last": {"count": 3, "unit": "month", "include_current": True}},
+        "dimensions": ["channel"],
+        "top": {"n": 2, "by": "order_count", "direction": "desc"},
+    },
+    "average_order_value_top_days": {
+        "metrics": ["order_count", "average_order_value"],
+        "grain": "day",
+        "top": {"n": 3, "by": "average_order_value"},
+    },
+}
+
+
+def _param(value: object) -> str:
+    if isinstance(value, datetime.date):
+        return f"date {value.isoformat()}"
+    return f"{type(value).__name__} {json.dumps(value)}"
+
+
+def _golden_text(case: str, dialect: Dialect, compiled: CompiledQuery) -> str:
+    header = [
+        f"-- {case} ({dialect})",
+        f"-- question: {json.dumps(CASES[case], sort_keys=True)}",
+        "-- params:",
+        *(f"--   {i}: {_param(v)}" for i, v in enumerate(compiled.params, start=1)),
+    ]
+    return "\n".join([*header, compiled.sql, ""])
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_compiled_sql_matches_its_golden_file(
+    case: str, dialect: Dialect, update_golden: bool
+) -> None:
+    compiled = compile_question(resolved(**CASES[case]), CATALOG, dialect)
+    text = _golden_text(case, dialect, compiled)
+    path = HERE / f"{case}.{dialect}.sql"
+    if update_golden:
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"{path.name} is missing; run pytest --update-golden and review it"
+    assert path.read_text(encoding="utf-8") == text, f"{path.name} drifted from the compiler"
+
+
+def test_every_golden_file_belongs_to_a_case() -> None:
+    expected = {f"{case}.{dialect}.sql" for case in CASES for dialect in DIALECTS}
+    assert {p.name for p in HERE.glob("*.sql")} <= expected

@@ -1,0 +1,218 @@
+"""The command line, driven the way the console script runs it."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sutura.root import Wiring
+from sutura.transports.cli.main import run_cli
+
+QUARTERLY = ["revenue", "--grain", "quarter", "--from", "2024-01-01", "--to", "2025-01-01"]
+
+
+def _run(
+    argv: list[str], config: Path, capsys: pytest.CaptureFixture[str], **env: str
+) -> tuple[int, str, str]:
+    environ = {"SUTURA_CONFIG_DIR": str(config), **env}
+    code = run_cli(argv, Wiring(environ))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_query_prints_the_text_half_with_version_and_digest(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["query", *QUARTERLY, "--by", "region"], example_dir, capsys)
+    assert code == 0
+    lines = out.rstrip("\n").split("\n")
+    assert lines[0] == "period\tregion\trevenue"
+    assert len(lines[1:17]) == 16 and all(line.count("\t") == 2 for line in lines[1:17])
+    assert lines[17] == "\\. rows: 16"
+    assert lines[18].startswith("definitions: example-1 (digest ")
+    assert lines[-1] == "read from main as: shared-service-user"
+
+
+def test_query_json_prints_the_structured_half(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["query", *QUARTERLY, "--json"], example_dir, capsys)
+    body = json.loads(out)
+    assert code == 0
+    assert body["outcome"] == "answer"
+    assert body["columns"] == ["period", "revenue"]
+    assert body["provenance"]["definition_version"] == "example-1"
+    assert [d["metric"] for d in body["provenance"]["metric_digests"]] == ["revenue"]
+
+
+def test_a_refusal_prints_its_code_and_exits_one(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(
+        [
+            "query",
+            "revenue",
+            "--grain",
+            "quarter",
+            "--from",
+            "2024-01-01",
+            "--to",
+            "2025-01-01",
+            "--by",
+            "nonexistent",
+        ],
+        example_dir,
+        capsys,
+    )
+    assert code == 1
+    assert out.startswith("refused (dimension_not_permitted): ")
+    assert "nonexistent" not in out
+
+
+def test_a_malformed_question_names_the_field_not_the_value(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(
+        [
+            "query",
+            "revenue",
+            "--grain",
+            "fortnight\x1b[2J",
+            "--from",
+            "2024-01-01",
+            "--to",
+            "2025-01-01",
+        ],
+        example_dir,
+        capsys,
+    )
+    assert code == 2
+    assert out == ""
+    assert "$.grain" in err and "fortnight" not in err and "\x1b" not in err
+
+
+def test_a_question_can_arrive_as_json(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = {
+        "metrics": ["order_count"],
+        "grain": "year",
+        "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    }
+    code, out, _ = _run(["query", "--question", json.dumps(question)], example_dir, capsys)
+    assert code == 0 and out.startswith("period\torder_count\n2024-01-01\t")
+
+
+def test_compile_prints_statement_parameters_and_plan(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["compile", *QUARTERLY, "--where", "channel=web"], example_dir, capsys)
+    assert code == 0
+    assert "SELECT" in out and "parameters:" in out and "plan:" in out
+    assert "'web'" in out.split("parameters:")[1]
+    assert "'web'" not in out.split("parameters:")[0]
+
+
+def test_check_reproduces_the_anchors(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["check"], example_dir, capsys)
+    assert code == 0
+    assert "anchors: 2 reproduced" in out
+
+
+def test_an_anchor_mismatch_stops_startup_naming_metric_expected_and_found(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "cfg"
+    (config / "catalog").mkdir(parents=True)
+    for document in (example_dir / "catalog").iterdir():
+        text = document.read_text(encoding="utf-8")
+        if document.name.startswith("revenue"):
+            text = text.replace("\n  value: ", "\n  value: 1", 1)
+        (config / "catalog" / document.name).write_text(text, encoding="utf-8")
+    database = (example_dir / "data" / "example.duckdb").resolve()
+    (config / "base.yaml").write_text(
+        "catalog: {dir: catalog, version: t}\n"
+        f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+    )
+    code, out, err = _run(["query", *QUARTERLY], config, capsys)
+    assert code == 1 and out == ""
+    assert "anchor mismatch: metric revenue: expected 1" in err and ", found " in err
+
+
+def test_a_broken_catalog_names_file_line_and_key(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "catalog").mkdir()
+    (tmp_path / "catalog" / "m.md").write_text(
+        "---\nkind: model\nname: m\nsource: main\ntable: t\ncolumns: [a]\nextra: 1\n---\n"
+    )
+    (tmp_path / "base.yaml").write_text("sources: {main: {kind: duckdb, path: x.duckdb}}\n")
+    code, _, err = _run(["catalog"], tmp_path, capsys)
+    assert code == 1
+    assert "m.md:7: extra: " in err
+
+
+def test_catalog_honours_the_prose_setting(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, quoted, _ = _run(["catalog", "--json"], example_dir, capsys)
+    _, omitted, _ = _run(
+        ["catalog", "--json"], example_dir, capsys, SUTURA__PROMPT__CATALOG_PROSE="omitted"
+    )
+    assert json.loads(quoted)["catalog_prose"] == "quoted"
+    assert "description" in json.loads(quoted)["metrics"][0]
+    assert json.loads(omitted)["catalog_prose"] == "omitted"
+    assert all("description" not in m for m in json.loads(omitted)["metrics"])
+
+
+def test_describe_shows_the_pinned_definition(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["describe", "revenue"], example_dir, capsys)
+    assert code == 0
+    assert json.loads(out)["definition"]["name"] == "revenue"
+
+
+def test_an_unknown_command_is_a_usage_error(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(["frobnicate"], example_dir, capsys)
+    assert code == 2 and "invalid choice" in err
+
+
+def test_an_internal_error_prints_a_fixed_sentence_and_no_traceback(
+    example_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sutura.transports.cli import present
+
+    def explode(*_: object, **__: object) -> str:
+        raise RuntimeError("canary-internal")
+
+    monkeypatch.setattr(present, "check_summary", explode)
+    code, out, err = _run(["check"], example_dir, capsys)
+    assert code == 1
+    assert "canary-internal" not in out + err and "Traceback" not in err
+    assert "internal error" in err
+
+
+def test_the_console_script_answers_from_a_fresh_example(tmp_path: Path) -> None:
+    env = {**os.environ, "SUTURA_CONFIG_DIR": str(tmp_path)}
+    script = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
+    made = subprocess.run(
+        [*script, "example", str(tmp_path), "--orders", "500"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    asked = subprocess.run(
+        [*script, "query", *QUARTERLY], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.startswith("period\trevenue\n2024-01-01\t")
