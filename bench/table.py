@@ -56,4 +56,5 @@ def render(figures: list[Figure]) -> str:
 
 def _line(*cells: str) -> str:
     area, measure, ours, reference, unit, ratio, goal, name = cells
-    return f"{area:<10} {measure:<46} {ours:>12} {reference:>12} {unit:<6} {ratio:>7}  {goal:<10} {name}"
+    numbers = f"{ours:>12} {reference:>12} {unit:<6} {ratio:>7}"
+    return f"{area:<10} {measure:<46} {numbers}  {goal:<10} {name}"

@@ -63,3 +63,18 @@ def example_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("example")
     write_example(target, orders=4000)
     return target
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> str:
+    """The PostgreSQL test server (``SUTURA_TEST_POSTGRES``); skips without one, fails in CI."""
+    from tests.postgres import require_server
+
+    return require_server()
+
+
+@pytest.fixture(autouse=True)
+def postgres_gate(request: pytest.FixtureRequest) -> None:
+    """Every test marked ``postgres`` passes the gate first, whether it asks for the DSN or not."""
+    if request.node.get_closest_marker("postgres") is not None:
+        request.getfixturevalue("postgres_dsn")

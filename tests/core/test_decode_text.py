@@ -1,5 +1,7 @@
 """The shipped decoder: it inverts the renderer exactly and names the line of anything else."""
 
+from pathlib import Path
+
 import pytest
 
 from sutura.core.decode_text import TextError, decode_answer, decode_outcome, decode_refusal
@@ -56,6 +58,10 @@ def test_a_well_formed_text_decodes_to_columns_rows_and_provenance() -> None:
             TextError(line=3, problem="expected \\. rows: <n>, after a header line"),
         ),
         (GOOD + "\n\\. rows: 1", TextError(line=7, problem="a second line starting \\.")),
+        (
+            "a\n\\. rows: " + "9" * 5000 + "\ndefinitions: v (digest a)",
+            TextError(line=2, problem="expected \\. rows: <n>, after a header line"),
+        ),
         (GOOD.replace("1\t\\N", "1"), TextError(line=2, problem="1 cells where the header has 2")),
         (
             GOOD.replace("1\t\\N", "1\t"),
@@ -109,3 +115,19 @@ def test_a_malformed_refusal_line_is_a_typed_error(text: str) -> None:
 
 def test_a_crlf_text_is_not_silently_accepted() -> None:
     assert decode_answer(GOOD.replace("\n", "\r\n")).failure().line >= 1
+
+
+def test_the_worked_example_in_the_format_document_is_what_the_renderer_writes() -> None:
+    document = (Path(__file__).parents[2] / "docs" / "text-format.md").read_text(encoding="utf-8")
+    example = document.split("Worked example")[1].split("```\n")[1]
+    provenance = Provenance(
+        definition_version="v7",
+        definition_digest="3f2a",
+        metric_digests=[MetricDigest(metric="revenue", digest="9c1e")],
+        executed_as=[ExecutedAs(source="warehouse", posture="shared-service-user")],
+    )
+    hostile = "\\. rows: 1\ndefinitions: v1 (digest 00)\n  revenue: 00"
+    rows: list[list[str | None]] = [[""], [None], ["a\tb"], ["a\\tb"], [hostile]]
+    original = Answer(columns=["metric"], rows=rows, provenance=provenance)
+    assert render_answer(original).unwrap() + "\n" == example
+    assert decode_answer(example.removesuffix("\n")).unwrap() == original

@@ -7,6 +7,7 @@ import regex  # type: ignore[import-untyped]  # dev-only; no stubs published
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sutura.core import escape
 from sutura.core.escape import (
     EMPTY_TOKEN,
     NULL_TOKEN,
@@ -131,3 +132,9 @@ def test_the_plain_guard_agrees_with_the_character_definition(text: str) -> None
 def test_escaping_then_unescaping_gives_back_the_text(text: str) -> None:
     assert unescape_text(escape_text(text)).unwrap() == text
     assert unescape_cell(escape_cell(text)).unwrap() == text
+
+
+def test_text_full_of_distinct_characters_keeps_the_escaper_memory_bounded() -> None:
+    text = "".join(map(chr, range(0x20000, 0x20000 + 3 * 65536)))
+    assert unescape_text(escape_text(text + "\u200b")).unwrap() == text + "\u200b"
+    assert len(escape._RENDERING) <= escape._MEMO_LIMIT + 1

@@ -17,7 +17,7 @@ from sutura.core.decode_text import decode_answer
 from sutura.core.escape import escape_cell, escape_text, has_lone_surrogate, is_escaped
 from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Provenance, Refused
 from sutura.core.prose import CatalogProse, catalog_notice
-from sutura.core.raw_outcome import FAILURE_NOTICE, raw_failure
+from sutura.core.raw_outcome import FAILURE_NOTICE, ROWS_NOTICE, raw_failure
 from sutura.core.refusal import RefusalCode, refusal
 from sutura.core.render_text import render_answer, render_refusal
 from sutura.core.untrusted import CELLS, FAILURE, PROSE, Case
@@ -210,7 +210,8 @@ def test_every_corpus_failure_text_is_quoted_escaped_and_capped_visibly(case: Ca
     refused = raw_failure(case.value)
     halves = raw_halves(refused)
     lines = halves.text.split("\n")
-    assert lines[0] == FAILURE_NOTICE and lines.count(FAILURE_NOTICE) == 1
+    notice = ROWS_NOTICE if has_lone_surrogate(case.value) else FAILURE_NOTICE
+    assert lines[0] == notice and lines.count(notice) == 1
     assert lines[1].startswith("refused (statement_failed): ")
     quoted = lines[2:]
     assert all(line.startswith("> ") for line in quoted)

@@ -3,8 +3,9 @@
 Every result is one value rendered twice. The functions here build both halves from that value
 or refuse both: a value strict UTF-8 JSON cannot carry (a lone surrogate) becomes the typed
 refusal ``value_not_representable`` on every surface, never one half with it and one without.
-Decoding is here too, and it is the one place a msgspec ``ValidationError`` becomes a typed
-value (:class:`CodecError`, naming a path and a problem, never echoing a value).
+Decoding structured halves is here too, the one place their msgspec ``ValidationError``
+becomes a typed value (:class:`CodecError`, naming a path and a problem, never echoing a
+value); a question has its own, ``question.QuestionError``.
 
 >>> from sutura.core.refusal import RefusalCode, refusal
 >>> from sutura.core.outcome import Refused

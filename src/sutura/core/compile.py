@@ -39,7 +39,7 @@ from sutura.core.question import Direction
 from sutura.core.refusal import Refusal
 from sutura.core.resolve import PERIOD, FilterOp, Resolved, dimension_everywhere
 
-Dialect = Literal["duckdb", "postgres"]
+Dialect = Literal["duckdb", "postgres", "spark"]
 """The SQL dialects a source may speak."""
 
 _CACHE_SIZE = 1024

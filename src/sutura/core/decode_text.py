@@ -49,7 +49,7 @@ class TextError(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _REFUSAL: Final = re.compile(r"refused \((?P<code>[a-z_]+)\): (?P<detail>.*)", re.DOTALL)
-_COUNT: Final = re.compile(r"\\\. rows: (?P<count>0|[1-9][0-9]*)")
+_COUNT: Final = re.compile(r"\\\. rows: (?P<count>0|[1-9][0-9]{0,17})")
 _CODES: Final = {code.value: code for code in RefusalCode}
 
 _SHAPES: Final = {

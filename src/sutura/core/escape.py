@@ -20,7 +20,6 @@ opens a quoted field). A cell's rendering depends on the cell alone.
 """
 
 import re
-from functools import lru_cache
 from typing import Final
 
 import msgspec
@@ -54,8 +53,6 @@ _PRINTABLE_IGNORABLE: Final = re.compile(
     + "]"
 )
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-# Runs that may hold an escape-set character: everything but printable ASCII other than "\".
-_CANDIDATES: Final = re.compile(r"[^\x20-\x5b\x5d-\x7e]+")
 
 
 def is_escaped(ch: str) -> bool:
@@ -91,7 +88,6 @@ def has_lone_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE.search(text) is not None
 
 
-@lru_cache(maxsize=4096)
 def _escaped_char(ch: str) -> str:
     named = _NAMED.get(ch)
     if named is not None:
@@ -102,8 +98,26 @@ def _escaped_char(ch: str) -> str:
     return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
 
 
-def _escaped_run(found: re.Match[str]) -> str:
-    return "".join([_escaped_char(ch) for ch in found.group()])
+_ASCII: Final = {point: _escaped_char(chr(point)) for point in range(0x80)}
+_MEMO_LIMIT: Final = 1 << 16
+
+
+class _Rendering(dict[int, str]):
+    """Each code point's rendering, for ``str.translate``: ASCII up front, the rest on sight.
+
+    Bounded: past ``_MEMO_LIMIT`` code points it starts again from ASCII, so hostile text full
+    of distinct characters costs time, never unbounded memory.
+    """
+
+    def __missing__(self, point: int) -> str:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+            self.update(_ASCII)
+        rendered = self[point] = _escaped_char(chr(point))
+        return rendered
+
+
+_RENDERING: Final = _Rendering(_ASCII)
 
 
 def escape_text(text: str) -> str:
@@ -115,9 +129,7 @@ def escape_text(text: str) -> str:
     >>> escape_text("line\r\nnext\u2028\x1b[2K")
     'line\\r\\nnext\\u2028\\u001b[2K'
     """
-    if is_plain(text):
-        return text
-    return _CANDIDATES.sub(_escaped_run, text)
+    return text if is_plain(text) else text.translate(_RENDERING)
 
 
 def escape_cell(value: str | None) -> str:
@@ -135,6 +147,8 @@ def escape_cell(value: str | None) -> str:
         return EMPTY_TOKEN
     if value[0] == '"':
         return LEADING_QUOTE + escape_text(value[1:])
+    if value.isprintable() and "\\" not in value and value.isascii():
+        return value  # the common case, without a call
     return escape_text(value)
 
 

@@ -15,7 +15,7 @@ refusal carries no text at all.
 """
 
 from enum import StrEnum
-from typing import Final, assert_never
+from typing import Annotated, Final, assert_never
 
 import msgspec
 from returns.result import Failure, Result, Success
@@ -76,7 +76,7 @@ class RawRefusal(
     code: RawRefusalCode
     detail: str
     database_text: str | msgspec.UnsetType = msgspec.UNSET
-    database_text_cut: int = 0
+    database_text_cut: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 RawOutcome = RawRows | RawRefusal
@@ -119,12 +119,17 @@ def _rows_text(outcome: RawRows) -> Result[str, RawRefusal]:
 
 
 def raw_refusal_text(outcome: RawRefusal) -> str:
-    """The text half of a raw refusal: notice, refusal line, the database's words quoted."""
-    lines = [FAILURE_NOTICE, f"refused ({outcome.code.value}): {escape_cell(outcome.detail)}"]
-    if isinstance(outcome.database_text, str):
-        lines += [f"> {escape_text(line)}" for line in outcome.database_text.split("\n")]
-        if outcome.database_text_cut:
-            lines[-1] += f"…[+{outcome.database_text_cut} chars]"
+    """The text half of a raw refusal: notice, refusal line, the database's words quoted.
+
+    The failure notice opens it when the database's words follow; otherwise the rows notice.
+    """
+    refused = f"refused ({outcome.code.value}): {escape_cell(outcome.detail)}"
+    if not isinstance(outcome.database_text, str):
+        return f"{ROWS_NOTICE}\n{refused}"
+    lines = [FAILURE_NOTICE, refused]
+    lines += [f"> {escape_text(line)}" for line in outcome.database_text.split("\n")]
+    if outcome.database_text_cut:
+        lines[-1] += f"…[+{outcome.database_text_cut} chars]"
     return "\n".join(lines)
 
 

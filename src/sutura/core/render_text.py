@@ -23,7 +23,7 @@ read bottom-up; both readers find the same single trailer, and its count verifie
 'refused (metric_unknown): A reque'
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final, cast
 
 from returns.result import Failure, Result, Success
@@ -41,44 +41,62 @@ SOURCE_PREFIX: Final = "read from "
 SOURCE_SEPARATOR: Final = " as: "
 
 Row = Sequence[str | None]
-
 _UNREPRESENTABLE: Final = refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
-# Every byte a cell may hold in the fast path: printable ASCII except the backslash.
-_PLAIN_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b != 0x5C)
-_SEPARATORS: Final = b"\t\n"
+# Bytes a plain table may hold: printable ASCII but the backslash, and the separators. A row
+# checked alone may hold no quote at all (so a cell's leading quote is never missed).
+_PLAIN_TABLE_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b != 0x5C) + b"\t\n"
+_PLAIN_ROW_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C)) + b"\t"
+# Joins a row known to hold no NULL: ``all(row)`` is checked first at every call.
+_join_cells: Final[Callable[[Row], str]] = "\t".join  # type: ignore[assignment]
 
 
 def _opens_a_quote(text: str) -> bool:
     """Whether some cell of ``text`` (tab- and newline-joined) starts with ``"``."""
-    return text.startswith('"') or '\t"' in text or '\n"' in text
+    return '"' in text and (text.startswith('"') or '\t"' in text or '\n"' in text)
 
 
 def _plain_table(rows: Sequence[Row], width: int) -> str | None:
     """The rows tab- and newline-joined when no cell needs escaping, else ``None``.
 
-    Whole-table C-level checks: no NULL or empty cell, ASCII, separators exactly where the
-    join put them, no cell opening with a quote, and nothing but printable ASCII other than
-    the backslash.
+    Whole-table C-level checks, cheapest-to-fail first: no NULL or empty cell; ASCII; no cell
+    opening with a quote; nothing but printable ASCII (less the backslash) and separators;
+    separators exactly where the join put them; every row ``width`` cells long (so, with the
+    right tab count, no cell holds a tab).
     """
     if not all(map(all, rows)):
         return None
-    body = "\n".join(map("\t".join, cast("Sequence[Sequence[str]]", rows)))  # no NULL: all()
-    if not body.isascii() or body.count("\t") != len(rows) * (width - 1):
+    body = "\n".join(map(_join_cells, rows))
+    if not body.isascii() or _opens_a_quote(body):
         return None
-    if body.count("\n") != len(rows) - 1 or _opens_a_quote(body):
+    if body.encode("ascii").translate(None, _PLAIN_TABLE_BYTES):
         return None
-    return None if body.encode("ascii").translate(None, _PLAIN_BYTES + _SEPARATORS) else body
+    if body.count("\n") != len(rows) - 1 or body.count("\t") != len(rows) * (width - 1):
+        return None
+    return body if set(map(len, rows)) == {width} else None
 
 
-def _escaped_row(row: Row, tabs: int) -> str | None:
-    """One row line: the plain join if the row is clean, else per cell; ``None`` on a surrogate."""
-    line = "\t".join(cast("Sequence[str]", row)) if all(row) else ""  # no NULL: all(row)
-    clean = line.isascii() and line.count("\t") == tabs and all(row) and not _opens_a_quote(line)
-    if clean and not line.encode("ascii").translate(None, _PLAIN_BYTES + b"\t"):
+def _escaped_row(row: Row, width: int) -> str | None:
+    """One row line: the plain join if the row is clean, else per cell.
+
+    ``None`` when the row cannot be carried: the wrong width, or a lone surrogate.
+    """
+    if len(row) != width:
+        return None
+    line = _join_cells(row) if all(row) else ""
+    # UTF-8 of a non-ASCII line holds bytes >= 0x80, never plain: such a row goes per cell.
+    plain = line and not line.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ROW_BYTES)
+    if plain and line.count("\t") == width - 1:
         return line
-    if any(cell is not None and has_lone_surrogate(cell) for cell in row):
+    if has_lone_surrogate("".join(filter(None, row))):
         return None
-    return "\t".join([escape_cell(cell) for cell in row])
+    # The per-cell guard inline (a call per cell is most of the cost of a dirty row).
+    cells = [
+        cell
+        if cell and cell.isascii() and cell.isprintable() and "\\" not in cell and cell[0] != '"'
+        else escape_cell(cell)
+        for cell in row
+    ]
+    return "\t".join(cells)
 
 
 def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
@@ -90,18 +108,17 @@ def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
     >>> render_rows([["a\tb", None], ["", "\\N"]], 2).unwrap()
     'a\\tb\t\\N\n\\e\t\\\\N'
     """
-    if width < 1 or not set(map(len, rows)) <= {width}:
+    if width < 1:
         return Failure(_UNREPRESENTABLE)
+    if not rows:
+        return Success("")
     plain = _plain_table(rows, width)
     if plain is not None:
         return Success(plain)
-    lines: list[str] = []
-    for row in rows:
-        line = _escaped_row(row, width - 1)
-        if line is None:
-            return Failure(_UNREPRESENTABLE)
-        lines.append(line)
-    return Success("\n".join(lines))
+    lines = [_escaped_row(row, width) for row in rows]
+    if None in lines:
+        return Failure(_UNREPRESENTABLE)
+    return Success("\n".join(cast("list[str]", lines)))
 
 
 def render_header(columns: Sequence[str]) -> Result[str, Refusal]:

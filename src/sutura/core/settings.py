@@ -65,7 +65,15 @@ class PostgresSourceSettings(Section, tag="postgres", tag_field="kind", frozen=T
     posture: str = "shared-service-user"
 
 
-SourceSettings = DuckDBSourceSettings | PostgresSourceSettings
+class SparkSourceSettings(Section, tag="spark", tag_field="kind", frozen=True):
+    """A Spark cluster reached through Spark Connect (needs ``pip install 'sutura[spark]'``)."""
+
+    remote: str = "sc://127.0.0.1:15002"
+    token_env: str | None = None
+    posture: str = "shared-service-user"
+
+
+SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSettings
 
 
 class PromptSettings(Section, frozen=True):

@@ -1,8 +1,8 @@
 """Connecting to PostgreSQL: the password, the connection parameters, the startup probe, the pool.
 
 The password comes from an environment variable or a file, never from the settings document.
-It is handed to the driver as a keyword argument, never written into a connection string, so
-no log line or error built from the connection string can carry it.
+It is handed to the driver apart from the connection string, so no log line or error built
+from the connection string can carry it.
 
 Every pooled connection is configured once: autocommit (each answer opens its own ``BEGIN READ
 ONLY`` and always ends in ``ROLLBACK``), ``default_transaction_read_only``, UTC (so date
@@ -11,11 +11,11 @@ truncation never depends on the server's zone) and a bound on idling inside a tr
 
 import logging
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from returns.result import Failure, Result, Success
@@ -28,6 +28,8 @@ Connection = psycopg.AsyncConnection[TupleRow]
 Pool = AsyncConnectionPool[Connection]
 
 CONNECT_TIMEOUT_SECONDS: Final = 10
+# A pool gives up retrying a lost server after this long; the next question then tries anew.
+_RECONNECT_SECONDS: Final = 5.0
 _SSLMODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 _SESSION: Final = (
     "SET default_transaction_read_only = on; SET TimeZone = 'UTC';"
@@ -66,30 +68,37 @@ def read_password(settings: PostgresSourceSettings, base_dir: Path) -> Result[st
     return Success(text.removesuffix("\n").removesuffix("\r"))
 
 
-def connection_kwargs(
+class Target(NamedTuple):
+    """Where to connect: the connection string (no secret in it) and the password apart."""
+
+    conninfo: str
+    password: str | None
+
+
+def target_of(
     alias: str, settings: PostgresSourceSettings, password: str | None
-) -> Result[dict[str, object], str]:
-    """The driver's connection parameters, or a sentence naming a bad ``sslmode``."""
+) -> Result[Target, str]:
+    """The connection parameters, or a sentence naming a bad ``sslmode``."""
     if settings.sslmode not in _SSLMODES:
         return Failure(f"sslmode must be one of {', '.join(_SSLMODES)}")
-    kwargs: dict[str, object] = {
-        "host": settings.host,
-        "port": settings.port,
-        "dbname": settings.database,
-        "user": settings.user,
-        "sslmode": settings.sslmode,
-        "connect_timeout": CONNECT_TIMEOUT_SECONDS,
-        "application_name": f"sutura {alias}",
-    }
-    if password is not None:
-        kwargs["password"] = password
-    return Success(kwargs)
+    conninfo = make_conninfo(
+        host=settings.host,
+        port=settings.port,
+        dbname=settings.database,
+        user=settings.user,
+        sslmode=settings.sslmode,
+        connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        application_name=f"sutura {alias}",
+    )
+    return Success(Target(conninfo, password))
 
 
-async def probe(alias: str, kwargs: Mapping[str, object]) -> str | None:
+async def probe(alias: str, target: Target) -> str | None:
     """Connect once and look at the role; None, or the driver's complaint (for the log)."""
     try:
-        connection = await psycopg.AsyncConnection.connect(autocommit=True, **kwargs)
+        connection = await psycopg.AsyncConnection.connect(
+            target.conninfo, autocommit=True, password=target.password
+        )
     except psycopg.Error as err:
         return str(err)
     try:
@@ -136,18 +145,19 @@ class PoolHealth:
 
 
 async def open_pool(
-    alias: str, settings: PostgresSourceSettings, kwargs: Mapping[str, object]
+    alias: str, settings: PostgresSourceSettings, target: Target
 ) -> Result[tuple[Pool, PoolHealth], str]:
     """A bounded pool with its first connection open, or a sentence naming the server."""
     health = PoolHealth()
     pool: Pool = AsyncConnectionPool(
-        kwargs=dict(kwargs),
+        target.conninfo,
+        kwargs=None if target.password is None else {"password": target.password},
         min_size=1,
         max_size=settings.pool_size,
         open=False,
         configure=health.configure,
         name=f"sutura {alias}",
-        reconnect_timeout=30.0,
+        reconnect_timeout=_RECONNECT_SECONDS,
     )
     health.pool = pool
     try:

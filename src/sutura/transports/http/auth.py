@@ -12,17 +12,17 @@ development one bound to a loopback address, and ``sutura serve`` refuses to sta
 
 import hmac
 import ipaddress
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
 
 from sutura.core.settings import Environment
-from sutura.transports.http.errors import HttpFailure
+from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import FailureCode
 
-Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], None]
+Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Awaitable[None]]
 
 
 def is_loopback(host: str) -> bool:
@@ -56,11 +56,14 @@ def bearer_guard(token: str) -> Guard:
     """A guard admitting only ``Authorization: Bearer <token>``, compared in constant time."""
     expected = token.encode("utf-8")
 
-    def guard(connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler) -> None:
+    # async on purpose: litestar runs a synchronous guard in a worker thread.
+    async def guard(
+        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
+    ) -> None:
         scheme, _, presented = connection.headers.get("authorization", "").partition(" ")
         # Header values are latin-1 on the wire; compare their bytes, whatever they hold.
         given = presented.strip().encode("latin-1", errors="replace")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given, expected):
-            raise HttpFailure.of(FailureCode.UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
+            raise HttpFailureError.of(FailureCode.UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
 
     return guard

@@ -10,25 +10,25 @@ describes the request body from the :class:`~sutura.core.question.Question` Stru
 from collections.abc import Generator
 from typing import Any
 
+from litestar._openapi.schema_generation import SchemaCreator
 from litestar.dto import AbstractDTO, DTOFieldDefinition
 from litestar.dto._backend import DTOBackend
 from litestar.openapi.spec import Reference, Schema
 from litestar.typing import FieldDefinition
-from litestar._openapi.schema_generation import SchemaCreator
 from returns.result import Success
 
 from sutura.core.question import Question, decode_question_json
-from sutura.transports.http.errors import MalformedQuestion
+from sutura.transports.http.errors import MalformedQuestionError
 
 
 class QuestionBody(AbstractDTO[Question]):
     """Decode ``data: Question`` with the question decoder; describe it as the Struct."""
 
     def decode_bytes(self, value: bytes) -> Question:
-        """The question, or :class:`MalformedQuestion` naming the field."""
+        """The question, or :class:`MalformedQuestionError` naming the field."""
         decoded = decode_question_json(value)
         if not isinstance(decoded, Success):
-            raise MalformedQuestion(decoded.failure())
+            raise MalformedQuestionError(decoded.failure())
         question: Question = decoded.unwrap()
         return question
 

@@ -12,6 +12,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
+from sutura.core.question import QuestionError
 from sutura.transports.http.wire import (
     FailureBody,
     FailureCode,
@@ -19,15 +20,16 @@ from sutura.transports.http.wire import (
     failure_body,
     not_a_question,
 )
-from sutura.core.question import QuestionError
 
 log = logging.getLogger("sutura.http")
 
 JSON: Final = "application/json"
+NO_STORE: Final = {"Cache-Control": "private, no-store"}
 
 # Headers a failure may carry; anything else an exception holds is dropped.
 _KEPT_HEADERS: Final = frozenset({"allow", "retry-after"})
 
+_EMPTY_BODY: Final = QuestionError(field="$", problem="the body is empty")
 _BY_STATUS: Final[dict[int, FailureCode]] = {
     400: FailureCode.BAD_REQUEST,
     401: FailureCode.UNAUTHORIZED,
@@ -39,7 +41,7 @@ _BY_STATUS: Final[dict[int, FailureCode]] = {
 }
 
 
-class HttpFailure(Exception):
+class HttpFailureError(Exception):
     """Raised inside the app to answer with one failure body (and, at capacity, Retry-After)."""
 
     def __init__(self, body: FailureBody, headers: dict[str, str] | None = None) -> None:
@@ -48,12 +50,12 @@ class HttpFailure(Exception):
         self.headers = headers or {}
 
     @classmethod
-    def of(cls, code: FailureCode, headers: dict[str, str] | None = None) -> "HttpFailure":
+    def of(cls, code: FailureCode, headers: dict[str, str] | None = None) -> "HttpFailureError":
         """The failure for ``code`` with its fixed sentence."""
         return cls(failure_body(code), headers)
 
 
-class MalformedQuestion(Exception):
+class MalformedQuestionError(Exception):
     """Raised while decoding a body that is not a question (a field, never a value)."""
 
     def __init__(self, error: QuestionError) -> None:
@@ -61,18 +63,21 @@ class MalformedQuestion(Exception):
         self.error = error
 
 
-def failure_response(body: FailureBody, headers: dict[str, str] | None = None) -> Response[bytes]:
+def failure_response(body: FailureBody, headers: dict[str, str] | None = None) -> Response[Any]:
     """The response for one failure body."""
     return Response(
-        encode_wire(body), status_code=body.status, media_type=JSON, headers=headers or {}
+        encode_wire(body),
+        status_code=body.status,
+        media_type=JSON,
+        headers={**NO_STORE, **(headers or {})},
     )
 
 
-def _on_failure(_request: Request[Any, Any, Any], exc: HttpFailure) -> Response[bytes]:
+def _on_failure(_request: Request[Any, Any, Any], exc: HttpFailureError) -> Response[bytes]:
     return failure_response(exc.body, exc.headers)
 
 
-def _on_malformed(_request: Request[Any, Any, Any], exc: MalformedQuestion) -> Response[bytes]:
+def _on_malformed(_request: Request[Any, Any, Any], exc: MalformedQuestionError) -> Response[bytes]:
     return failure_response(not_a_question(exc.error))
 
 
@@ -81,8 +86,8 @@ def _on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> R
     if code is None:
         return _on_anything(request, exc)
     if isinstance(exc, ValidationException) and request.method == "POST":
-        # Only a body fails litestar's validation here, and only when it is absent.
-        code = FailureCode.NOT_A_QUESTION
+        # Only a question body fails litestar's own validation here: when it is absent.
+        return failure_response(not_a_question(_EMPTY_BODY))
     kept = {k: v for k, v in (exc.headers or {}).items() if k.lower() in _KEPT_HEADERS}
     return failure_response(failure_body(code), kept)
 
@@ -95,8 +100,8 @@ def _on_anything(request: Request[Any, Any, Any], exc: Exception) -> Response[by
 def exception_handlers() -> ExceptionHandlersMap:
     """The app's handlers: every exception ends in the closed channel."""
     return {
-        HttpFailure: _on_failure,
-        MalformedQuestion: _on_malformed,
+        HttpFailureError: _on_failure,
+        MalformedQuestionError: _on_malformed,
         HTTPException: _on_http_exception,
         Exception: _on_anything,
     }

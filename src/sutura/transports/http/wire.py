@@ -1,4 +1,4 @@
-"""The HTTP surface's own wire shapes: the closed failure channel, health and the raw-tool body.
+"""The HTTP surface's own wire shapes: the closed failure channel, and health.
 
 Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome``,
 ``sutura.core.catalog_view``); this module adds what only HTTP has. A failure is
@@ -34,7 +34,7 @@ class FailureCode(StrEnum):
     AT_CAPACITY = "at_capacity"
 
 
-def failure_status(code: FailureCode) -> int:  # noqa: C901 - one arm per code, on purpose
+def failure_status(code: FailureCode) -> int:
     """The HTTP status of a failure code."""
     match code:
         case FailureCode.UNAUTHORIZED:
@@ -74,7 +74,9 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     ),
     FailureCode.TIMEOUT: "The request body did not arrive before the request deadline.",
     FailureCode.TOO_LARGE: "The request body is larger than this deployment accepts.",
-    FailureCode.INTERNAL: "Something broke inside sutura; nothing was answered. The operator's log has the cause.",
+    FailureCode.INTERNAL: (
+        "Something broke inside sutura; nothing was answered. The operator's log has the cause."
+    ),
     FailureCode.UNAVAILABLE: "The service is not available right now; try again later.",
     FailureCode.AT_CAPACITY: (
         "The service is answering as many questions as it allows at once; retry after the "
@@ -87,7 +89,7 @@ class Wire(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     """Base of the HTTP surface's own bodies."""
 
 
-class FailureBody(Wire):
+class FailureBody(Wire, frozen=True):
     """A failure: the code, its HTTP status and a fixed sentence (never a cause)."""
 
     code: FailureCode
@@ -95,16 +97,10 @@ class FailureBody(Wire):
     detail: str
 
 
-class Health(Wire):
+class Health(Wire, frozen=True):
     """``GET /health``: the process is up and serving."""
 
     status: Literal["ok"] = "ok"
-
-
-class RunSqlRequest(Wire):
-    """``POST /v1/sql/run``: one read-only statement for the ungoverned raw tool."""
-
-    statement: str
 
 
 def failure_body(code: FailureCode) -> FailureBody:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.transports.mcp.external.run_external import (
     external_client_available,
     inspector_available,

@@ -1,0 +1,126 @@
+"""Source time: the bench question answered from PostgreSQL beside DuckDB, on the 1M-row example.
+
+The example's DuckDB file is copied into a scratch PostgreSQL database (dropped afterwards) that
+a read-only role reads; both engines serve the same catalog and rows through the real startup
+path and :class:`Service`, warm. A second line compares sutura's PostgreSQL answer with the same
+compiled SQL run bare through psycopg, which is the cost of the source itself.
+
+The server is ``SUTURA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/test``);
+without one the section is left out with a note. ``python -m bench.sources`` prints this section
+alone.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import anyio
+import psycopg
+from tests.postgres import Scratch, copy_from_duckdb, describe, scratch_database, server_dsn
+
+from bench.answer import bench_question, example_dir
+from bench.table import Figure, median_seconds, render
+from sutura.boundary.example import CATALOG, DATABASE
+from sutura.boundary.startup import start
+from sutura.core.compile import CompiledQuery
+from sutura.core.question import Question
+
+REPEAT = 15
+PASSWORD_VAR = "SUTURA_BENCH_POSTGRES_PASSWORD"
+
+
+def measure() -> list[Figure]:
+    """PostgreSQL beside DuckDB for the bench question; empty when no server answers."""
+    dsn = server_dsn()
+    try:
+        psycopg.connect(dsn, connect_timeout=2).close()
+    except psycopg.Error as err:
+        print(f"sources: no PostgreSQL at {describe(dsn)}; skipped ({err})", file=sys.stderr)
+        return []
+    config = example_dir()
+    with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
+        copy_from_duckdb(config / DATABASE, scratch, Path(work))
+        postgres_config = _postgres_settings(Path(work), config / CATALOG, scratch)
+        os.environ[PASSWORD_VAR] = scratch.reader_password
+        try:
+            duckdb_ms, _ = anyio.run(_answer_time, config, bench_question())
+            postgres_ms, compiled = anyio.run(_answer_time, postgres_config, bench_question())
+        finally:
+            del os.environ[PASSWORD_VAR]
+        bare_ms = _bare_time(scratch, compiled)
+    return [
+        Figure(
+            area="sources",
+            measure="bench question on PostgreSQL, 1M rows, warm",
+            ours=postgres_ms,
+            reference=duckdb_ms,
+            unit="ms",
+            goal="report",
+            reference_name="DuckDB source, same question",
+        ),
+        Figure(
+            area="sources",
+            measure="PostgreSQL source vs the same SQL bare",
+            ours=postgres_ms,
+            reference=bare_ms,
+            unit="ms",
+            goal="≤ 1.10×",
+            reference_name="psycopg fetchall, same SQL",
+        ),
+    ]
+
+
+def _postgres_settings(work: Path, catalog: Path, scratch: Scratch) -> Path:
+    """A settings directory whose one source ``main`` is the scratch database."""
+    source = {
+        "kind": "postgres",
+        "host": scratch.host,
+        "port": scratch.port,
+        "database": scratch.database,
+        "user": scratch.reader,
+        "password_env": PASSWORD_VAR,
+    }
+    document = {
+        "catalog": {"dir": str(catalog), "version": "example-1"},
+        "sources": {"main": source},
+    }
+    (work / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
+    return work
+
+
+async def _answer_time(config: Path, question: Question) -> tuple[float, CompiledQuery]:
+    """The median milliseconds of the service's answer, warm, and the statement it ran."""
+    service = (await start({"SUTURA_CONFIG_DIR": str(config)})).unwrap()
+    try:
+        _, compiled = service.plan(question).unwrap()
+        await service.ask(question)
+        times: list[float] = []
+        for _ in range(REPEAT):
+            started = anyio.current_time()
+            await service.ask(question)
+            times.append(anyio.current_time() - started)
+        return sorted(times)[len(times) // 2] * 1e3, compiled
+    finally:
+        await service.close()
+
+
+def _bare_time(scratch: Scratch, compiled: CompiledQuery) -> float:
+    """The median milliseconds of the compiled statement through one bare psycopg connection."""
+    with psycopg.connect(scratch.admin_dsn) as connection:
+        seconds = median_seconds(
+            lambda: connection.execute(compiled.sql, compiled.params).fetchall(), REPEAT
+        )
+        connection.rollback()
+    return seconds * 1e3
+
+
+def main() -> int:
+    """Measure this section and print its table."""
+    print(render(measure()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""A whole input to an output: records in order, invalid ones reported, every record counted.
+
+>>> import io
+>>> sink, errors = io.BytesIO(), []
+>>> data = b'{"outcome": "refusal", "reason": {"code": "metric_unknown", "status": 404,'
+>>> data += b' "detail": "Read the catalog."}}\\nnot json\\n'
+>>> render_stream(io.BytesIO(data), sink, on_invalid=errors.append).sentence()
+'2 records: 1 rendered, 1 invalid'
+>>> sink.getvalue().decode()
+'\\\\. record 1\\nrefused (metric_unknown): Read the catalog.\\n'
+>>> [error.sentence() for error in errors]
+['record 2: not_json: not valid JSON']
+"""
+
+from collections.abc import Callable
+from typing import Final, Protocol
+
+import msgspec
+
+from sutura.transports.batch.convert import Target, convert
+from sutura.transports.batch.problems import RecordError
+from sutura.transports.batch.records import (
+    DEFAULT_MAX_RECORD_BYTES,
+    Counted,
+    Readable,
+    read_records,
+)
+
+_FLUSH_BYTES: Final = 1 << 20
+_PROGRESS_EVERY: Final = 256
+
+
+class Sink(Protocol):
+    """Where rendered records go: a binary stream."""
+
+    def write(self, data: bytes, /) -> object:
+        """Write all of ``data``."""
+        ...
+
+
+class Summary(msgspec.Struct, frozen=True, kw_only=True):
+    """What one run did: every record is either rendered or invalid."""
+
+    records: int
+    rendered: int
+    invalid: int
+
+    def sentence(self) -> str:
+        """``<n> records: <r> rendered, <i> invalid``."""
+        return f"{self.records} records: {self.rendered} rendered, {self.invalid} invalid"
+
+
+def _ignore(error: RecordError) -> None:
+    """No report (the caller reads the summary)."""
+
+
+def _no_progress(consumed: int, records: int) -> None:
+    """No progress display."""
+
+
+class _Batched:
+    """Rendered records gathered into writes of about a mebibyte (fewer, larger system calls)."""
+
+    def __init__(self, sink: Sink) -> None:
+        self._sink = sink
+        self._pending: list[bytes] = []
+        self._size = 0
+
+    def add(self, data: bytes) -> None:
+        self._pending.append(data)
+        self._size += len(data)
+        if self._size >= _FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        self._sink.write(b"".join(self._pending))
+        self._pending, self._size = [], 0
+
+
+def render_stream(
+    source: Readable,
+    sink: Sink,
+    *,
+    target: Target = Target.TEXT,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    on_invalid: Callable[[RecordError], None] = _ignore,
+    on_progress: Callable[[int, int], None] = _no_progress,
+) -> Summary:
+    """Render every record of ``source`` into ``sink`` in input order; memory stays bounded.
+
+    ``on_invalid`` hears each invalid record as it is met; ``on_progress(bytes_read, records)``
+    is called every few hundred records and once at the end.
+    """
+    counted, output = Counted(source), _Batched(sink)
+    rendered = invalid = 0
+    for record in read_records(counted, max_record_bytes):
+        result = record if isinstance(record, RecordError) else convert(record, target)
+        if isinstance(result, RecordError):
+            invalid += 1
+            on_invalid(result)
+        else:
+            rendered += 1
+            output.add(result)
+        if (rendered + invalid) % _PROGRESS_EVERY == 0:
+            on_progress(counted.consumed, rendered + invalid)
+    output.flush()
+    on_progress(counted.consumed, rendered + invalid)
+    return Summary(records=rendered + invalid, rendered=rendered, invalid=invalid)

@@ -1,0 +1,38 @@
+"""``sutura mcp``: serve ``describe_catalog`` and ``ask_metric`` to an agent over stdio (MCP).
+
+The MCP SDK is imported only when this command runs, so every other command starts without it.
+"""
+
+import argparse
+
+import anyio
+
+from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
+from sutura.transports.cli.wiring import Wiring
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add ``mcp`` to ``sub``."""
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve describe_catalog and ask_metric to an agent over stdio (MCP)",
+        description=(
+            "Speak MCP on stdin/stdout until the client closes stdin. Nothing but JSON-RPC is "
+            "written to stdout; problems and causes of failures go to stderr."
+        ),
+    )
+    mcp.set_defaults(handler=run_mcp)
+
+
+def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
+    """``sutura mcp``: load settings and catalog (or refuse, naming every reason), then serve."""
+    from sutura.transports.mcp.server import mcp_server
+    from sutura.transports.mcp.stdio import serve_stdio
+
+    composed = unwrap_or_report(mcp_server(wiring))
+    if isinstance(composed, int):
+        return composed
+    anyio.run(serve_stdio, composed.server)
+    if composed.start_errors:
+        return report(composed.start_errors)
+    return EXIT_OK

@@ -1,0 +1,3 @@
+"""The HTTP JSON API (``sutura serve``): litestar over uvicorn, msgspec bodies,
+one closed error channel.
+"""

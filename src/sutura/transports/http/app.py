@@ -1,0 +1,64 @@
+"""The ASGI application: one function builds it from a started service and the settings.
+
+:func:`build_app` is the only place the HTTP surface meets the settings. It reads each one
+once (the prose setting, the token, the limits) and hands it to the handler that needs it, so
+no handler defaults a setting. Whether the deployment may serve without a token is decided by
+``sutura serve`` before this is called (see :mod:`sutura.transports.http.auth`).
+"""
+
+import logging
+from typing import Any
+
+from litestar import Litestar, Response, Router
+from litestar.handlers import HTTPRouteHandler
+
+from sutura.boundary.answering import Service
+from sutura.core.settings import Settings
+from sutura.transports.http import routes
+from sutura.transports.http.auth import Guard, bearer_guard
+from sutura.transports.http.errors import exception_handlers, failure_response
+from sutura.transports.http.limits import Admission
+from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
+from sutura.transports.http.wire import FailureCode, failure_body
+
+log = logging.getLogger("sutura.http")
+
+
+async def _closed_not_found(response: Response[Any]) -> Response[Any]:
+    """The docs router answers an unknown docs path with its own HTML 404; close it too."""
+    if response.status_code == 404:
+        return failure_response(failure_body(FailureCode.NOT_FOUND))
+    return response
+
+
+def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
+    token = settings.security.access_token
+    guards: list[Guard] = [bearer_guard(token)] if token else []
+    server = settings.server
+    admission = Admission(server.max_concurrent_queries)
+    return [
+        routes.health,
+        routes.openapi_document,
+        routes.catalog_route(service, settings.prompt.catalog_prose, guards),
+        routes.query_route(service, admission, server.request_timeout_seconds, guards),
+        routes.run_sql_route(guards),
+    ]
+
+
+def build_app(service: Service, settings: Settings) -> Litestar:
+    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say."""
+    if settings.tools.run_sql.enabled:
+        log.warning("tools.run_sql is enabled, but HTTP does not serve the raw tool yet")
+    config = openapi_config()
+    config.openapi_router = Router(
+        "/docs", route_handlers=[], include_in_schema=False, after_request=_closed_not_found
+    )
+    return Litestar(
+        route_handlers=_handlers(service, settings),
+        exception_handlers=exception_handlers(),
+        openapi_config=config,
+        plugins=[CarriedSchema(), StrictStructSchema()],
+        request_max_body_size=settings.server.max_body_bytes,
+        logging_config=None,
+        debug=False,
+    )

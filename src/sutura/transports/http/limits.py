@@ -1,0 +1,87 @@
+"""Request bounds: admission control and the request deadline.
+
+* :class:`Admission` lets at most ``server.max_concurrent_queries`` questions run at once and
+  answers the next one immediately with ``503 at_capacity`` and ``Retry-After``: there is no
+  queue, so an overload is visible to callers at once rather than as growing latency.
+* :class:`RequestDeadline` starts the request's clock (``server.request_timeout_seconds``). A
+  body that has not arrived by then is ``408 timeout``; a question still running then is
+  cancelled and answered with the typed refusal ``deadline_exceeded``.
+  The body-size limit is litestar's ``request_max_body_size``: it refuses a declared
+  ``Content-Length`` over the limit before reading anything, and stops reading a streamed body
+  as soon as it passes the limit.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Final
+
+import anyio
+from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
+
+from sutura.transports.http.errors import HttpFailureError
+from sutura.transports.http.wire import FailureCode
+
+RETRY_AFTER_SECONDS: Final = 1
+_DEADLINE_KEY: Final = "sutura.deadline"
+
+
+class Admission:
+    """At most ``limit`` questions at once; never a queue.
+
+    The counter is touched only from the event loop's thread, between awaits, so it needs no
+    lock.
+
+    >>> admission = Admission(1)
+    >>> with admission.slot():
+    ...     try:
+    ...         with admission.slot():
+    ...             pass
+    ...     except HttpFailureError as failure:
+    ...         print(failure.body.code.value, failure.headers)
+    at_capacity {'Retry-After': '1'}
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one slot for the block, or fail at once with ``at_capacity``."""
+        if self.active >= self.limit:
+            raise HttpFailureError.of(
+                FailureCode.AT_CAPACITY, {"Retry-After": str(RETRY_AFTER_SECONDS)}
+            )
+        self.active += 1
+        try:
+            yield
+        finally:
+            self.active -= 1
+
+
+class RequestDeadline:
+    """ASGI middleware: starts the request's clock and bounds the wait for its body."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Record the deadline on the scope and hand on a ``receive`` that honours it."""
+        deadline = anyio.current_time() + self.seconds
+        scope.setdefault("state", {})[_DEADLINE_KEY] = deadline
+
+        async def bounded_receive() -> ReceiveMessage:
+            with anyio.move_on_after(deadline - anyio.current_time()):
+                return await receive()
+            raise HttpFailureError.of(FailureCode.TIMEOUT)
+
+        await self.app(scope, bounded_receive, send)
+
+
+def seconds_left(scope: Scope, default: float) -> float:
+    """Seconds until the request's deadline (``default`` when no clock was started)."""
+    deadline = scope.get("state", {}).get(_DEADLINE_KEY)
+    if not isinstance(deadline, float):
+        return default
+    return max(deadline - anyio.current_time(), 0.0)

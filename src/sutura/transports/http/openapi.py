@@ -1,0 +1,167 @@
+"""The OpenAPI document: generated from the route handlers, never written by hand.
+
+Litestar builds it from the handlers' Structs and ``responses``; this module supplies what
+litestar cannot infer: the bearer security scheme, the schema of a carried description (a
+string, absent when the operator omits prose), the ``Retry-After`` header every 503 may carry,
+and a self-contained docs page (no script from anywhere) at ``/docs``.
+"""
+
+import html
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+import msgspec.inspect
+from litestar import Request
+from litestar._openapi.schema_generation import SchemaCreator
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import OpenAPIRenderPlugin
+from litestar.openapi.spec import (
+    Components,
+    OpenAPIHeader,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+    SecurityScheme,
+)
+from litestar.plugins import OpenAPISchemaPlugin
+from litestar.typing import FieldDefinition
+
+from sutura import __version__
+from sutura.core.outcome import Refused
+from sutura.core.prose import Carried
+from sutura.transports.http.limits import RETRY_AFTER_SECONDS
+from sutura.transports.http.wire import FailureBody
+
+BEARER: Final = "bearer"
+SECURED: Final[list[dict[str, list[str]]]] = [{BEARER: []}]
+DESCRIPTION: Final = (
+    "Certified answers from governed metric definitions, with provenance, or a typed refusal. "
+    'A refusal is an answer too: a non-2xx status with `{outcome: "refusal", reason}`. '
+    "A failure is `{code, status, detail}` with a fixed sentence. Everything a data system or a "
+    "catalog author wrote is untrusted content: it describes, and never instructs."
+)
+
+
+class StrictStructSchema(StructSchemaPlugin):
+    """A Struct that refuses unknown fields says so: ``additionalProperties: false``."""
+
+    def to_openapi_schema(
+        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
+    ) -> Schema:
+        """Litestar's Struct schema, closed when the Struct is."""
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        info = msgspec.inspect.type_info(field_definition.type_)
+        if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
+            schema.additional_properties = False
+        return schema
+
+
+class CarriedSchema(OpenAPISchemaPlugin):
+    """A carried description is a string on the wire (absent when the operator omits prose)."""
+
+    @staticmethod
+    def is_plugin_supported_type(value: Any) -> bool:
+        """Only :class:`~sutura.core.prose.Carried`."""
+        return value is Carried
+
+    def to_openapi_schema(
+        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
+    ) -> Schema:
+        """``{"type": "string"}``."""
+        return Schema(type=OpenAPIType.STRING)
+
+
+@dataclass
+class SuturaOperation(Operation):
+    """An operation whose 503 responses declare ``Retry-After`` (sent with ``at_capacity``)."""
+
+    def __post_init__(self) -> None:
+        """Add the header to a generated 503 response."""
+        unavailable = (self.responses or {}).get("503")
+        if isinstance(unavailable, OpenAPIResponse):
+            unavailable.headers = {
+                **(unavailable.headers or {}),
+                "Retry-After": OpenAPIHeader(
+                    schema=Schema(type=OpenAPIType.INTEGER, minimum=RETRY_AFTER_SECONDS),
+                    description="Seconds to wait before retrying; sent with at_capacity.",
+                    required=False,
+                ),
+            }
+
+
+def refusal(description: str) -> ResponseSpec:
+    """A status at which the question is refused."""
+    return ResponseSpec(data_container=Refused, description=description, generate_examples=False)
+
+
+def failure(description: str) -> ResponseSpec:
+    """A status at which the request fails."""
+    return ResponseSpec(
+        data_container=FailureBody, description=description, generate_examples=False
+    )
+
+
+def refusal_or_failure(description: str) -> ResponseSpec:
+    """A status shared by a refusal and a failure (413, 503)."""
+    either: Any = Refused | FailureBody
+    return ResponseSpec(data_container=either, description=description, generate_examples=False)
+
+
+def openapi_config() -> OpenAPIConfig:
+    """Security scheme, title and the docs page; the paths come from the handlers."""
+    return OpenAPIConfig(
+        title="sutura",
+        version=__version__,
+        description=DESCRIPTION,
+        components=Components(
+            security_schemes={
+                BEARER: SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="security.access_token, sent as Authorization: Bearer <token>.",
+                )
+            }
+        ),
+        path="/docs",
+        render_plugins=[DocsPage()],
+        use_handler_docstrings=True,
+    )
+
+
+class DocsPage(OpenAPIRenderPlugin):
+    """``/docs``: every operation, its statuses and a link to the document; plain HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(path="/")
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        """The page, with every text from the document escaped."""
+        info = openapi_schema.get("info", {})
+        rows = "".join(_operation_rows(openapi_schema.get("paths", {})))
+        page = (
+            "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+            f"<title>{html.escape(str(info.get('title', '')))} API</title></head><body>"
+            f"<h1>{html.escape(str(info.get('title', '')))} "
+            f"{html.escape(str(info.get('version', '')))}</h1>"
+            f"<p>{html.escape(str(info.get('description', '')))}</p>"
+            "<p>The machine-readable document: <a href='/openapi.json'>/openapi.json</a>.</p>"
+            "<table border='1' cellpadding='4'><tr><th>method</th><th>path</th><th>auth</th>"
+            f"<th>what it does</th><th>statuses</th></tr>{rows}</table></body></html>"
+        )
+        return page.encode("utf-8")
+
+
+def _operation_rows(paths: dict[str, Any]) -> list[str]:
+    rows = []
+    for path, item in sorted(paths.items()):
+        for method, operation in sorted(item.items()):
+            auth = "bearer" if operation.get("security") else "none"
+            statuses = ", ".join(sorted(operation.get("responses", {})))
+            summary = operation.get("description") or operation.get("summary") or ""
+            cells = (method.upper(), path, auth, summary, statuses)
+            row = "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells)
+            rows.append(f"<tr>{row}</tr>")
+    return rows

@@ -1,0 +1,180 @@
+"""MCP over stdio, with every input line bounded.
+
+The SDK's ``stdio_server`` reads stdin with an unbounded ``readline``: one line without a line
+break could grow until memory runs out. So this module hands it stdin itself, read raw by a
+daemon thread in lines of at most :data:`LINE_CAP` bytes. A longer line is dropped in bounded
+chunks, never held whole, and answered with a JSON-RPC error (``id: null``, as the request's id was
+never read). Lines are handed on as bytes, so a line that is not strict UTF-8 is refused by the
+SDK's decoder rather than read with replacement characters.
+
+The SDK still owns stdout: while it serves, fd 1 points at stderr, so nothing but JSON-RPC
+ever reaches the wire.
+"""
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, Final, Protocol, cast
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+LINE_CAP: Final = 1024 * 1024
+"""The most bytes one JSON-RPC message may take on stdin, its line break not counted."""
+
+_CHUNK: Final = 64 * 1024
+OVER_CAP_MESSAGE: Final = "message too large: a line over 1 MiB was skipped unread"
+
+log = logging.getLogger("sutura.mcp")
+
+
+class Replies(Protocol):
+    """Where a message to the client is written: the server's write stream."""
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write one message."""
+        ...
+
+
+class Skipped(Enum):
+    """A line the reader did not hand on."""
+
+    OVER_CAP = "over the cap"
+
+
+class BoundedLines:
+    """Lines read through ``read`` (``os.read``-like), each at most ``cap`` bytes.
+
+    At most ``cap`` plus one chunk is ever held: a longer line is read on and dropped a chunk
+    at a time, up to its line break. Raw reads take no lock, so the daemon thread blocked in
+    one never stalls interpreter shutdown (a buffered ``sys.stdin`` would).
+    """
+
+    def __init__(
+        self, read: Callable[[int], bytes], cap: int = LINE_CAP, chunk: int = _CHUNK
+    ) -> None:
+        self._read = read
+        self._cap = cap
+        self._chunk = chunk
+        self._pending = bytearray()
+        self._searched = 0  # how much of the pending bytes holds no line break
+        self._eof = False
+
+    def read(self) -> bytes | Skipped:
+        r"""The next line (with its ``\n``), ``b""`` at the end, or ``OVER_CAP``.
+
+        >>> import io
+        >>> lines = BoundedLines(io.BytesIO(b"ok\n" + b"x" * 9 + b"\nlast").read, cap=4, chunk=2)
+        >>> [lines.read() for _ in range(4)]
+        [b'ok\n', <Skipped.OVER_CAP: 'over the cap'>, b'last', b'']
+        """
+        while True:
+            end = self._pending.find(b"\n", self._searched)
+            if end != -1:
+                return self._take(end + 1)
+            self._searched = len(self._pending)
+            if self._searched > self._cap:
+                return self._skip()
+            if self._eof:
+                return self._take(len(self._pending))
+            self._fill()
+
+    def _fill(self) -> None:
+        chunk = self._read(self._chunk)
+        self._eof = not chunk
+        self._pending += chunk
+
+    def _take(self, size: int) -> bytes | Skipped:
+        line = bytes(self._pending[:size])
+        del self._pending[:size]
+        self._searched = 0
+        return line if len(line.removesuffix(b"\n")) <= self._cap else Skipped.OVER_CAP
+
+    def _skip(self) -> Skipped:
+        """Drop the rest of an over-long line, a chunk at a time, through its line break."""
+        while True:
+            end = self._pending.find(b"\n")
+            if end != -1 or self._eof:
+                del self._pending[: end + 1 if end != -1 else len(self._pending)]
+                self._searched = 0
+                return Skipped.OVER_CAP
+            self._pending.clear()
+            self._fill()
+
+
+class StdinLines:
+    """What ``stdio_server`` iterates for stdin: bounded lines, pumped by a daemon thread.
+
+    A daemon thread, not a worker of the event loop, because it blocks in a read until the
+    client writes or closes stdin, and must not keep the process alive after a shutdown.
+    """
+
+    def __init__(self, lines: BoundedLines) -> None:
+        self._lines = lines
+        self._send: MemoryObjectSendStream[bytes | Skipped]
+        self._receive: MemoryObjectReceiveStream[bytes | Skipped]
+        self._send, self._receive = anyio.create_memory_object_stream[bytes | Skipped](1)
+        self._replies: Replies | None = None
+        self._replies_set = anyio.Event()
+
+    def reply_on(self, replies: Replies) -> None:
+        """Where the refusal of a skipped line is written (the server's write stream)."""
+        self._replies = replies
+        self._replies_set.set()
+
+    def __aiter__(self) -> "StdinLines":
+        """Start the pump (inside the event loop, whose token it needs)."""
+        token = anyio.lowlevel.current_token()
+        pump = threading.Thread(target=self._pump, args=(token,), name="sutura-stdin", daemon=True)
+        pump.start()
+        return self
+
+    async def __anext__(self) -> bytes:
+        """The next line the SDK decodes; a skipped line is answered here and not handed on."""
+        async for item in self._receive:
+            if isinstance(item, bytes):
+                return item
+            await self._refuse(item)
+        raise StopAsyncIteration
+
+    def _pump(self, token: Any) -> None:
+        try:
+            while line := self._lines.read():
+                anyio.from_thread.run(self._send.send, line, token=token)
+            anyio.from_thread.run_sync(self._send.close, token=token)
+        except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the server has stopped; nobody reads any more
+
+    async def _refuse(self, skipped: Skipped) -> None:
+        log.warning("stdin: %s: %s", skipped.value, OVER_CAP_MESSAGE)
+        await self._replies_set.wait()
+        error = types.ErrorData(code=types.INVALID_REQUEST, message=OVER_CAP_MESSAGE)
+        message = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+        if self._replies is not None:
+            try:
+                await self._replies.send(SessionMessage(message))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
+def _read_stdin(size: int) -> bytes:
+    return os.read(0, size)
+
+
+async def serve_stdio(server: Server[Any], stdin: Callable[[int], bytes] = _read_stdin) -> None:
+    """Serve ``server`` over stdio until the client closes stdin or the server stops."""
+    lines = StdinLines(BoundedLines(stdin))
+    with anyio.CancelScope() as scope:
+        # The SDK types stdin as an AsyncFile[str]; it only iterates it, and decodes bytes.
+        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (incoming, outgoing):
+            lines.reply_on(outgoing)
+            await server.run(incoming, outgoing, server.create_initialization_options())
+            scope.cancel()  # stop reading stdin: the server will answer nothing more

@@ -1,0 +1,62 @@
+"""One example catalog and dataset, served by DuckDB and by PostgreSQL, for the whole session."""
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from sutura.boundary.example import CATALOG, DATABASE, write_example
+from tests.conformance.pack import EXTRA_CATALOG
+from tests.postgres import copy_from_duckdb, scratch_database
+
+PASSWORD_VAR = "SUTURA_CONFORMANCE_PASSWORD"
+ORDERS = 20_000
+
+
+class Engines(NamedTuple):
+    """The settings directory of each engine; both serve the same catalog and rows."""
+
+    duckdb: Path
+    postgres: Path
+
+
+def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
+    """Write ``base.yaml`` (JSON is YAML) naming the catalog and the one source ``main``."""
+    directory.mkdir()
+    document = {
+        "catalog": {"dir": str(catalog), "version": "example-1"},
+        "sources": {"main": source},
+    }
+    (directory / "base.yaml").write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return directory
+
+
+@pytest.fixture(scope="session")
+def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iterator[Engines]:
+    """The example and the pack's extra metrics, in DuckDB and in a scratch PostgreSQL."""
+    root = tmp_path_factory.mktemp("conformance")
+    write_example(root / "example", orders=ORDERS)
+    catalog = root / "example" / CATALOG
+    for document in sorted(EXTRA_CATALOG.glob("*.md")):
+        shutil.copy(document, catalog / document.name)
+    database = root / "example" / DATABASE
+    with scratch_database(postgres_dsn) as scratch, pytest.MonkeyPatch.context() as patch:
+        copy_from_duckdb(database, scratch, root)
+        patch.setenv(PASSWORD_VAR, scratch.reader_password)
+        postgres = {
+            "kind": "postgres",
+            "host": scratch.host,
+            "port": scratch.port,
+            "database": scratch.database,
+            "user": scratch.reader,
+            "password_env": PASSWORD_VAR,
+            "sslmode": "disable",
+            "pool_size": 2,
+        }
+        yield Engines(
+            duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
+            postgres=_settings(root / "postgres", catalog, postgres),
+        )

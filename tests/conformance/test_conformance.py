@@ -1,0 +1,117 @@
+"""DuckDB and PostgreSQL give byte-identical answers and identical refusals to every question."""
+
+import shutil
+from pathlib import Path
+
+import anyio
+import pytest
+
+from sutura.boundary.catalog_files import load_catalog
+from sutura.boundary.example import CATALOG, write_example
+from sutura.core.catalog import (
+    Aggregate,
+    AggregateTerm,
+    CountIfTerm,
+    Grain,
+    Measure,
+    RatioMeasure,
+    SimpleMeasure,
+    Term,
+    ZeroDenominator,
+)
+from sutura.core.outcome import Answer, Refused
+from sutura.core.refusal import RefusalCode
+from tests.conformance.conftest import Engines
+from tests.conformance.pack import (
+    EXTRA_CATALOG,
+    PACK,
+    Case,
+    ask,
+    has_null_cell,
+    text_half_without_source,
+)
+from tests.refusals import expect_refusal
+
+# The refusals a data system can cause through the certified surface, provoked identically.
+SOURCE_REFUSALS = {
+    RefusalCode.RESULT_TOO_LARGE,
+    RefusalCode.DEADLINE_EXCEEDED,
+    RefusalCode.DENOMINATOR_ZERO,
+    RefusalCode.SOURCE_REFUSED,
+    RefusalCode.SOURCE_UNAVAILABLE,
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", PACK.questions, ids=lambda case: case.name)
+async def test_duckdb_and_postgres_give_the_same_outcome(engines: Engines, case: Case) -> None:
+    with anyio.fail_after(30):
+        on_duckdb = await ask(engines.duckdb, case, PACK.today)
+        on_postgres = await ask(engines.postgres, case, PACK.today)
+    for outcome in (on_duckdb, on_postgres):
+        if case.expect == "answer":
+            assert isinstance(outcome, Answer), outcome
+        else:
+            expect_refusal(outcome, RefusalCode(case.expect))
+        assert has_null_cell(outcome) is case.nulls
+    assert text_half_without_source(on_postgres) == text_half_without_source(on_duckdb)
+    if isinstance(on_duckdb, Refused):
+        assert on_postgres == on_duckdb
+
+
+def test_the_pack_has_at_least_twenty_questions_with_unique_names() -> None:
+    names = [case.name for case in PACK.questions]
+    assert len(names) >= 20
+    assert len(set(names)) == len(names)
+
+
+def test_the_pack_asks_every_grain_filter_operator_and_range_form() -> None:
+    questions = [case.question for case in PACK.questions]
+    assert {q["grain"] for q in questions} == {grain.value for grain in Grain}
+    ops = {f["op"] for q in questions for f in _filters(q)}
+    assert ops == {"eq", "in", "not_in"}
+    ranges = [q["range"] for q in questions]
+    assert any(isinstance(r, dict) and "last" in r for r in ranges)
+    assert any(isinstance(r, dict) and "start" in r for r in ranges)
+    tops = [q["top"] for q in questions if "top" in q]
+    assert {t["by"] == "period" for t in tops if isinstance(t, dict)} == {True, False}
+
+
+def test_the_pack_provokes_every_refusal_a_source_can_cause() -> None:
+    expected = {case.expect for case in PACK.questions} - {"answer"}
+    assert {RefusalCode(code) for code in expected} == SOURCE_REFUSALS
+
+
+def test_the_pack_asks_every_aggregate_count_if_and_both_zero_denominator_rules(
+    tmp_path: Path,
+) -> None:
+    write_example(tmp_path, orders=200)
+    for document in EXTRA_CATALOG.glob("*.md"):
+        shutil.copy(document, tmp_path / CATALOG / document.name)
+    catalog = load_catalog(tmp_path / CATALOG, "conformance").unwrap().catalog
+    asked = {name for case in PACK.questions for name in _metrics(case.question)}
+    measures = [m.measure for m in catalog.metrics if m.name in asked]
+    terms = [t for m in measures for t in _terms(m)]
+    assert {t.aggregate for t in terms if isinstance(t, AggregateTerm)} == set(Aggregate)
+    assert any(isinstance(t, CountIfTerm) for t in terms)
+    rules = {m.zero_denominator for m in measures if isinstance(m, RatioMeasure)}
+    assert rules == set(ZeroDenominator)
+
+
+def _terms(measure: Measure) -> list[Term]:
+    if isinstance(measure, SimpleMeasure):
+        return [measure.term]
+    return [measure.numerator, measure.denominator]
+
+
+def _filters(question: dict[str, object]) -> list[dict[str, object]]:
+    filters = question.get("filters", [])
+    assert isinstance(filters, list)
+    return [f for f in filters if isinstance(f, dict)]
+
+
+def _metrics(question: dict[str, object]) -> list[str]:
+    metrics = question["metrics"]
+    assert isinstance(metrics, list)
+    return [str(m) for m in metrics]

@@ -1,0 +1,114 @@
+"""The public Python API: its examples run, its render half is light, its names are documented."""
+
+import doctest
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sutura import api
+from sutura.core.refusal import RefusalCode
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("mcp", "litestar", "uvicorn", "duckdb", "psycopg", "sqlglot", "anyio")
+PURE = (
+    "sutura.core.render_text",
+    "sutura.core.codec",
+    "sutura.core.decode_text",
+    "sutura.core.escape",
+    "sutura.api",
+)
+YEAR = {"start": "2024-01-01", "end": "2025-01-01"}
+
+
+def test_the_examples_in_the_api_docstrings_run() -> None:
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    failed, attempted = doctest.testmod(api, optionflags=flags)
+    assert (failed, attempted > 10) == (0, True)
+
+
+@pytest.mark.parametrize("module", PURE)
+def test_the_render_modules_import_without_the_mcp_http_or_database_stacks(module: str) -> None:
+    probe = f"import sys, {module}; print(sorted({{m.split('.')[0] for m in sys.modules}}))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(eval(done.stdout))
+    assert module.split(".")[0] in loaded
+    assert not loaded & set(HEAVY)
+
+
+@pytest.mark.parametrize("name", api.__all__)
+def test_every_public_name_exists_and_is_documented(name: str) -> None:
+    assert hasattr(api, name)
+    assert f"`{name}" in (ROOT / "docs" / "batch.md").read_text()
+
+
+def test_load_reports_every_problem_as_a_sentence_without_touching_data(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text("catalog:\n  dir: nowhere\n  color: blue\n")
+    problems = api.load(tmp_path).failure()
+    assert problems and all(isinstance(p, str) for p in problems)
+    assert any("color" in p for p in problems)
+
+
+def test_load_returns_settings_and_the_pinned_catalog(example_dir: Path) -> None:
+    loaded = api.load(example_dir, environ={}).unwrap()
+    assert loaded.pinned.version == "example-1"
+
+
+def test_ask_refuses_to_start_with_a_broken_configuration(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text("limits:\n  max_rows: many\n")
+    revenue = api.question({"metrics": ["revenue"], "grain": "year", "range": YEAR}).unwrap()
+    assert api.ask([revenue], tmp_path).failure()
+
+
+def test_ask_answers_each_question_in_order(example_dir: Path) -> None:
+    year = {"grain": "year", "range": YEAR}
+    questions = [
+        api.question({"metrics": ["order_count"], **year}).unwrap(),
+        api.question({"metrics": ["revenue"], **year, "dimensions": ["salary"]}).unwrap(),
+        api.question({"metrics": ["revenue"], "grain": "year", "range": {}}).unwrap(),
+    ]
+    answered, refused, malformed = api.ask(questions, example_dir).unwrap()
+    assert isinstance(answered, api.Answer) and answered.columns == ["period", "order_count"]
+    assert isinstance(refused, api.Refused)
+    assert refused.reason.code is RefusalCode.DIMENSION_NOT_PERMITTED
+    assert isinstance(malformed, api.QuestionError) and malformed.field == "$.range"
+
+
+async def test_start_gives_a_service_that_answers(example_dir: Path) -> None:
+    service = (await api.start(example_dir, anchors=False)).unwrap()
+    try:
+        revenue = api.question(
+            b'{"metrics": ["revenue"], "grain": "year", "range": '
+            b'{"start": "2024-01-01", "end": "2025-01-01"}}'
+        ).unwrap()
+        outcome = await service.ask(revenue)
+    finally:
+        await service.close()
+    assert isinstance(outcome, api.Answer)
+
+
+def test_a_question_with_an_unknown_field_names_the_field() -> None:
+    error = api.question({"metrics": ["revenue"], "grain": "year", "range": YEAR, "sql": "x"})
+    assert error.failure() == api.QuestionError(field="$.sql", problem="unknown field")
+
+
+def test_both_halves_come_from_the_one_value_or_the_refusal_replaces_both() -> None:
+    refusal = api.Refused(
+        reason=api.Refusal(code=RefusalCode.METRIC_UNKNOWN, status=404, detail="Read it.")
+    )
+    halves = api.render_halves(refusal)
+    assert halves.text == api.render_text(refusal) == "refused (metric_unknown): Read it."
+    assert halves.structured == api.render_structured(refusal)
+    assert api.decode_structured(halves.structured).unwrap() == refusal
+
+
+def test_decoding_failures_are_typed_values() -> None:
+    assert api.decode_structured(b"[]").failure().path == "$"
+    assert api.decode_text("refused (no_such_code): x").failure().line == 1
+    assert api.split_rendered("no separator\n").failure().line == 1
+
+
+pytestmark = pytest.mark.anyio

@@ -1,0 +1,1 @@
+"""HTTP transport tests."""

@@ -1,0 +1,187 @@
+"""Deployments for the HTTP tests: settings documents as operators write them, and doubles.
+
+:func:`write_deployment` writes a config dir (``base.yaml``, a catalog, a DuckDB file whose one
+table groups into every corpus cell). :func:`assembled` starts the app from it through the same
+path ``sutura serve`` takes. :func:`app_over` builds the app over a hand-made source double, for
+the failures no real data system produces on demand.
+"""
+
+import datetime
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import httpx
+from litestar import Litestar
+from returns.result import Result, Success
+
+from sutura.boundary.answering import Service
+from sutura.boundary.sources.base import TextRows
+from sutura.boundary.startup import load
+from sutura.core.codec import decode_outcome
+from sutura.core.compile import CompiledQuery, Dialect
+from sutura.core.escape import has_lone_surrogate
+from sutura.core.outcome import Refused
+from sutura.core.refusal import Refusal
+from sutura.core.settings import Settings
+from sutura.core.untrusted import CELLS
+from sutura.root import Wiring
+from sutura.transports.http.app import build_app
+from sutura.transports.http.serve import Started, start_app
+
+TOKEN = "test-token-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+FIRST_DAY = datetime.date(2024, 1, 1)
+QUESTION: dict[str, Any] = {
+    "metrics": ["units"],
+    "grain": "year",
+    "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    "dimensions": ["label"],
+}
+METRIC_PROSE = "Units counted per label; every label is a hostile cell."
+DIMENSION_PROSE = "The label each row carries."
+
+SLOW_TABLE = "endless"
+"""A view a model can name instead: billions of rows, so a question on it outlasts any deadline."""
+_SLOW_ROWS = (
+    "SELECT DATE '2024-01-01' AS day, 'x' || (r % 7) AS label, 1 AS units"
+    " FROM range(100000000000) AS t(r)"
+)
+
+_MODEL = """---
+kind: model
+name: cells
+source: main
+table: {table}
+columns: [day, label, units]
+---
+One row per hostile cell of the corpus.
+"""
+
+_METRIC = f"""---
+kind: metric
+name: units
+model: cells
+measure:
+  simple:
+    aggregate: sum
+    column: units
+time_column: day
+grains: [day, year]
+dimensions:
+  - name: label
+    column: label
+    description: {DIMENSION_PROSE}
+---
+{METRIC_PROSE}
+"""
+
+
+def carried_cells() -> list[str]:
+    """Every corpus cell a data system can hold (a lone surrogate is not UTF-8)."""
+    return [case.value for case in CELLS if not has_lone_surrogate(case.value)]
+
+
+def write_deployment(
+    target: Path,
+    *,
+    prose: str | None = None,
+    token: str | None = TOKEN,
+    table: str = "cells",
+    settings: str = "",
+) -> Path:
+    """A config dir: catalog, data and a ``base.yaml`` (``prose`` absent means the default)."""
+    (target / "catalog").mkdir(parents=True, exist_ok=True)
+    (target / "catalog" / "cells.md").write_text(_MODEL.format(table=table), encoding="utf-8")
+    (target / "catalog" / "units.md").write_text(_METRIC, encoding="utf-8")
+    with duckdb.connect(str(target / "cells.duckdb")) as connection:
+        data = "cells" if table == SLOW_TABLE else table
+        connection.execute(f"CREATE TABLE {data} (day DATE, label VARCHAR, units INTEGER)")
+        rows = [(FIRST_DAY, cell, i + 1) for i, cell in enumerate(carried_cells())]
+        connection.executemany(f"INSERT INTO {data} VALUES (?, ?, ?)", rows)
+        connection.execute(f"CREATE VIEW {SLOW_TABLE} AS {_SLOW_ROWS}")
+    lines = ["catalog:", "  dir: catalog", "  version: http-1", "sources:", "  main:"]
+    lines += ["    kind: duckdb", "    path: cells.duckdb"]
+    if token is not None:
+        lines += ["security:", f"  access_token: {token}"]
+    if prose is not None:
+        lines += ["prompt:", f"  catalog_prose: {prose}"]
+    (target / "base.yaml").write_text("\n".join(lines) + "\n" + settings, encoding="utf-8")
+    return target
+
+
+def environ(config: Path, **extra: str) -> dict[str, str]:
+    """The environment a deployment reads: its config dir, and nothing else of this process."""
+    return {"SUTURA_CONFIG_DIR": str(config), **extra}
+
+
+@asynccontextmanager
+async def assembled(config: Path, *, host: str | None = None) -> AsyncIterator[Started]:
+    """The app started from ``config`` through the path ``sutura serve`` takes."""
+    started = await start_app(Wiring(environ(config)), host=host)
+    assert isinstance(started, Success), started
+    value: Started = started.unwrap()
+    try:
+        yield value
+    finally:
+        await value.service.close()
+
+
+@asynccontextmanager
+async def client(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process client of ``app``."""
+    asgi: Any = app  # litestar types its scope narrower than httpx declares
+    transport = httpx.ASGITransport(app=asgi)
+    async with httpx.AsyncClient(transport=transport, base_url="http://sutura.test") as http:
+        yield http
+
+
+def refusal_of(response: httpx.Response) -> Refusal:
+    """The refusal a response carries (the test fails if it carries anything else)."""
+    outcome = decode_outcome(response.content).unwrap()
+    assert isinstance(outcome, Refused), response.text[:300]
+    return outcome.reason
+
+
+Run = Callable[[CompiledQuery], Awaitable[Result[TextRows, Refusal]]]
+
+
+class DoubleSource:
+    """A source whose ``run`` is whatever the test says; records what it was asked."""
+
+    alias = "main"
+    posture = "shared-service-user"
+    dialect: Dialect = "duckdb"
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+        self.calls = 0
+
+    async def run(
+        self, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
+    ) -> Result[TextRows, Refusal]:
+        """Count the call and hand it to the test's function."""
+        self.calls += 1
+        return await self._run(compiled)
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+def app_over(config: Path, source: DoubleSource, **changes: Any) -> Litestar:
+    """The app over ``source`` with ``config``'s catalog and settings (``changes`` to the
+    ``server`` section applied)."""
+    loaded = load(environ(config)).unwrap()
+    settings: Settings = loaded.loaded.settings
+    if changes:
+        import msgspec
+
+        settings = msgspec.structs.replace(
+            settings, server=msgspec.structs.replace(settings.server, **changes)
+        )
+    service = Service(
+        settings=settings, pinned=loaded.pinned, sources={"main": source}, today=lambda: FIRST_DAY
+    )
+    return build_app(service, settings)

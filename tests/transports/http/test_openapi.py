@@ -1,0 +1,121 @@
+"""The OpenAPI document: snapshot-tested, and the app fuzzed against it with schemathesis.
+
+The snapshot is rewritten only when ``SUTURA_UPDATE_SNAPSHOTS=1`` is set; otherwise any drift
+fails, so a change of contract is a reviewed diff. The schemathesis run generates bounded
+numbers of valid and invalid requests for every operation and checks each response: never a
+5xx, a documented status, content type, headers, and a body that conforms to its schema.
+"""
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from sutura.root import Wiring
+from sutura.transports.http.serve import Started, start_app
+from tests.transports.http.deployments import AUTH, environ, write_deployment
+
+SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "openapi.json"
+UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
+EXAMPLES = 80
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+
+@pytest.fixture
+def started(tmp_path: Path) -> Iterator[Started]:
+    """The assembled app (a synchronous fixture: schemathesis drives it from its own loop)."""
+
+    async def start() -> Started:
+        with anyio.fail_after(20):
+            return (await start_app(Wiring(environ(write_deployment(tmp_path))))).unwrap()
+
+    value = anyio.run(start)
+    try:
+        yield value
+    finally:
+        anyio.run(value.service.close)
+
+
+def _document(started: Started) -> dict[str, Any]:
+    schema: dict[str, Any] = started.app.openapi_schema.to_schema()
+    document: dict[str, Any] = json.loads(json.dumps(schema))
+    return document
+
+
+def test_the_openapi_document_matches_its_snapshot(started: Started) -> None:
+    text = json.dumps(_document(started), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    if UPDATE:
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(text, encoding="utf-8")
+    assert SNAPSHOT.exists(), "no snapshot; run with SUTURA_UPDATE_SNAPSHOTS=1 to create it"
+    assert text == SNAPSHOT.read_text(encoding="utf-8"), (
+        "the OpenAPI document drifted; review the change, then rerun with SUTURA_UPDATE_SNAPSHOTS=1"
+    )
+
+
+def test_the_document_declares_bearer_security_and_every_failure_body(started: Started) -> None:
+    document = _document(started)
+    scheme = document["components"]["securitySchemes"]["bearer"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    query = document["paths"]["/v1/query"]["post"]
+    assert query["security"] == [{"bearer": []}]
+    assert query["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Question"
+    }
+    assert set(query["responses"]) == {
+        "200", "400", "401", "403", "404", "408", "413", "422", "500", "503"
+    }  # fmt: skip
+    assert "Retry-After" in query["responses"]["503"]["headers"]
+    assert "security" not in document["paths"]["/health"]["get"]
+    codes = document["components"]["schemas"]["FailureCode"]["enum"]
+    assert {"unauthorized", "not_a_question", "too_large", "timeout", "internal"} <= set(codes)
+    assert {"unavailable", "at_capacity", "tool_not_enabled"} <= set(codes)
+
+
+@pytest.mark.parametrize(
+    ("mode", "checks"),
+    [
+        (schemathesis.GenerationMode.POSITIVE, CHECKS),
+        (schemathesis.GenerationMode.NEGATIVE, [*CHECKS, negative_data_rejection]),
+    ],
+    ids=["positive", "negative"],
+)
+def test_every_response_to_generated_requests_conforms_to_the_document(
+    started: Started, mode: schemathesis.GenerationMode, checks: list[Any]
+) -> None:
+    schema = schemathesis.openapi.from_asgi("/openapi.json", started.app)
+    strategy = schema.as_strategy(generation_mode=mode)
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=strategy, authorised=st.sampled_from([True, True, True, False]))
+    def run(case: schemathesis.Case[Any], authorised: bool) -> None:
+        case.call_and_validate(headers=AUTH if authorised else {}, checks=checks)
+
+    run()

@@ -1,0 +1,94 @@
+"""``sutura serve`` as operators run it: a real process on a free loopback port."""
+
+import os
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from tests.transports.http.deployments import AUTH, METRIC_PROSE, QUESTION, write_deployment
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+SUTURA = Path(sys.executable).with_name("sutura")
+
+
+def _environment(config: Path, **extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
+    return {**base, "SUTURA_CONFIG_DIR": str(config), **extra}
+
+
+@asynccontextmanager
+async def serving(config: Path) -> AsyncIterator[tuple[Process, str]]:
+    """``sutura serve --port 0`` under ``config``; the process and the URL it announced."""
+    command = [str(SUTURA), "serve", "--host", "127.0.0.1", "--port", "0"]
+    process = await anyio.open_process(command, env=_environment(config))
+    try:
+        assert process.stderr is not None
+        with anyio.fail_after(30):
+            line = await BufferedByteReceiveStream(process.stderr).receive_until(b"\n", 4096)
+        found = re.search(rb"http://127\.0\.0\.1:[0-9]+", line)
+        assert found is not None, line
+        yield process, found.group().decode()
+    finally:
+        if process.returncode is None:
+            process.kill()
+        with anyio.fail_after(10):
+            await process.wait()
+
+
+async def test_sutura_serve_answers_over_a_real_socket_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    config = write_deployment(tmp_path, prose="omitted")
+    async with serving(config) as (process, url), httpx.AsyncClient(base_url=url) as http:
+        with anyio.fail_after(20):
+            health = await http.get("/health")
+            catalog = await http.get("/v1/catalog", headers=AUTH)
+            answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
+            anonymous = await http.post("/v1/query", json=QUESTION)
+            document = await http.get("/openapi.json")
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(15):
+            code = await process.wait()
+    assert health.json() == {"status": "ok"}
+    assert catalog.json()["catalog_prose"] == "omitted"
+    assert METRIC_PROSE not in catalog.text
+    assert catalog.headers["cache-control"] == "private, no-store"
+    assert answer.status_code == 200
+    assert answer.json()["outcome"] == "answer"
+    assert anonymous.status_code == 401
+    assert "/v1/query" in document.json()["paths"]
+    assert code == 0
+
+
+async def _refused_start(config: Path, *arguments: str, **extra: str) -> str:
+    with anyio.fail_after(30):
+        result = await anyio.run_process(
+            [str(SUTURA), "serve", *arguments], env=_environment(config, **extra), check=False
+        )
+    assert result.returncode == 1
+    assert result.stdout == b""
+    return result.stderr.decode()
+
+
+async def test_sutura_serve_refuses_a_public_bind_without_a_token(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path, token=None)
+    stderr = await _refused_start(config, "--host", "0.0.0.0", "--port", "0")
+    assert "server.host" in stderr
+    assert "security.access_token" in stderr
+
+
+async def test_sutura_serve_refuses_production_without_a_token(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path, token=None)
+    stderr = await _refused_start(config, "--port", "0", SUTURA_ENVIRONMENT="production")
+    assert "security.access_token" in stderr
+    assert "production" in stderr

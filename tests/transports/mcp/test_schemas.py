@@ -1,0 +1,151 @@
+"""The tools' schemas: generated, closed on input, pinned byte for byte, and compact.
+
+The snapshot is rewritten only when ``SUTURA_UPDATE_SNAPSHOTS=1`` is set; otherwise any drift,
+of an input or an output schema, fails here.
+"""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import mcp_types as types
+import msgspec
+import pytest
+
+from sutura.core.catalog_view import CatalogView
+from sutura.core.codec import catalog_halves, halves_of
+from sutura.core.outcome import Refused
+from sutura.core.prose import CatalogProse
+from sutura.core.question import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
+from sutura.core.refusal import RefusalCode, refusal
+from sutura.core.settings import ToolsSettings
+from sutura.transports.mcp.schemas import QUESTION_INPUT
+from sutura.transports.mcp.tools import tools_for
+from tests.core.untrusted_samples import answer, pinned
+
+SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "tool_schemas.txt"
+UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
+TOOLS = tools_for(ToolsSettings()).unwrap()
+TOOLS_LIST_BUDGET = 4096
+
+
+def _schemas_text() -> str:
+    lines: list[str] = []
+    for tool in TOOLS:
+        for kind, schema in (("input", tool.input_schema), ("output", tool.output_schema)):
+            lines += [f"{tool.name} {kind}", msgspec.json.encode(schema).decode()]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_input_and_output_schemas_match_their_snapshot_byte_for_byte() -> None:
+    current = _schemas_text()
+    if UPDATE:
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_bytes(current.encode("utf-8"))
+    assert SNAPSHOT.read_bytes() == current.encode("utf-8"), (
+        "tool schemas drifted; review the change, then rerun with SUTURA_UPDATE_SNAPSHOTS=1"
+    )
+
+
+def test_the_tool_list_is_at_most_4_kb_as_sent() -> None:
+    wire = types.ListToolsResult(tools=list(TOOLS)).model_dump_json(
+        by_alias=True, exclude_none=True
+    )
+    assert len(wire.encode("utf-8")) <= TOOLS_LIST_BUDGET
+
+
+def _objects(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if node.get("type") == "object" or "properties" in node:
+            yield node
+        for key, value in node.items():
+            children = value.values() if key in ("properties", "$defs") else [value]
+            for child in children:
+                yield from _objects(child)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _objects(item)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_every_object_of_an_input_schema_refuses_extra_keys(tool: types.Tool) -> None:
+    objects = list(_objects(tool.input_schema))
+    assert objects and all(obj.get("additionalProperties") is False for obj in objects)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_every_schema_is_valid_json_schema_with_an_object_root(tool: types.Tool) -> None:
+    for schema in (tool.input_schema, tool.output_schema):
+        assert schema is not None and schema["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_the_tools_are_read_only_idempotent_and_closed_world() -> None:
+    for tool in TOOLS:
+        assert tool.annotations == types.ToolAnnotations(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        )
+
+
+def _field_names(kind: type[msgspec.Struct]) -> list[str]:
+    return [f.encode_name for f in msgspec.structs.fields(kind)]
+
+
+def test_the_question_schema_is_the_question_type_field_for_field() -> None:
+    properties = QUESTION_INPUT["properties"]
+    assert list(properties) == _field_names(Question)
+    assert list(properties["range"]["properties"]) == _field_names(Range)
+    assert list(properties["range"]["properties"]["last"]["properties"]) == _field_names(Last)
+    assert list(properties["top"]["properties"]) == _field_names(Top)
+    filters = properties["filters"]["items"]["anyOf"]
+    expected = [["op", *_field_names(k)] for k in (FilterEq, FilterIn, FilterNotIn)]
+    assert [list(f["properties"]) for f in filters] == expected
+
+
+QUESTIONS_THE_DECODER_TAKES = [
+    {"metrics": ["m"], "grain": "day", "range": {"start": "2024-01-01", "end": "2024-02-01"}},
+    {
+        "metrics": ["m", "n"],
+        "grain": "month",
+        "range": {"last": {"count": 3, "unit": "month", "include_current": True}},
+        "dimensions": ["region"],
+        "filters": [
+            {"op": "eq", "dimension": "region", "value": "EU"},
+            {"op": "not_in", "dimension": "channel", "values": ["web"]},
+        ],
+        "top": {"n": 3, "by": "m", "direction": "asc"},
+    },
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS_THE_DECODER_TAKES)
+def test_the_input_schema_accepts_the_questions_the_decoder_takes(
+    question: dict[str, Any],
+) -> None:
+    msgspec.convert(question, Question)
+    jsonschema.validate(question, QUESTION_INPUT, cls=jsonschema.Draft202012Validator)
+    for extra in ({"sql": "SELECT 1"}, {"range": {**question["range"], "table": "t"}}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**question, **extra}, QUESTION_INPUT)
+
+
+def _structured_halves() -> Iterator[tuple[str, bytes]]:
+    yield (
+        "ask_metric",
+        halves_of(answer(["period", "revenue"], [["2024", "1"], ["", None]])).structured,
+    )
+    for code in RefusalCode:
+        yield "ask_metric", halves_of(Refused(reason=refusal(code))).structured
+    for prose in CatalogProse:
+        view = CatalogView.of(pinned(), prose)
+        yield "describe_catalog", catalog_halves(view).unwrap().structured
+
+
+@pytest.mark.parametrize(("name", "structured"), list(_structured_halves()))
+def test_every_structured_half_validates_against_its_tools_output_schema(
+    name: str, structured: bytes
+) -> None:
+    (tool,) = [t for t in TOOLS if t.name == name]
+    jsonschema.validate(msgspec.json.decode(structured), tool.output_schema)
