@@ -6,13 +6,14 @@
   server pays to import ``mcp``), interleaved so both see the same machine.
 - Warm ``ask_metric``: one request line in, one response line out, over the same pipe a host
   uses, 200 calls (median and p95), beside the raw DuckDB time of the same compiled SQL
-  (``execute`` + ``fetchall`` on a read-only connection), interleaved in blocks.
+  (``execute`` + ``fetchall`` on a read-only connection), interleaved call by call.
 
 Run: ``python -m bench.mcp`` (or ``make bench``, which includes it). Goals: cold start within
 150 ms of the floor; warm call ≤ 1.25 × raw.
 """
 
 import datetime
+import functools
 import json
 import os
 import statistics
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -36,10 +37,10 @@ from sutura.core.question import decode_question_json
 
 SPAWNS = 10
 CALLS = 200
-BLOCK = 20
+WARM_UP = 20
 SUTURA = Path(sys.executable).with_name("sutura")
 
-FLOOR_SERVER = '''
+FLOOR_SERVER = """
 import anyio, mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
@@ -57,7 +58,7 @@ async def main():
         await server.run(read, write, server.create_initialization_options())
 
 anyio.run(main)
-'''
+"""
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -151,16 +152,20 @@ def _compiled(config: Path) -> CompiledQuery:
     return service.plan(decode_question_json(BENCH_QUESTION).unwrap()).unwrap()[1]
 
 
-def _timed(call: Any, times: list[float]) -> None:
+def _timed(call: Callable[[], object], times: list[float]) -> None:
     started = time.perf_counter()
     call()
     times.append(time.perf_counter() - started)
 
 
 def _warm_calls(config: Path) -> tuple[list[float], list[float]]:
-    """Interleaved blocks: ``ask_metric`` over stdio, and the same SQL on raw DuckDB."""
+    """``ask_metric`` over stdio and the same SQL on raw DuckDB, interleaved call by call."""
     compiled = _compiled(config)
     raw = duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True)
+
+    def query() -> object:
+        return raw.execute(compiled.sql, compiled.params).fetchall()
+
     ours: list[float] = []
     direct: list[float] = []
     with _spawned([str(SUTURA), "mcp"], config) as process:
@@ -175,13 +180,12 @@ def _warm_calls(config: Path) -> tuple[list[float], list[float]]:
             stdin.flush()
             assert "result" in _until(stdout, request_id)
 
-        for request_id in range(2, 2 + BLOCK):  # warm-up
+        for request_id in range(2, 2 + WARM_UP):
             call(request_id)
-            raw.execute(compiled.sql, compiled.params).fetchall()
-        for block in range(CALLS // BLOCK):
-            for i in range(BLOCK):
-                _timed(lambda: raw.execute(compiled.sql, compiled.params).fetchall(), direct)
-                _timed(lambda i=i: call(1000 + block * BLOCK + i), ours)
+            query()
+        for request_id in range(1000, 1000 + CALLS):
+            _timed(query, direct)
+            _timed(functools.partial(call, request_id), ours)
     raw.close()
     return ours, direct
 

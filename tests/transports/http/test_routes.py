@@ -154,6 +154,8 @@ async def test_the_docs_page_and_the_document_need_no_token(http: httpx.AsyncCli
         document = await http.get("/openapi.json")
     assert docs.status_code == 200
     assert docs.headers["content-type"].startswith("text/html")
+    assert docs.headers["content-security-policy"] == "default-src 'none'"
+    assert "<script" not in docs.text
     assert "/v1/query" in docs.text
     assert document.status_code == 200
     assert document.json()["openapi"].startswith("3.1")

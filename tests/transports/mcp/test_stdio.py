@@ -194,6 +194,25 @@ INITIALIZE_AND_CALL = [
 ]
 
 
+async def test_the_handshake_needs_no_source_and_the_start_it_begins_stops_a_broken_one(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "base.yaml").write_text(
+        f"catalog:\n  dir: {example_dir / 'catalog'}\n  version: v\nsources:\n  main:\n"
+        "    kind: duckdb\n    path: no/such/file.duckdb\n",
+        encoding="utf-8",
+    )
+    with anyio.fail_after(SPAWN_TIMEOUT):
+        async with spawned(tmp_path) as session:
+            initialized = await session.handshake()
+            listed = await session.request(1, "tools/list")
+            code = await session.process.wait()
+            assert await session.finish() == code == 1
+    assert initialized["result"]["instructions"].startswith("# sutura")
+    assert len(listed["result"]["tools"]) == 2
+    assert "settings: sources.main: " in session.stderr
+
+
 async def test_a_settings_problem_stops_before_serving_and_writes_nothing_to_stdout(
     tmp_path: Path,
 ) -> None:

@@ -32,6 +32,7 @@ from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 log = logging.getLogger("sutura.source")
 
 _LOADING_VIEW = "__sutura_loading"
+_CLOSE_WAIT_SECONDS = 5.0
 _PLAIN_DECIMAL = r"[+-]?[0-9]+(\.[0-9]+)?"
 
 
@@ -66,8 +67,22 @@ class DuckDBSource:
         return outcome
 
     async def close(self) -> None:
-        """Close the connection; later runs refuse with ``source_unavailable``."""
-        self._connection.close()
+        """Close the connection; later runs refuse with ``source_unavailable``.
+
+        A query abandoned at its deadline may still be unwinding in its worker thread; it is
+        interrupted, and closing is retried for a bounded time.
+        """
+        with anyio.move_on_after(_CLOSE_WAIT_SECONDS):
+            while True:
+                try:
+                    self._connection.close()
+                    return
+                except duckdb.ConnectionException:  # closed already
+                    return
+                except duckdb.ResourceInUseException:
+                    _interrupt(self._connection)
+                    await anyio.sleep(0.01)
+        log.warning("source %s: closed while a query was still unwinding", self.alias)
 
 
 def _fetch(

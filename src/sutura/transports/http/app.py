@@ -24,10 +24,12 @@ from sutura.transports.http.wire import FailureCode, failure_body
 log = logging.getLogger("sutura.http")
 
 
-async def _closed_not_found(response: Response[Any]) -> Response[Any]:
-    """The docs router answers an unknown docs path with its own HTML 404; close it too."""
+async def _docs_response(response: Response[Any]) -> Response[Any]:
+    """Close the docs router's own HTML 404 into the failure channel, and forbid the docs page
+    every script, style and fetch (it needs none)."""
     if response.status_code == 404:
         return failure_response(failure_body(FailureCode.NOT_FOUND))
+    response.headers["Content-Security-Policy"] = "default-src 'none'"
     return response
 
 
@@ -51,7 +53,7 @@ def build_app(service: Service, settings: Settings) -> Litestar:
         log.warning("tools.run_sql is enabled, but HTTP does not serve the raw tool yet")
     config = openapi_config()
     config.openapi_router = Router(
-        "/docs", route_handlers=[], include_in_schema=False, after_request=_closed_not_found
+        "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
     )
     return Litestar(
         route_handlers=_handlers(service, settings),

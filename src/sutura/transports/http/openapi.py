@@ -74,22 +74,31 @@ class CarriedSchema(OpenAPISchemaPlugin):
         return Schema(type=OpenAPIType.STRING)
 
 
+_NO_STORE_HEADER: Final = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.STRING, const="private, no-store"),
+    description="Answers, refusals, failures and the catalog are never cached.",
+    required=True,
+)
+_RETRY_AFTER_HEADER: Final = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=RETRY_AFTER_SECONDS),
+    description="Seconds to wait before retrying; sent with at_capacity.",
+    required=False,
+)
+
+
 @dataclass
 class SuturaOperation(Operation):
-    """An operation whose 503 responses declare ``Retry-After`` (sent with ``at_capacity``)."""
+    """A ``/v1`` operation: every response declares ``Cache-Control: private, no-store``, and
+    a 503 also ``Retry-After`` (sent with ``at_capacity``)."""
 
     def __post_init__(self) -> None:
-        """Add the header to a generated 503 response."""
-        unavailable = (self.responses or {}).get("503")
-        if isinstance(unavailable, OpenAPIResponse):
-            unavailable.headers = {
-                **(unavailable.headers or {}),
-                "Retry-After": OpenAPIHeader(
-                    schema=Schema(type=OpenAPIType.INTEGER, minimum=RETRY_AFTER_SECONDS),
-                    description="Seconds to wait before retrying; sent with at_capacity.",
-                    required=False,
-                ),
-            }
+        """Add the headers to the generated responses."""
+        for status, response in (self.responses or {}).items():
+            if isinstance(response, OpenAPIResponse):
+                headers = {**(response.headers or {}), "Cache-Control": _NO_STORE_HEADER}
+                if status == "503":
+                    headers["Retry-After"] = _RETRY_AFTER_HEADER
+                response.headers = headers
 
 
 def refusal(description: str) -> ResponseSpec:

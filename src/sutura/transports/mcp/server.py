@@ -70,7 +70,7 @@ class _Tools:
     async def list_tools(
         self, ctx: ServerRequestContext[Starting], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        ctx.lifespan_context.begin()  # the handshake is answered: start the service
+        ctx.lifespan_context.begin()  # the handshake needs no data; the calls after it will
         return self._surface.tools
 
     async def call_tool(

@@ -13,6 +13,7 @@ service does not start, exactly as when it is started before serving.
 """
 
 import datetime
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, Protocol
@@ -31,6 +32,7 @@ CATALOG_MOVED: Final = (
     "settings: the settings or the catalog changed on disk while sutura was starting; "
     "start it again"
 )
+log = logging.getLogger("sutura.mcp")
 _PROBE_RANGE: Final = Range(start=datetime.date(2000, 1, 1), end=datetime.date(2001, 1, 1))
 
 
@@ -85,7 +87,10 @@ class Starting:
         """
         await self._begun.wait()
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(warm, self._loaded)
+            try:
+                await anyio.to_thread.run_sync(warm, self._loaded)
+            except Exception:  # only a head start: the start itself reports real problems
+                log.debug("warm-up failed", exc_info=True)
             started = await self._starter.start(anchors=True)
             if is_successful(started) and not self._serves_what_was_loaded(started.unwrap()):
                 await started.unwrap().close()

@@ -1,0 +1,50 @@
+"""The docs are true: every setting, refusal code and command is documented."""
+
+import re
+from pathlib import Path
+
+import msgspec.inspect as mi
+import pytest
+
+from sutura.core.refusal import DETAILS, RefusalCode, status_of
+from sutura.core.settings import Settings
+from sutura.transports.cli.main import build_parser
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _setting_keys(info: mi.Type, prefix: str) -> list[str]:
+    if isinstance(info, mi.DictType):
+        return _setting_keys(info.value_type, f"{prefix}.<alias>")
+    if isinstance(info, mi.UnionType):
+        structs = [t for t in info.types if isinstance(t, mi.StructType)]
+        keys = [f"{prefix}.kind"] if any(s.tag_field for s in structs) else []
+        return keys + sorted({k for s in structs for k in _setting_keys(s, prefix)})
+    if not isinstance(info, mi.StructType):
+        return [prefix]
+    return [k for f in info.fields for k in _setting_keys(f.type, f"{prefix}.{f.name}".lstrip("."))]
+
+
+SETTING_KEYS = [k for k in _setting_keys(mi.type_info(Settings), "") if k != "environment"]
+
+
+@pytest.mark.parametrize("key", SETTING_KEYS)
+def test_every_setting_is_documented(key: str) -> None:
+    assert f"`{key}`" in (DOCS / "settings.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("code", list(RefusalCode), ids=str)
+def test_every_refusal_code_is_documented_with_its_status_and_detail(code: RefusalCode) -> None:
+    row = f"| `{code.value}` | {status_of(code)} | {DETAILS[code]} |"
+    assert row in (DOCS / "refusals.md").read_text(encoding="utf-8")
+
+
+def _commands() -> list[str]:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert isinstance(sub.choices, dict)
+    return sorted(sub.choices)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_command_is_documented(command: str) -> None:
+    assert re.search(rf"^\| `{command}\b", (DOCS / "cli.md").read_text(encoding="utf-8"), re.M)
