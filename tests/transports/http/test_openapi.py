@@ -32,7 +32,7 @@ from tests.transports.http.deployments import AUTH, environ, write_deployment
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "openapi.json"
 UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
-EXAMPLES = 80
+EXAMPLES = 200
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
