@@ -11,8 +11,8 @@ from sutura.core.catalog import Column, Dimension, KeyPair, Metric, Model, Relat
 from sutura.core.compile import CompiledQuery, Dialect, Passthrough, Quotient, compile_question
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
 
-DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres")
-MARKER = {"duckdb": "?", "postgres": "%s"}
+DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")
+MARKER = {"duckdb": "?", "postgres": "%s", "spark": "?"}
 
 
 def _compiled(dialect: Dialect = "duckdb", **fields: object) -> CompiledQuery:

@@ -15,7 +15,7 @@ from sutura.core.compile import CompiledQuery, Dialect, compile_question
 from tests.core.sample_catalog import CATALOG, resolved
 
 HERE = Path(__file__).parent
-DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres")
+DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")
 
 CASES: dict[str, dict[str, object]] = {
     "revenue_by_month": {},

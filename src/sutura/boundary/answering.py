@@ -27,6 +27,7 @@ from sutura.core.settings import (
     PostgresSourceSettings,
     Settings,
     SourceSettings,
+    SparkSourceSettings,
 )
 from sutura.core.shape import shape_rows
 
@@ -148,6 +149,8 @@ def dialect_of(source: SourceSettings) -> Dialect:
             return "duckdb"
         case PostgresSourceSettings():
             return "postgres"
+        case SparkSourceSettings():
+            return "spark"
         case _:
             assert_never(source)
 

@@ -162,7 +162,7 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     period = _period(resolved, metrics[0])
     keys = [joins.column(dimensions[name]) for name in resolved.dimensions]
     tree = tree.group_by(period, *keys, copy=False)
-    tree = tree.order_by(*_order(resolved, metrics, shared, binder, outputs), copy=False)
+    tree = tree.order_by(*_order(resolved, metrics, shared, binder, outputs, dialect), copy=False)
     if resolved.top is not None:
         tree = tree.limit(binder.bind(resolved.top.n), copy=False)
     return CompiledQuery(
@@ -275,8 +275,13 @@ def _order(
     shared: bool,
     binder: Binder,
     outputs: tuple[Output, ...],
+    dialect: Dialect,
 ) -> list[exp.Ordered]:
-    """``top``'s key first (if any), then period and dimensions ascending; NULLs always last."""
+    """``top``'s key first (if any), then period and dimensions ascending; NULLs always last.
+
+    sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
+    first ascending), so every dialect orders NULLs the same way.
+    """
     rest = [
         exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False)
         for i in range(1 + len(resolved.dimensions))
@@ -290,7 +295,13 @@ def _order(
     index = resolved.metric_names.index(top.by)
     output = outputs[1 + len(resolved.dimensions) + index]
     ordinal = output.index + 1 if isinstance(output, Passthrough) else 0
-    key = order_key(metrics[index], inline=not shared, binder=binder, ordinal=ordinal)
+    key = order_key(
+        metrics[index],
+        inline=not shared,
+        binder=binder,
+        ordinal=ordinal,
+        average_as_quotient=dialect == "spark",
+    )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
 
 

@@ -248,20 +248,36 @@ def _at(columns: list[tuple[str, exp.Expr]], start: int) -> TermAt:
     return (start, start + 1 if len(columns) == 2 else None)
 
 
-def order_key(metric: Metric, *, inline: bool, binder: Binder, ordinal: int) -> exp.Expr:
-    """What ``top`` orders a metric by: its column ordinal, or its quotient as a double."""
+def order_key(
+    metric: Metric, *, inline: bool, binder: Binder, ordinal: int, average_as_quotient: bool = False
+) -> exp.Expr:
+    """What ``top`` orders a metric by: its column ordinal, or its quotient as a double.
+
+    An average is the engine's AVG, or with ``average_as_quotient`` its exact sum divided by
+    its count as doubles: engines whose AVG of a decimal is a decimal rounded to a few places
+    (Spark) would otherwise tie where DuckDB does not.
+    """
     guard = _guard(metric, inline, binder)
     match metric.measure:
         case SimpleMeasure(term=AggregateTerm(aggregate=Aggregate.AVG) as term):
+            if average_as_quotient:
+                total = exp.Sum(this=_guarded(column(term.column), guard))
+                count = exp.Count(this=_guarded(column(term.column), guard))
+                return _double_quotient(total, count)
             return exp.Avg(this=_guarded(column(term.column), guard))
         case SimpleMeasure():
             return exp.Literal.number(ordinal)
         case RatioMeasure(numerator=top, denominator=bottom):
-            upper = _as_double(_natural(top, guard))
-            lower = _as_double(_natural(bottom, guard))
-            return exp.Div(this=upper, expression=exp.Nullif(this=lower, expression=_zero()))
+            return _double_quotient(_natural(top, guard), _natural(bottom, guard))
         case _:
             assert_never(metric.measure)
+
+
+def _double_quotient(upper: exp.Expr, lower: exp.Expr) -> exp.Expr:
+    """``CAST(upper AS DOUBLE) / NULLIF(CAST(lower AS DOUBLE), 0)``: NULL where lower is 0."""
+    return exp.Div(
+        this=_as_double(upper), expression=exp.Nullif(this=_as_double(lower), expression=_zero())
+    )
 
 
 def _natural(term: Term, guard: Guard) -> exp.Expr:

@@ -6,7 +6,12 @@ from returns.result import Result
 
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.sources.base import Source
-from sutura.core.settings import DuckDBSourceSettings, PostgresSourceSettings, SourceSettings
+from sutura.core.settings import (
+    DuckDBSourceSettings,
+    PostgresSourceSettings,
+    SourceSettings,
+    SparkSourceSettings,
+)
 
 
 async def open_source(
@@ -23,5 +28,9 @@ async def open_source(
             from sutura.boundary.sources.postgres import open_postgres
 
             return await open_postgres(alias, settings, loaded.base_dir, limits)
+        case SparkSourceSettings():
+            from sutura.boundary.sources.spark_extra import open_spark_if_installed
+
+            return await open_spark_if_installed(alias, settings, limits)
         case _:
             assert_never(settings)

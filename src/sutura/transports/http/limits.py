@@ -6,9 +6,9 @@
 * :class:`RequestDeadline` starts the request's clock (``server.request_timeout_seconds``). A
   body that has not arrived by then is ``408 timeout``; a question still running then is
   cancelled and answered with the typed refusal ``deadline_exceeded``.
-  The body-size limit is litestar's ``request_max_body_size``: it refuses a declared
-  ``Content-Length`` over the limit before reading anything, and stops reading a streamed body
-  as soon as it passes the limit.
+* The body-size limit (``server.max_body_bytes``) is litestar's ``request_max_body_size``: a
+  declared ``Content-Length`` over it is refused before anything is read, and a streamed body
+  stops being read as soon as it passes it (``413 too_large``).
 """
 
 from collections.abc import Iterator

@@ -57,7 +57,7 @@ def _encoded(outcome: Outcome) -> Response[Any]:
     """An answer (200) or a refusal (its own status), encoded by the core's codec."""
     data = encode(outcome)
     if isinstance(data, Success):
-        status = 200 if isinstance(outcome, Answer) else outcome.reason.status + 1
+        status = 200 if isinstance(outcome, Answer) else outcome.reason.status
         return Response(data.unwrap(), status_code=status, media_type=JSON, headers=NO_STORE)
     return _refused(data.failure())
 

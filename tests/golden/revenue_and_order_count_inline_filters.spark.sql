@@ -1,0 +1,18 @@
+-- revenue_and_order_count_inline_filters (spark)
+-- question: {"metrics": ["revenue", "order_count"]}
+-- params:
+--   1: str "complete"
+--   2: str "cancelled"
+--   3: date 2024-01-01
+--   4: date 2024-04-01
+SELECT
+  CAST(DATE_TRUNC('month', `t0`.`created_at`) AS DATE) AS `period`,
+  SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS `revenue`,
+  COUNT(CASE WHEN `t0`.`status` <> ? THEN `t0`.`order_id` END) AS `order_count`
+FROM `orders` AS `t0`
+WHERE
+  `t0`.`created_at` >= ? AND `t0`.`created_at` < ?
+GROUP BY
+  CAST(DATE_TRUNC('month', `t0`.`created_at`) AS DATE)
+ORDER BY
+  1 NULLS LAST
