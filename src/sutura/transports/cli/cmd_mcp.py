@@ -21,7 +21,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
             "written to stdout; problems and causes of failures go to stderr."
         ),
     )
-    mcp.set_defaults(handler=run_mcp)
+    mcp.set_defaults(handler=run_mcp, serves=True)
 
 
 def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:

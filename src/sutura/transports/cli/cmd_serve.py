@@ -20,7 +20,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     serve.add_argument(
         "--port", type=int, help="listen port (default: server.port; 0 picks a free port)"
     )
-    serve.set_defaults(handler=run_serve)
+    serve.set_defaults(handler=run_serve, serves=True)
 
 
 def _announce(url: str) -> None:

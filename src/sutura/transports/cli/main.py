@@ -39,7 +39,7 @@ def run_cli(argv: list[str], wiring: Wiring) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
-    _configure_logging(verbose=args.verbose)
+    _configure_logging(verbose=args.verbose, serves=getattr(args, "serves", False))
     handler: Callable[[argparse.Namespace, Wiring], int] = args.handler
     try:
         return handler(args, wiring)
@@ -52,11 +52,13 @@ def run_cli(argv: list[str], wiring: Wiring) -> int:
         return EXIT_REFUSED
 
 
-def _configure_logging(*, verbose: bool) -> None:
+def _configure_logging(*, verbose: bool, serves: bool) -> None:
+    """Log to stderr. A server's stderr is its operator's log, so a driver's complaint is
+    logged there; a one-shot command keeps it off the terminal unless ``--verbose``."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    if not verbose:
+    if not verbose and not serves:
         logging.getLogger("sutura.source").setLevel(logging.ERROR)
