@@ -12,7 +12,7 @@ import sys
 from bench.table import Figure
 from bench.table import render as render_table
 
-SECTIONS = ("answer", "render", "batch", "mcp", "http", "sources")
+SECTIONS = ("answer", "render", "batch", "mcp", "http", "sources", "spark")
 
 
 def main() -> int:

@@ -14,26 +14,52 @@ import atexit
 import functools
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import anyio
 import duckdb
+import msgspec
 import pytest
+
+from sutura.core.compile import CompiledQuery, Passthrough
+from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from tests.conformance.pack import EXTRA_CATALOG
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
+
+    from sutura.boundary.sources.spark import SparkSource
 
 SPARK_VAR: Final = "SUTURA_TEST_SPARK"
 SCRIPT: Final = Path(__file__).parents[1] / "scripts" / "spark-connect"
 _PROBE_SECONDS: Final = 60
 _START_SECONDS: Final = 240
 # DuckDB column types of the example data and the Spark types that hold the same values.
-_TYPES: Final = {"INTEGER": "INT", "BIGINT": "BIGINT", "VARCHAR": "STRING", "DATE": "DATE"}
-_TYPES_MORE: Final = {"BOOLEAN": "BOOLEAN", "DOUBLE": "DOUBLE"}
+_TYPES: Final = {
+    **{"INTEGER": "INT", "BIGINT": "BIGINT", "VARCHAR": "STRING", "DATE": "DATE"},
+    **{"BOOLEAN": "BOOLEAN", "DOUBLE": "DOUBLE"},
+}
+_SESSIONS: "dict[str, SparkSession]" = {}
+
+
+def require_client() -> None:
+    """Return when the Spark Connect client is installed; otherwise skip, or fail in CI."""
+    if importlib.util.find_spec("pyspark") is None:
+        reason = "the Spark Connect client is not installed: pip install 'sutura[spark]'"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI requires Spark: {reason}", pytrace=False)
+        pytest.skip(reason)
 
 
 def require_server() -> str:
@@ -46,16 +72,15 @@ def require_server() -> str:
     return found
 
 
-class _Missing(str):
+@dataclass(frozen=True)
+class _Missing:
     """Why no server can be used."""
 
-    @property
-    def reason(self) -> str:
-        return str(self)
+    reason: str
 
 
 @functools.cache
-def _server() -> "str | _Missing":
+def _server() -> str | _Missing:
     if importlib.util.find_spec("pyspark") is None:
         return _Missing("the Spark Connect client is not installed: pip install 'sutura[spark]'")
     remote = os.environ.get(SPARK_VAR, "")
@@ -63,28 +88,39 @@ def _server() -> "str | _Missing":
         return _Missing(f"{SPARK_VAR}=off")
     if not remote:
         if os.environ.get("CI") == "true":
-            return _Missing(f"{SPARK_VAR} is not set; start one with {SCRIPT.name} start")
+            return _Missing(f"{SPARK_VAR} is not set; start a server with scripts/spark-connect")
         started = _start_local_server()
         if isinstance(started, _Missing):
             return started
         remote = started
     problem = _probe(remote)
-    return remote if problem is None else _Missing(f"no Spark Connect server at {remote}: {problem}")
+    return (
+        remote if problem is None else _Missing(f"no Spark Connect server at {remote}: {problem}")
+    )
 
 
 def _probe(remote: str) -> str | None:
-    """None when ``remote`` answers ``SELECT 1``, or the first line of why not."""
+    """None when ``remote`` answers ``SELECT 1`` within a bound, or the first line of why not."""
+    found: list[str | None] = []
+    worker = threading.Thread(target=lambda: found.append(_select_one(remote)), daemon=True)
+    worker.start()
+    worker.join(_PROBE_SECONDS)
+    return found[0] if found else f"no answer within {_PROBE_SECONDS} s"
+
+
+def _select_one(remote: str) -> str | None:
     from pyspark.errors import PySparkException
 
     try:
         rows = session(remote).sql("SELECT 1").collect()
     except PySparkException as err:
-        lines = str(err).strip().splitlines()
-        return lines[0] if lines else type(err).__name__
+        details = re.search(r'details = "([^"\n]*)"', str(err))
+        lines = str(err).strip().splitlines() or [type(err).__name__]
+        return details.group(1) if details else lines[0]
     return None if rows and rows[0][0] == 1 else "an unexpected answer to SELECT 1"
 
 
-def _start_local_server() -> "str | _Missing":
+def _start_local_server() -> str | _Missing:
     """Start one server for this run with ``scripts/spark-connect``; stopped at exit."""
     if shutil.which("java") is None:
         return _Missing("Java is not installed (Spark needs Java 17 or later)")
@@ -92,7 +128,8 @@ def _start_local_server() -> "str | _Missing":
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "PYTHON": os.environ.get("PYTHON", _python())}
+    env = {**os.environ, "PYTHON": os.environ.get("PYTHON", sys.executable)}
+    env["SPARK_CONNECT_PARENT"] = str(os.getpid())  # stopped even if this run is killed
     done = subprocess.run(
         [str(SCRIPT), "start", str(directory), str(port)],
         capture_output=True,
@@ -107,35 +144,26 @@ def _start_local_server() -> "str | _Missing":
     return done.stdout.strip()
 
 
-def _python() -> str:
-    import sys
-
-    return sys.executable
-
-
-def _stop_local_server(directory: Path) -> None:
+def close_sessions() -> None:
+    """Stop every test session (before their server stops)."""
     for opened in list(_SESSIONS.values()):
         opened.stop()
     _SESSIONS.clear()
+
+
+def _stop_local_server(directory: Path) -> None:
+    close_sessions()
     subprocess.run([str(SCRIPT), "stop", str(directory)], capture_output=True, check=False)
     shutil.rmtree(directory, ignore_errors=True)
 
 
-_SESSIONS: "dict[str, SparkSession]" = {}
-
-
 def session(remote: str) -> "SparkSession":
-    """The run's one test session on ``remote`` (for loading tables and inspecting them)."""
+    """The run's one test session on ``remote``, pinned as sutura pins its own sessions."""
     if remote not in _SESSIONS:
-        from pyspark.sql.connect.session import SparkSession
-
-        from sutura.boundary.sources.spark_session import SESSION_CONF, quiet_driver_logs
+        from sutura.boundary.sources.spark_session import connector, quiet_driver_logs
 
         quiet_driver_logs()
-        created = SparkSession.builder.remote(remote).create()
-        for key, value in SESSION_CONF.items():
-            created.conf.set(key, value)
-        _SESSIONS[remote] = created
+        _SESSIONS[remote] = connector(SparkSourceSettings(remote=remote), {}).unwrap()()
     return _SESSIONS[remote]
 
 
@@ -143,7 +171,7 @@ def spark_type(duckdb_type: str) -> str:
     """The Spark type that holds a DuckDB column type's values exactly."""
     if duckdb_type.startswith("DECIMAL"):
         return duckdb_type.replace(" ", "")
-    return {**_TYPES, **_TYPES_MORE}[duckdb_type]
+    return _TYPES[duckdb_type]
 
 
 def load_tables(database: Path, remote: str) -> None:
@@ -186,3 +214,76 @@ def _same_rows(spark: "SparkSession", table: str, fingerprint: str) -> bool:
     except PySparkException:
         return False
     return bool(rows) and rows[0][-1] == fingerprint
+
+
+def statement(text: str, *params: object) -> CompiledQuery:
+    """A hand-written statement, as if compiled for Spark (a source reads its SQL and params)."""
+    return CompiledQuery(
+        sql=text,
+        params=params,
+        columns=("value",),
+        plan=(),
+        outputs=(Passthrough(index=0),),
+        raw_width=1,
+        source="main",
+        dialect="spark",
+    )
+
+
+@asynccontextmanager
+async def opened(remote: str, alias: str = "main") -> AsyncIterator["SparkSource"]:
+    """The Spark source ``alias`` on ``remote``, closed on exit."""
+    from sutura.boundary.sources.spark import open_spark
+
+    with anyio.fail_after(60):
+        settings = SparkSourceSettings(remote=remote)
+        source = (await open_spark(alias, settings, LimitsSettings())).unwrap()
+    try:
+        yield source
+    finally:
+        with anyio.fail_after(20):
+            await source.close()
+
+
+def spy_on_fetches(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], threading.Event]:
+    """What each statement's worker returned, and an event set when one has returned."""
+    from sutura.boundary.sources import spark
+
+    returned: list[object] = []
+    done = threading.Event()
+    fetch = spark._Tagged._fetch
+
+    def spied(tagged: spark._Tagged, compiled: CompiledQuery, max_rows: int) -> spark.Fetched:
+        try:
+            result = fetch(tagged, compiled, max_rows)
+            returned.append(result)
+            return result
+        finally:
+            done.set()
+
+    monkeypatch.setattr(spark._Tagged, "_fetch", spied)
+    return returned, done
+
+
+def cancelled_on_the_server(returned: list[object]) -> bool:
+    """Whether the first statement ended with the server's OPERATION_CANCELED."""
+    from pyspark.errors import PySparkException
+
+    return isinstance(err := returned[0], PySparkException) and (
+        err.getCondition() == "OPERATION_CANCELED"
+    )
+
+
+def ghost_config(root: Path, remote: str, table: str) -> dict[str, str]:
+    """A deployment whose one metric reads ``table`` on Spark; the environment to start it."""
+    catalog = root / "catalog"
+    catalog.mkdir(parents=True)
+    for name in ("ghost_orders.md", "ghost_revenue.md"):
+        text = (EXTRA_CATALOG / name).read_text(encoding="utf-8")
+        (catalog / name).write_text(text.replace("table: ghost_orders", f"table: {table}"))
+    settings = {
+        "catalog": {"dir": "catalog"},
+        "sources": {"main": {"kind": "spark", "remote": remote}},
+    }
+    (root / "base.yaml").write_text(msgspec.json.encode(settings).decode(), encoding="utf-8")
+    return {**os.environ, "SUTURA_CONFIG_DIR": str(root)}

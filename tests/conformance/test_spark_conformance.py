@@ -54,7 +54,10 @@ _STARTED: dict[Path, Service] = {}
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
     """Write ``base.yaml`` (JSON is YAML) naming the catalog and the one source ``main``."""
     directory.mkdir()
-    document = {"catalog": {"dir": str(catalog), "version": "example-1"}, "sources": {"main": source}}
+    document = {
+        "catalog": {"dir": str(catalog), "version": "example-1"},
+        "sources": {"main": source},
+    }
     (directory / "base.yaml").write_text(msgspec.json.encode(document).decode(), encoding="utf-8")
     return directory
 
@@ -95,6 +98,10 @@ async def _started(config_dir: Path) -> Service:
 async def _ask(config_dir: Path, case: Case) -> Outcome:
     """``case``'s outcome on the shared service, under the case's limits and the pack's today."""
     if case.closed:
+        # DuckDB opens a file once per process: the shared service must be closed first.
+        shared = _STARTED.pop(config_dir, None)
+        if shared is not None:
+            await shared.close()
         return await ask(config_dir, case, PACK.today)
     service = await _started(config_dir)
     limits = msgspec.structs.replace(service.settings.limits, **case.limits)

@@ -107,7 +107,7 @@ def test_a_malformed_structured_outcome_is_a_typed_error_that_echoes_no_value(
 
 def test_a_malformed_catalog_or_raw_outcome_is_a_typed_error() -> None:
     assert decode_catalog(b"[]").failure().path == "$"
-    assert decode_raw_outcome(b'{"outcome": "rows", "columns": 1}').failure() == CodecError(
+    assert decode_raw_outcome(b'{"outcome": "raw_rows", "columns": 1}').failure() == CodecError(
         path="$.columns", problem="Expected `array`, got `int`"
     )
 

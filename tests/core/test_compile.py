@@ -305,3 +305,27 @@ def test_a_question_resolved_against_another_catalog_is_a_lookup_error() -> None
 def test_no_percent_sign_appears_outside_the_postgres_placeholders() -> None:
     compiled = _compiled("postgres", metrics=["order_count", "paid_revenue"], dimensions=["region"])
     assert len(re.findall("%", compiled.sql)) == len(compiled.params) == 3
+
+
+def test_spark_orders_nulls_last_where_its_default_would_put_them_first() -> None:
+    # Spark sorts NULLs first ascending and last descending; DuckDB last in both directions.
+    sql = _squash(_compiled("spark", dimensions=["channel"], top={"n": 2, "by": "revenue"}).sql)
+    assert sql.endswith("ORDER BY 3 DESC, 1 NULLS LAST, 2 NULLS LAST LIMIT ?")
+    ascending = _squash(_compiled("spark", top={"n": 1, "by": "period", "direction": "asc"}).sql)
+    assert ascending.endswith("ORDER BY 1 ASC NULLS LAST LIMIT ?")
+
+
+def test_spark_top_by_an_average_orders_by_its_exact_sum_over_its_count_as_doubles() -> None:
+    compiled = _compiled(
+        "spark",
+        metrics=["order_count", "average_order_value"],
+        top={"n": 4, "by": "average_order_value", "direction": "asc"},
+    )
+    guarded = "CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END"
+    assert (
+        f"ORDER BY CAST(SUM({guarded}) AS DOUBLE) / NULLIF(CAST(COUNT({guarded}) AS DOUBLE), 0)"
+        " ASC NULLS LAST, 1 NULLS LAST LIMIT ?"
+    ) in _squash(compiled.sql)
+    assert "AVG" not in compiled.sql
+    assert compiled.params[-3:] == ("complete", "complete", 4)
+    assert compiled.sql.count("?") == len(compiled.params)

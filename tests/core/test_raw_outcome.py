@@ -78,7 +78,7 @@ def test_a_failure_text_with_a_lone_surrogate_becomes_statement_failed_with_no_t
     refused = raw_failure("syntax error near \ud800")
     halves = raw_halves(refused)
     assert halves.structured_object() == {
-        "outcome": "refusal",
+        "outcome": "raw_refusal",
         "code": "statement_failed",
         "detail": refused.detail,
     }

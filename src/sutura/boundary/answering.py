@@ -13,6 +13,8 @@ from typing import assert_never
 import msgspec
 from returns.result import Result, Success
 
+from sutura.boundary.raw_sql.audit import run_audited
+from sutura.boundary.raw_sql.base import RawRunner
 from sutura.boundary.sources.base import Source
 from sutura.core.catalog import Metric
 from sutura.core.compile import CompiledQuery, Dialect, compile_question
@@ -20,6 +22,7 @@ from sutura.core.outcome import Answer, ExecutedAs, Outcome, Refused
 from sutura.core.pinned import PinnedDefinitions
 from sutura.core.provenance import provenance_for
 from sutura.core.question import Question, QuestionError, Range
+from sutura.core.raw_outcome import RawOutcome
 from sutura.core.refusal import Refusal
 from sutura.core.resolve import Resolved, resolve_question
 from sutura.core.settings import (
@@ -59,11 +62,13 @@ class Service:
         sources: Mapping[str, Source],
         today: Callable[[], datetime.date],
         prompt: str = "",
+        raw: RawRunner | None = None,
     ) -> None:
         self.settings = settings
         self.prompt = prompt
         self.pinned = pinned
         self.sources = sources
+        self.raw = raw
         self._today = today
 
     def plan(
@@ -127,10 +132,28 @@ class Service:
             case QuestionError() as error:
                 return error.sentence()
 
+    async def run_sql(self, statement: str, *, deadline_seconds: float | None = None) -> RawOutcome:
+        """The raw tool's outcome for ``statement``: ungoverned rows or a raw refusal, audited.
+
+        Only a service started with ``tools.run_sql.enabled`` has a runner; the transports
+        offer the tool only then. The deadline is ``limits.deadline_seconds``, or less.
+        """
+        if self.raw is None:
+            raise RuntimeError("run_sql is not enabled on this service")
+        limits = self.settings.limits
+        deadline = limits.deadline_seconds
+        if deadline_seconds is not None:
+            deadline = min(deadline, deadline_seconds)
+        return await run_audited(
+            self.raw, statement, deadline_seconds=deadline, max_rows=limits.max_rows
+        )
+
     async def close(self) -> None:
-        """Close every source."""
+        """Close every source, and the raw runner."""
         for source in self.sources.values():
             await source.close()
+        if self.raw is not None:
+            await self.raw.close()
 
     def _source_alias(self, resolved: Resolved) -> str:
         model = self.pinned.catalog.model(resolved.metrics[0].model)

@@ -8,6 +8,8 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.answering import Service, unknown_source_aliases
 from sutura.boundary.catalog_files import load_catalog
+from sutura.boundary.raw_sql.base import RawRunner
+from sutura.boundary.raw_sql.opening import open_raw, run_sql_problems
 from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.base import Source
 from sutura.boundary.sources.open import open_source
@@ -59,6 +61,8 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
                 for alias in missing
             ]
         )
+    if problems := run_sql_problems(loaded.settings):
+        return Failure(problems)
     return Success(
         Loaded(loaded=loaded, pinned=pinned.unwrap(), instructions=instructions.unwrap())
     )
@@ -78,12 +82,14 @@ async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[S
             sources[alias] = opened.unwrap()
         else:
             errors.append(f"settings: sources.{alias}: {opened.failure()}")
+    raw = None if errors else await _raw_runner(context.loaded, errors)
     service = Service(
         settings=context.loaded.settings,
         pinned=context.pinned,
         sources=sources,
         today=lambda: datetime.datetime.now(datetime.UTC).date(),
         prompt=context.prompt(),
+        raw=raw,
     )
     if not errors and anchors:
         errors.extend(m.sentence() for m in await service.check_anchors())
@@ -91,6 +97,16 @@ async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[S
         await service.close()
         return Failure(errors)
     return Success(service)
+
+
+async def _raw_runner(loaded: LoadedSettings, errors: list[str]) -> RawRunner | None:
+    """The raw SQL runner when ``tools.run_sql`` is on; why it cannot open goes to ``errors``."""
+    opened = await open_raw(loaded)
+    if isinstance(opened, Success):
+        runner: RawRunner | None = opened.unwrap()
+        return runner
+    errors.append(opened.failure())
+    return None
 
 
 def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:

@@ -22,8 +22,10 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog_view import CatalogBody, CatalogView, Description, prose_of
+from sutura.core.escape import has_lone_surrogate
 from sutura.core.outcome import Answer, Outcome, Refused
 from sutura.core.prose import Carried, CatalogProse
+from sutura.core.raw_input import RawStatement
 from sutura.core.raw_outcome import (
     RawOutcome,
     RawRefusal,
@@ -183,6 +185,7 @@ def _decode(decoder: msgspec.json.Decoder[T], data: bytes | str) -> Result[T, Co
 
 
 _OUTCOME_DECODER: Final = msgspec.json.Decoder(Outcome)
+_STATEMENT_DECODER: Final = msgspec.json.Decoder(RawStatement)
 _RAW_DECODER: Final = msgspec.json.Decoder(RawOutcome)
 _CATALOG_DECODER: Final = msgspec.json.Decoder(CatalogBody, dec_hook=_dec_hook)
 
@@ -199,6 +202,30 @@ def decode_outcome(data: bytes | str) -> Result[Outcome, CodecError]:
 def decode_raw_outcome(data: bytes | str) -> Result[RawOutcome, CodecError]:
     """Decode a structured raw outcome (rows or refusal)."""
     return _decode(_RAW_DECODER, data)
+
+
+def decode_statement(data: bytes | str) -> Result[RawStatement, CodecError]:
+    """Decode the raw tool's input, ``{"statement": "..."}`` (a path and a problem, no value).
+
+    >>> decode_statement(b'{"statement": "SELECT 1", "limit": 5}').failure().problem
+    'an unknown field is present'
+    """
+    return _decode(_STATEMENT_DECODER, data)
+
+
+def convert_statement(arguments: object) -> Result[RawStatement, CodecError]:
+    """The raw tool's input from already-decoded JSON (an MCP tool call's arguments).
+
+    >>> convert_statement({"statement": 1}).failure()
+    CodecError(path='$.statement', problem='Expected `str`, got `int`')
+    """
+    try:
+        converted = msgspec.convert(arguments, RawStatement)
+    except msgspec.ValidationError as err:
+        return Failure(_codec_error(str(err)))
+    if has_lone_surrogate(converted.statement):  # JSON decoders other than msgspec allow one
+        return Failure(CodecError(path="$.statement", problem="a lone surrogate is not text"))
+    return Success(converted)
 
 
 def decode_catalog(data: bytes | str) -> Result[CatalogBody, CodecError]:

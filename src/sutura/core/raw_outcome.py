@@ -42,22 +42,80 @@ class RawRefusalCode(StrEnum):
     """Why the raw tool returned no rows."""
 
     STATEMENT_FAILED = "statement_failed"
+    NOT_ONE_STATEMENT = "not_one_statement"
+    NOT_READ_ONLY = "not_read_only"
+    TOO_MANY_ROWS = "too_many_rows"
+    DEADLINE_EXCEEDED = "deadline_exceeded"
+    RESOURCES_EXHAUSTED = "resources_exhausted"
+    VALUE_NOT_SUPPORTED = "value_not_supported"
     VALUE_NOT_REPRESENTABLE = "value_not_representable"
+    SOURCE_UNAVAILABLE = "source_unavailable"
 
 
 DETAILS: Final = {
     RawRefusalCode.STATEMENT_FAILED: (
         "The database refused the statement; its own words follow, quoted."
     ),
+    RawRefusalCode.NOT_ONE_STATEMENT: (
+        "The text is not exactly one SQL statement; send one query, with no second statement "
+        "after a semicolon. Nothing ran."
+    ),
+    RawRefusalCode.NOT_READ_ONLY: (
+        "The statement is not one read-only query (SELECT, VALUES, WITH … SELECT, or a set "
+        "operation of them), or it could not be confirmed as one. Nothing ran."
+    ),
+    RawRefusalCode.TOO_MANY_ROWS: (
+        "The statement returns more rows than this deployment sends; it is refused, never cut. "
+        "Aggregate, filter or add a LIMIT."
+    ),
+    RawRefusalCode.DEADLINE_EXCEEDED: (
+        "The statement did not finish before the deadline and was stopped; make it cheaper."
+    ),
+    RawRefusalCode.RESOURCES_EXHAUSTED: (
+        "The statement needed more memory or resources than the database allows; make it cheaper."
+    ),
+    RawRefusalCode.VALUE_NOT_SUPPORTED: (
+        "The result holds a value of a type with no canonical text (a list, a struct, bytes, an "
+        "interval, a UUID, …); cast that column to text in the statement."
+    ),
     RawRefusalCode.VALUE_NOT_REPRESENTABLE: (
         "The result holds a value that strict UTF-8 text cannot carry; it is refused whole "
         "rather than altered."
+    ),
+    RawRefusalCode.SOURCE_UNAVAILABLE: (
+        "The data source cannot be reached right now; nothing ran. Try again later."
     ),
 }
 _WITHHELD: Final = "The database refused the statement; its words cannot be shown faithfully."
 
 
-class RawRows(Wire, frozen=True, kw_only=True, tag="rows", tag_field="outcome"):
+def raw_status(code: RawRefusalCode) -> int:
+    """The HTTP status a raw refusal is sent with.
+
+    >>> raw_status(RawRefusalCode.NOT_READ_ONLY), raw_status(RawRefusalCode.TOO_MANY_ROWS)
+    (403, 413)
+    """
+    match code:
+        case RawRefusalCode.NOT_READ_ONLY:
+            return 403
+        case RawRefusalCode.TOO_MANY_ROWS:
+            return 413
+        case RawRefusalCode.SOURCE_UNAVAILABLE:
+            return 503
+        case (
+            RawRefusalCode.STATEMENT_FAILED
+            | RawRefusalCode.NOT_ONE_STATEMENT
+            | RawRefusalCode.DEADLINE_EXCEEDED
+            | RawRefusalCode.RESOURCES_EXHAUSTED
+            | RawRefusalCode.VALUE_NOT_SUPPORTED
+            | RawRefusalCode.VALUE_NOT_REPRESENTABLE
+        ):
+            return 422
+        case _:
+            assert_never(code)
+
+
+class RawRows(Wire, frozen=True, kw_only=True, tag="raw_rows", tag_field="outcome"):
     """Rows a raw statement read: text cells, ``None`` for NULL. Never certified."""
 
     columns: list[str]
@@ -65,7 +123,7 @@ class RawRows(Wire, frozen=True, kw_only=True, tag="rows", tag_field="outcome"):
 
 
 class RawRefusal(
-    Wire, frozen=True, kw_only=True, tag="refusal", tag_field="outcome", omit_defaults=True
+    Wire, frozen=True, kw_only=True, tag="raw_refusal", tag_field="outcome", omit_defaults=True
 ):
     """A raw refusal: ``detail`` is sutura's sentence; ``database_text`` the database's words.
 
@@ -87,15 +145,17 @@ def raw_refusal(code: RawRefusalCode) -> RawRefusal:
     return RawRefusal(code=code, detail=DETAILS[code])
 
 
-def raw_failure(database_text: str) -> RawRefusal:
+def raw_failure(database_text: str | None) -> RawRefusal:
     r"""The refusal for a failed statement, carrying the database's words capped, or none.
+
+    ``None`` is a failure with no words of the database's own to show (a driver's complaint).
 
     >>> raw_failure("x" * 2005).database_text_cut
     5
     >>> raw_failure("bad \ud800").database_text
     UNSET
     """
-    if has_lone_surrogate(database_text):
+    if database_text is None or has_lone_surrogate(database_text):
         return RawRefusal(code=RawRefusalCode.STATEMENT_FAILED, detail=_WITHHELD)
     shown = database_text[:FAILURE_TEXT_CAP]
     return RawRefusal(

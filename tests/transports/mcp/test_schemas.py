@@ -15,20 +15,24 @@ import msgspec
 import pytest
 
 from sutura.core.catalog_view import CatalogView
-from sutura.core.codec import catalog_halves, halves_of
+from sutura.core.codec import catalog_halves, halves_of, raw_halves
 from sutura.core.outcome import Refused
 from sutura.core.prose import CatalogProse
 from sutura.core.question import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
+from sutura.core.raw_outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
 from sutura.core.refusal import RefusalCode, refusal
-from sutura.core.settings import ToolsSettings
+from sutura.core.settings import RunSqlSettings, ToolsSettings
 from sutura.transports.mcp.schemas import QUESTION_INPUT
 from sutura.transports.mcp.tools import tools_for
 from tests.core.untrusted_samples import answer, pinned
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "tool_schemas.txt"
 UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
-TOOLS = tools_for(ToolsSettings()).unwrap()
+TOOLS = tools_for(ToolsSettings(run_sql=RunSqlSettings(enabled=True, source="main")))
+"""Every tool, ``run_sql`` included: all of them are pinned and checked."""
+DEFAULT_TOOLS = tools_for(ToolsSettings())
 TOOLS_LIST_BUDGET = 4096
+ENABLED_TOOLS_LIST_BUDGET = 5120
 
 
 def _schemas_text() -> str:
@@ -49,11 +53,19 @@ def test_the_input_and_output_schemas_match_their_snapshot_byte_for_byte() -> No
     )
 
 
-def test_the_tool_list_is_at_most_4_kb_as_sent() -> None:
-    wire = types.ListToolsResult(tools=list(TOOLS)).model_dump_json(
+def _wire_size(tools: tuple[types.Tool, ...]) -> int:
+    wire = types.ListToolsResult(tools=list(tools)).model_dump_json(
         by_alias=True, exclude_none=True
     )
-    assert len(wire.encode("utf-8")) <= TOOLS_LIST_BUDGET
+    return len(wire.encode("utf-8"))
+
+
+def test_the_tool_list_is_at_most_4_kb_as_sent() -> None:
+    assert _wire_size(DEFAULT_TOOLS) <= TOOLS_LIST_BUDGET
+
+
+def test_the_tool_list_with_run_sql_is_at_most_5_kb_as_sent() -> None:
+    assert _wire_size(TOOLS) <= ENABLED_TOOLS_LIST_BUDGET
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:
@@ -141,6 +153,10 @@ def _structured_halves() -> Iterator[tuple[str, bytes]]:
     for prose in CatalogProse:
         view = CatalogView.of(pinned(), prose)
         yield "describe_catalog", catalog_halves(view).unwrap().structured
+    yield "run_sql", raw_halves(RawRows(columns=["a", "b"], rows=[["1", None]])).structured
+    yield "run_sql", raw_halves(raw_failure("syntax error\nLINE 1: x" + "y" * 3000)).structured
+    for raw_code in RawRefusalCode:
+        yield "run_sql", raw_halves(raw_refusal(raw_code)).structured
 
 
 @pytest.mark.parametrize(("name", "structured"), list(_structured_halves()))

@@ -28,7 +28,6 @@ from sutura.core.prose import OMITTED_NOTICE, QUOTED_NOTICE, CatalogProse
 from sutura.core.refusal import Refusal, RefusalCode
 from sutura.root import Wiring
 from sutura.transports.mcp.server import FAILURE_SENTENCE, mcp_server
-from sutura.transports.mcp.tools import RUN_SQL_NOT_SERVED
 from tests.refusals import expect_refusal
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import (
@@ -259,13 +258,6 @@ async def test_a_failure_is_an_error_result_with_a_fixed_sentence_and_its_cause_
     assert result.structured_content is None
     assert "SECRET" not in FAILURE_SENTENCE
     assert any("the disk caught fire" in str(r.exc_info) for r in caplog.records)
-
-
-def test_enabling_run_sql_is_refused_at_startup_until_the_tool_is_served(quoted: Path) -> None:
-    enabled = wiring(
-        quoted, SUTURA__TOOLS__RUN_SQL__ENABLED="true", SUTURA__TOOLS__RUN_SQL__SOURCE="main"
-    )
-    assert mcp_server(enabled).failure() == [RUN_SQL_NOT_SERVED]
 
 
 def test_a_settings_problem_is_reported_before_anything_is_served(tmp_path: Path) -> None:

@@ -154,7 +154,7 @@ def open_duckdb(
     try:
         if path.is_dir():
             connection = duckdb.connect(":memory:")
-            problem = _load_directory(connection, path)
+            problem = load_directory(connection, path)
             if problem is not None:
                 connection.close()
                 return Failure(f"source {alias}: {path}: {problem}")
@@ -193,7 +193,7 @@ def _locked(
     return Success(DuckDBSource(alias, settings.posture, connection))
 
 
-def _load_directory(connection: duckdb.DuckDBPyConnection, directory: Path) -> str | None:
+def load_directory(connection: duckdb.DuckDBPyConnection, directory: Path) -> str | None:
     """Load every CSV/Parquet file as a table named by its stem; a problem sentence or None."""
     files = sorted(
         p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in {".csv", ".parquet"}

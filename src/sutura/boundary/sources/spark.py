@@ -1,4 +1,4 @@
-"""The Spark source: a Spark cluster reached through Spark Connect (``pip install 'sutura[spark]'``).
+"""The Spark source: a cluster reached through Spark Connect (``pip install 'sutura[spark]'``).
 
 Each statement is sent with ``spark.sql(sql, args=[...])``: the server binds every value as a
 typed literal, so nothing a caller sent is ever part of the statement's text. Its rows come back
@@ -18,7 +18,7 @@ import os
 import re
 import threading
 import uuid
-from typing import Final
+from typing import Final, TypeAlias
 
 import anyio
 import anyio.to_thread
@@ -49,7 +49,7 @@ _INTERRUPT_TRIES: Final = 120
 _LOST_SESSION: Final = "INVALID_HANDLE.SESSION"
 _GRPC_DETAILS: Final = re.compile(r'details = "([^"\n]*)"')
 
-Fetched = list[list[object]] | PySparkException
+Fetched: TypeAlias = list[list[object]] | PySparkException
 """Raw rows as the Arrow result holds them, or the driver's error."""
 
 
@@ -91,7 +91,7 @@ class SparkSource:
         fetched = await tagged.fetch(compiled, max_rows)
         if not isinstance(fetched, PySparkException):
             return _texts(fetched, max_rows, self.alias)
-        if retry and _condition(fetched).startswith(_LOST_SESSION):
+        if retry and _session_lost(fetched):
             log.info("source %s: the server lost the session (%s); renewing", self.alias, fetched)
             renewed = await anyio.to_thread.run_sync(
                 functools.partial(_renew, self._sessions, session), abandon_on_cancel=True
@@ -176,6 +176,12 @@ def _condition(err: PySparkException) -> str:
     return err.getCondition() or ""
 
 
+def _session_lost(err: PySparkException) -> bool:
+    """Whether the session is gone: forgotten by the server, or stopped (a renewal failed)."""
+    condition = _condition(err)
+    return condition.startswith(_LOST_SESSION) or condition == "NO_ACTIVE_SESSION"
+
+
 def _grpc_status(err: PySparkException) -> str:
     """The name of the gRPC status the error came with (``UNAVAILABLE``), or empty."""
     status = getattr(err, "getGrpcStatusCode", None)
@@ -189,8 +195,10 @@ def code_for(err: PySparkException) -> RefusalCode:
         return RefusalCode.DEADLINE_EXCEEDED
     if status == "RESOURCE_EXHAUSTED" or state.startswith("53"):
         return RefusalCode.RESOURCES_EXHAUSTED
-    lost = condition.startswith(_LOST_SESSION) or condition == "NO_ACTIVE_SESSION"
-    if lost or status in {"UNAVAILABLE", "UNAUTHENTICATED"} or state.startswith("08"):
+    if condition.startswith("UNSUPPORTED_DATA_TYPE_FOR_ARROW"):  # a year-month interval, …
+        return RefusalCode.VALUE_NOT_REPRESENTABLE
+    lost = _session_lost(err) or status in {"UNAVAILABLE", "UNAUTHENTICATED"}
+    if lost or state.startswith("08"):
         return RefusalCode.SOURCE_UNAVAILABLE
     return RefusalCode.SOURCE_REFUSED
 

@@ -26,7 +26,7 @@ async def open_spark_if_installed(
         from sutura.boundary.sources.spark import open_spark
     except ImportError as err:
         log.debug("source %s: the Spark Connect client cannot be imported: %r", alias, err)
-        missing = getattr(err, "name", None)
+        missing = str(getattr(err, "name", None) or "").partition(".")[0]
         detail = f" (no module {missing})" if missing else ""
         return Failure(
             f"source {alias}: kind spark needs the Spark Connect client{detail};"

@@ -143,13 +143,25 @@ def _stop_quietly(session: SparkSession) -> None:
         log.debug("source: stopping a Spark session failed: %s", err)
 
 
+class _ClientLogger(PySparkLogger):  # type: ignore[misc, unused-ignore]
+    """The client's logger class, except that adding a handler leaves the handler's formatter
+    alone: the client's own class rewrites it to JSON, and whoever attaches a handler to a
+    logger that does not propagate (pytest does) would find every other record in JSON too.
+    (Without the extra installed, mypy sees the base class as Any, hence the ignore.)"""
+
+    def addHandler(self, handler: logging.Handler) -> None:  # noqa: N802 (logging's name)
+        logging.Logger.addHandler(self, handler)
+
+
 def quiet_driver_logs() -> None:
     """Silence the client's own loggers and retry warnings unless ``sutura.source`` is verbose."""
     verbose = log.isEnabledFor(logging.DEBUG)
     for name in _PLAIN_LOGGERS:
         logging.getLogger(name).disabled = not verbose
     for name in _CLIENT_LOGGERS:
-        PySparkLogger.getLogger(name).disabled = not verbose
+        client_logger = PySparkLogger.getLogger(name)
+        client_logger.__class__ = _ClientLogger
+        client_logger.disabled = not verbose
     _ignore_retry_warnings()
 
 

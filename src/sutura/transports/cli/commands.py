@@ -10,7 +10,7 @@ from returns.result import Success
 
 from sutura.boundary.answering import Service
 from sutura.core.question import QuestionError
-from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, present
+from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, cmd_sql, present
 from sutura.transports.cli.output import (
     EXIT_OK,
     EXIT_USAGE,
@@ -68,6 +68,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 
     prompt = sub.add_parser("prompt", help="print the agent prompt (markdown)")
     prompt.set_defaults(handler=run_prompt)
+    cmd_sql.register(sub)
     cmd_render.register(sub)
     cmd_serve.register(sub)
     cmd_mcp.register(sub)

@@ -19,6 +19,7 @@ from sutura.transports.http.auth import Guard, bearer_guard
 from sutura.transports.http.errors import exception_handlers, failure_response
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
+from sutura.transports.http.sql_route import run_sql_route
 from sutura.transports.http.wire import FailureCode, failure_body
 
 log = logging.getLogger("sutura.http")
@@ -43,14 +44,12 @@ def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
         routes.openapi_document,
         routes.catalog_route(service, settings.prompt.catalog_prose, guards),
         routes.query_route(service, admission, server.request_timeout_seconds, guards),
-        routes.run_sql_route(guards),
+        run_sql_route(service, admission, server.request_timeout_seconds, guards),
     ]
 
 
 def build_app(service: Service, settings: Settings) -> Litestar:
     """The HTTP surface over ``service``, bounded and guarded as ``settings`` say."""
-    if settings.tools.run_sql.enabled:
-        log.warning("tools.run_sql is enabled, but HTTP does not serve the raw tool yet")
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response

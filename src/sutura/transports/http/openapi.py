@@ -32,6 +32,7 @@ from litestar.typing import FieldDefinition
 from sutura import __version__
 from sutura.core.outcome import Refused
 from sutura.core.prose import Carried
+from sutura.core.raw_outcome import RawRefusal
 from sutura.transports.http.limits import RETRY_AFTER_SECONDS
 from sutura.transports.http.wire import FailureBody
 
@@ -116,6 +117,17 @@ def failure(description: str) -> ResponseSpec:
 def refusal_or_failure(description: str) -> ResponseSpec:
     """A status shared by a refusal and a failure (413, 503)."""
     either: Any = Refused | FailureBody
+    return ResponseSpec(data_container=either, description=description, generate_examples=False)
+
+
+def raw_refusal(description: str) -> ResponseSpec:
+    """A status at which the raw tool refuses a statement."""
+    return ResponseSpec(data_container=RawRefusal, description=description, generate_examples=False)
+
+
+def raw_refusal_or_failure(description: str) -> ResponseSpec:
+    """A status shared by a raw refusal and a failure (403, 413, 503)."""
+    either: Any = RawRefusal | FailureBody
     return ResponseSpec(data_container=either, description=description, generate_examples=False)
 
 

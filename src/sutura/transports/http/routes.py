@@ -32,10 +32,9 @@ from sutura.transports.http.errors import (
     JSON,
     NO_STORE,
     MalformedQuestionError,
-    failure_response,
 )
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
-from sutura.transports.http.wire import FailureBody, FailureCode, Health, failure_body
+from sutura.transports.http.wire import Health
 
 _HEALTH: Final = Health()
 _DEADLINE_EXCEEDED: Final = refusal(RefusalCode.DEADLINE_EXCEEDED)
@@ -146,27 +145,3 @@ def query_route(
         return _encoded(outcome)
 
     return query
-
-
-def run_sql_route(guards: Sequence[Guard]) -> HTTPRouteHandler:
-    """``POST /v1/sql/run``: the raw tool's route, answering ``tool_not_enabled`` until the
-    raw tool is served over HTTP (its body is never read)."""
-
-    @post(
-        "/v1/sql/run",
-        guards=list(guards),
-        security=doc.SECURED,
-        status_code=403,
-        sync_to_thread=False,
-        summary="The raw SQL tool (not enabled)",
-        responses={
-            401: doc.failure("No valid bearer token."),
-            403: doc.failure("tool_not_enabled."),
-        },
-        operation_class=doc.SuturaOperation,
-    )
-    def run_sql() -> Response[FailureBody]:
-        """The ungoverned raw SQL tool. Off on this deployment: answers `tool_not_enabled`."""
-        return failure_response(failure_body(FailureCode.TOOL_NOT_ENABLED))
-
-    return run_sql

@@ -3,8 +3,9 @@
 Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome``,
 ``sutura.core.catalog_view``); this module adds what only HTTP has. A failure is
 ``{code, status, detail}`` with a fixed sentence per code, so nothing a driver, a library or a
-caller wrote can reach a failure body. The one exception is ``not_a_question``, whose detail is
-the question decoder's sentence: it names a field and never a value.
+caller wrote can reach a failure body. The exceptions are ``not_a_question`` and
+``not_a_statement``, whose details are the decoders' sentences: they name a field and never a
+value.
 
 >>> failure_body(FailureCode.AT_CAPACITY).status
 503
@@ -15,6 +16,7 @@ from typing import Final, Literal, assert_never
 
 import msgspec
 
+from sutura.core.codec import CodecError
 from sutura.core.question import QuestionError
 
 
@@ -23,6 +25,7 @@ class FailureCode(StrEnum):
 
     UNAUTHORIZED = "unauthorized"
     NOT_A_QUESTION = "not_a_question"
+    NOT_A_STATEMENT = "not_a_statement"
     BAD_REQUEST = "bad_request"
     TOOL_NOT_ENABLED = "tool_not_enabled"
     NOT_FOUND = "not_found"
@@ -39,7 +42,7 @@ def failure_status(code: FailureCode) -> int:
     match code:
         case FailureCode.UNAUTHORIZED:
             return 401
-        case FailureCode.NOT_A_QUESTION | FailureCode.BAD_REQUEST:
+        case FailureCode.NOT_A_QUESTION | FailureCode.NOT_A_STATEMENT | FailureCode.BAD_REQUEST:
             return 400
         case FailureCode.TOOL_NOT_ENABLED:
             return 403
@@ -64,6 +67,9 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
         "A valid bearer token is required: send the header Authorization: Bearer <token>."
     ),
     FailureCode.NOT_A_QUESTION: "The body is not a question; read the catalog and the API schema.",
+    FailureCode.NOT_A_STATEMENT: (
+        'The body is not {"statement": "<one SQL query>"}; see the API schema at /openapi.json.'
+    ),
     FailureCode.BAD_REQUEST: "The request is malformed; see the API schema at /openapi.json.",
     FailureCode.TOOL_NOT_ENABLED: (
         "The raw SQL tool is not enabled on this deployment; ask a certified question instead."
@@ -112,6 +118,13 @@ def not_a_question(error: QuestionError) -> FailureBody:
     """The ``not_a_question`` body for a malformed question: the field and the problem."""
     code = FailureCode.NOT_A_QUESTION
     return FailureBody(code=code, status=failure_status(code), detail=error.sentence())
+
+
+def not_a_statement(error: CodecError) -> FailureBody:
+    """The ``not_a_statement`` body for a malformed raw tool body: the path and the problem."""
+    code = FailureCode.NOT_A_STATEMENT
+    detail = f"malformed statement: {error.path}: {error.problem}"
+    return FailureBody(code=code, status=failure_status(code), detail=detail)
 
 
 _ENCODER: Final = msgspec.json.Encoder()

@@ -29,6 +29,8 @@ from sutura.core.catalog_view import CatalogBody
 from sutura.core.codec import schema_hook
 from sutura.core.outcome import Outcome
 from sutura.core.question import Question
+from sutura.core.raw_input import RawStatement
+from sutura.core.raw_outcome import RawOutcome
 
 Schema = dict[str, Any]
 
@@ -174,3 +176,9 @@ OUTCOME_OUTPUT: Final = output_schema(Outcome)
 
 CATALOG_OUTPUT: Final = output_schema(CatalogBody)
 """``describe_catalog``'s output: the structured catalog."""
+
+STATEMENT_INPUT: Final = input_schema(RawStatement)
+"""``run_sql``'s input: ``{statement}`` and nothing else."""
+
+RAW_OUTPUT: Final = output_schema(RawOutcome)
+"""``run_sql``'s output: raw rows or a raw refusal, told apart by ``outcome``; never provenance."""

@@ -26,11 +26,11 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura import __version__
-from sutura.core.codec import halves_of
+from sutura.core.codec import convert_statement, halves_of, raw_halves
 from sutura.core.question import QuestionError, convert_question
 from sutura.transports.mcp.starting import Starter, Starting, lifespan_of
 from sutura.transports.mcp.surface import Surface, surface_of, tool_result
-from sutura.transports.mcp.tools import ASK_METRIC, DESCRIBE_CATALOG
+from sutura.transports.mcp.tools import ASK_METRIC, DESCRIBE_CATALOG, RUN_SQL
 
 FAILURE_SENTENCE: Final = (
     "sutura failed: something broke while answering, and nothing was answered. The operator's "
@@ -58,7 +58,7 @@ def _invalid_params(sentence: str) -> MCPError:
 
 
 class _Tools:
-    """The tool handlers of one surface."""
+    """The tool handlers of one surface: ``run_sql`` only when the surface lists it."""
 
     def __init__(self, surface: Surface) -> None:
         self._surface = surface
@@ -66,6 +66,8 @@ class _Tools:
             DESCRIBE_CATALOG: self._describe_catalog,
             ASK_METRIC: self._ask_metric,
         }
+        if any(tool.name == RUN_SQL for tool in surface.tools.tools):
+            self._handlers[RUN_SQL] = self._run_sql
 
     async def list_tools(
         self, ctx: ServerRequestContext[Starting], params: types.PaginatedRequestParams | None
@@ -106,6 +108,15 @@ class _Tools:
         if isinstance(outcome, QuestionError):
             raise _invalid_params(outcome.sentence())
         return tool_result(halves_of(outcome))
+
+    async def _run_sql(self, starting: Starting, arguments: Arguments) -> types.CallToolResult:
+        statement = convert_statement(arguments if arguments is not None else {})
+        if not is_successful(statement):
+            failure = statement.failure()
+            raise _invalid_params(f"malformed arguments: {failure.path}: {failure.problem}")
+        service = await starting.service()
+        outcome = await service.run_sql(statement.unwrap().statement)
+        return tool_result(raw_halves(outcome))
 
 
 def mcp_server(starter: Starter) -> Result[McpServer, list[str]]:

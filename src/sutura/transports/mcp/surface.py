@@ -42,8 +42,6 @@ def surface_of(loaded: Loaded) -> Result[Surface, list[str]]:
     settings = loaded.loaded.settings
     prose = settings.prompt.catalog_prose
     tools = tools_for(settings.tools)
-    if not is_successful(tools):
-        return Failure(tools.failure())
     halves = catalog_halves(CatalogView.of(loaded.pinned, prose))
     if not is_successful(halves):
         refused = render_refusal(halves.failure())
@@ -51,7 +49,7 @@ def surface_of(loaded: Loaded) -> Result[Surface, list[str]]:
     return Success(
         Surface(
             instructions=loaded.prompt(),
-            tools=types.ListToolsResult(tools=list(tools.unwrap())),
+            tools=types.ListToolsResult(tools=list(tools)),
             catalog=tool_result(halves.unwrap()),
         )
     )

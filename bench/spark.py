@@ -1,0 +1,148 @@
+"""The bench question on Spark beside DuckDB: the same certified answer on a distributed engine.
+
+One local Spark Connect server (``scripts/spark-connect``, ``local[2]``) is started for the
+section, unless ``SUTURA_BENCH_SPARK`` names one (``sc://host:port``), and the 1M-row example
+is copied into it. Both engines answer through sutura end to end, warm; the section fails if
+their answers differ in anything but the ``read from`` line. Expect Spark to be slower on one
+machine: a cluster pays for planning and scheduling that one process does not, and the point
+is that the same answer scales out. The second figure is sutura's own cost on Spark: the same
+compiled statement sent raw with ``spark.sql``.
+
+A section of ``python -m bench``; it needs Java 17+ and ``pip install 'sutura[spark]'``.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+import anyio
+
+from bench.answer import bench_question, example_dir
+from bench.table import Figure, median_seconds
+from sutura.boundary.example import CATALOG, DATABASE
+from sutura.boundary.startup import start
+from sutura.core.codec import halves_of
+from sutura.core.compile import CompiledQuery
+from sutura.core.question import QuestionError
+from sutura.core.render_text import SOURCE_PREFIX
+
+REMOTE_VAR: Final = "SUTURA_BENCH_SPARK"
+SCRIPT: Final = Path(__file__).parents[1] / "scripts" / "spark-connect"
+REPEAT: Final = 10
+
+
+def measure() -> list[Figure]:
+    """sutura on Spark beside sutura on DuckDB, and beside raw ``spark.sql`` of the same SQL."""
+    from tests.spark_server import close_sessions, load_tables, session
+
+    duckdb_config = example_dir()
+    with _server() as remote, tempfile.TemporaryDirectory() as spark_config:
+        load_tables(duckdb_config / DATABASE, remote)
+        _write_settings(Path(spark_config), duckdb_config / CATALOG, remote)
+        duckdb_ms, duckdb_text, _ = anyio.run(_answer_times, duckdb_config)
+        spark_ms, spark_text, compiled = anyio.run(_answer_times, Path(spark_config))
+        spark = session(remote)
+        raw_ms = 1e3 * median_seconds(
+            lambda: spark.sql(compiled.sql, args=list(compiled.params)).toArrow(), REPEAT
+        )
+        close_sessions()
+    if spark_text != duckdb_text:
+        raise AssertionError("Spark and DuckDB gave different answers to the bench question")
+    return [
+        Figure(
+            "spark",
+            "bench question, 1M rows, warm (median)",
+            spark_ms,
+            duckdb_ms,
+            "ms",
+            "same text",
+            "sutura on DuckDB, same question",
+        ),
+        Figure(
+            "spark",
+            "bench question on Spark, sutura vs raw",
+            spark_ms,
+            raw_ms,
+            "ms",
+            "≤ 1.10×",
+            "raw spark.sql, same SQL",
+        ),
+    ]
+
+
+async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
+    """The median warm answer time in ms, the answer's text half (but its source line) and SQL."""
+    started = await start({"SUTURA_CONFIG_DIR": str(config)})
+    service = started.unwrap()
+    question = bench_question()
+    try:
+        outcome = await service.ask(question)
+        times: list[float] = []
+        for _ in range(REPEAT):
+            began = anyio.current_time()
+            await service.ask(question)
+            times.append(anyio.current_time() - began)
+        compiled = service.plan(question).unwrap()[1]
+    finally:
+        await service.close()
+    assert not isinstance(outcome, QuestionError), outcome.sentence()
+    lines = halves_of(outcome).text.split("\n")
+    text = [line for line in lines if not line.startswith(SOURCE_PREFIX)]
+    return 1e3 * sorted(times)[len(times) // 2], text, compiled
+
+
+def _write_settings(directory: Path, catalog: Path, remote: str) -> None:
+    """``base.yaml`` (JSON is YAML): the example's catalog, read from Spark."""
+    document = {
+        "catalog": {"dir": str(catalog), "version": "example-1"},
+        "sources": {"main": {"kind": "spark", "remote": remote}},
+    }
+    (directory / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
+
+
+@contextmanager
+def _server() -> Iterator[str]:
+    """``SUTURA_BENCH_SPARK``, or a local server started for the section and stopped after."""
+    named = os.environ.get(REMOTE_VAR)
+    if named:
+        yield named
+        return
+    if importlib.util.find_spec("pyspark") is None:
+        raise RuntimeError("the Spark Connect client is not installed: pip install 'sutura[spark]'")
+    if shutil.which("java") is None:
+        raise RuntimeError("Java is not installed (Spark needs Java 17 or later)")
+    directory = Path(tempfile.mkdtemp(prefix="sutura-bench-spark-"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "PYTHON": sys.executable, "SPARK_CONNECT_PARENT": str(os.getpid())}
+    try:
+        started = subprocess.run(
+            [str(SCRIPT), "start", str(directory), str(port)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        if started.returncode != 0:
+            raise RuntimeError(f"{SCRIPT.name} could not start Spark: {started.stderr[-300:]}")
+        yield started.stdout.strip()
+    finally:
+        subprocess.run([str(SCRIPT), "stop", str(directory)], capture_output=True, check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    from bench.table import render
+
+    print(render(measure()))

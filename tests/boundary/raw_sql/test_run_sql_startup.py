@@ -1,0 +1,87 @@
+"""Starting run_sql: a runner only when the tool is enabled, over a source it can read."""
+
+from pathlib import Path
+
+import anyio
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from sutura.boundary.answering import Service
+from sutura.boundary.startup import load, start
+from sutura.core.raw_outcome import RawRows
+from tests.transports.mcp.configs import settings_document
+
+pytestmark = pytest.mark.anyio
+
+ENABLED = {"SUTURA__TOOLS__RUN_SQL__ENABLED": "true", "SUTURA__TOOLS__RUN_SQL__SOURCE": "main"}
+
+
+def _environ(config: Path, **extra: str) -> dict[str, str]:
+    return {"SUTURA_CONFIG_DIR": str(config), **extra}
+
+
+async def _started(environ: dict[str, str]) -> Service:
+    with anyio.fail_after(30):
+        return (await start(environ, anchors=False)).unwrap()
+
+
+async def test_the_runner_is_started_only_when_the_tool_is_enabled(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    config = settings_document(tmp_path / "config", example_dir, prose=None)
+    off = await _started(_environ(config))
+    assert off.raw is None
+    await off.close()
+    on = await _started(_environ(config, **ENABLED))
+    try:
+        assert on.raw is not None and on.raw.alias == "main"
+        with anyio.fail_after(10):
+            outcome = await on.run_sql("SELECT count(*) AS orders FROM orders")
+    finally:
+        await on.close()
+    assert isinstance(outcome, RawRows) and outcome.columns == ["orders"]
+
+
+async def test_a_service_without_the_tool_has_no_way_to_run_a_statement(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    service = await _started(_environ(settings_document(tmp_path, example_dir, prose=None)))
+    try:
+        with pytest.raises(RuntimeError):
+            await service.run_sql("SELECT 1")
+    finally:
+        await service.close()
+
+
+def test_a_source_run_sql_cannot_read_is_refused_before_anything_starts(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    config = settings_document(tmp_path, example_dir, prose=None)
+    with (config / "base.yaml").open("a", encoding="utf-8") as document:
+        document.write("  cluster:\n    kind: spark\n")
+    environ = _environ(config, **{**ENABLED, "SUTURA__TOOLS__RUN_SQL__SOURCE": "cluster"})
+    assert load(environ).failure() == [
+        "settings: tools.run_sql.source: run_sql reads duckdb and postgres sources only"
+    ]
+
+
+@pytest.mark.postgres
+async def test_a_postgres_role_that_may_read_server_files_stops_the_start(
+    example_dir: Path, tmp_path: Path, postgres_dsn: str
+) -> None:
+    info = conninfo_to_dict(postgres_dsn)
+    if info.get("password") is not None:
+        pytest.skip("the test server's administrator needs a password; this test reads none")
+    config = settings_document(tmp_path, example_dir, prose=None)
+    with (config / "base.yaml").open("a", encoding="utf-8") as document:
+        document.write(
+            f"  admin:\n    kind: postgres\n    host: {info.get('host') or '127.0.0.1'}\n"
+            f"    port: {info.get('port') or 5432}\n    database: {info.get('dbname')}\n"
+            f"    user: {info.get('user') or 'postgres'}\n"
+        )
+    environ = _environ(config, **{**ENABLED, "SUTURA__TOOLS__RUN_SQL__SOURCE": "admin"})
+    with anyio.fail_after(30):
+        problems = (await start(environ, anchors=False)).failure()
+    (problem,) = problems
+    assert problem.startswith("settings: tools.run_sql.source: admin: the role ")
+    assert "may read or write server files" in problem
