@@ -6,7 +6,7 @@ from sutura.core.catalog import Catalog
 
 
 class PinnedDefinitions(msgspec.Struct, frozen=True, kw_only=True):
-    """The catalog as it is served: an operator version, a digest of its meaning, per-metric digests.
+    """The catalog as served: an operator version, a digest of its meaning, per-metric digests.
 
     ``definition_digest`` is the SHA-256 hex of the canonical form of the whole catalog;
     ``metric_digests`` maps each metric's name to the SHA-256 hex of its own canonical form
