@@ -20,9 +20,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from tests.refusals import PROVOKED
 
     option = session.config.option
-    whole_run = not option.keyword and not option.markexpr and not getattr(option, "lf", False)
-    whole_run = (whole_run and session.config.args in ([], ["tests", "src/sutura/core"])) or False
-    if exitstatus != 0 or not whole_run or session.testscollected < 50:
+    selected = bool(option.keyword or option.markexpr or getattr(option, "lf", False))
+    whole_run = not selected and session.config.args == ["tests", "src/sutura/core"]
+    if exitstatus != 0 or not whole_run or option.collectonly:
         return
     missing = sorted(code.value for code in RefusalCode if code not in PROVOKED)
     if missing:
