@@ -25,9 +25,11 @@ class Wiring:
         """Settings and catalog only (no data touched)."""
         return load(self.environ)
 
-    async def start(self, *, anchors: bool = True) -> Result[Service, list[str]]:
-        """A running service."""
-        return await start(self.environ, anchors=anchors)
+    async def start(
+        self, *, anchors: bool = True, context: Loaded | None = None
+    ) -> Result[Service, list[str]]:
+        """A running service (from ``context`` when the caller has already loaded it)."""
+        return await start(self.environ, anchors=anchors, context=context)
 
 
 def main(argv: list[str] | None = None) -> int:

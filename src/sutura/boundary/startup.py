@@ -68,12 +68,19 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     )
 
 
-async def start(environ: Mapping[str, str], *, anchors: bool = True) -> Result[Service, list[str]]:
-    """A running service: sources opened and, unless told otherwise, every anchor reproduced."""
-    loaded = load(environ)
-    if not isinstance(loaded, Success):
-        return Failure(loaded.failure())
-    context = loaded.unwrap()
+async def start(
+    environ: Mapping[str, str], *, anchors: bool = True, context: Loaded | None = None
+) -> Result[Service, list[str]]:
+    """A running service: sources opened and, unless told otherwise, every anchor reproduced.
+
+    ``context`` is what an earlier :func:`load` returned, so a transport that answered from it
+    already starts the service from exactly that (and nothing is read twice).
+    """
+    if context is None:
+        loaded = load(environ)
+        if not isinstance(loaded, Success):
+            return Failure(loaded.failure())
+        context = loaded.unwrap()
     sources: dict[str, Source] = {}
     errors: list[str] = []
     for alias, source_settings in sorted(context.loaded.settings.sources.items()):

@@ -234,8 +234,10 @@ class _Breaking:
     def load(self) -> Result[Loaded, list[str]]:
         return self._real.load()
 
-    async def start(self, *, anchors: bool = True) -> Result[Service, list[str]]:
-        started = (await self._real.start(anchors=anchors)).unwrap()
+    async def start(
+        self, *, anchors: bool = True, context: Loaded | None = None
+    ) -> Result[Service, list[str]]:
+        started = (await self._real.start(anchors=anchors, context=context)).unwrap()
         await started.close()
         broken = Service(
             settings=started.settings,

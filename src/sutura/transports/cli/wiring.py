@@ -15,6 +15,8 @@ class Wiring(Protocol):
         """Settings and catalog, no data touched."""
         ...
 
-    async def start(self, *, anchors: bool = True) -> Result[Service, list[str]]:
+    async def start(
+        self, *, anchors: bool = True, context: Loaded | None = None
+    ) -> Result[Service, list[str]]:
         """A running service (sources open, anchors reproduced unless told otherwise)."""
         ...

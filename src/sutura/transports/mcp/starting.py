@@ -7,9 +7,10 @@ the start: the compiler and the SQL dialects are loaded in a worker thread (so t
 already on its way is not held up), then the sources are opened and every anchor reproduced.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
-source that does not open, an anchor that does not reproduce, a catalog that changed on disk
-since it was pinned for the handshake) stops the server, with its reasons on stderr: the
-service does not start, exactly as when it is started before serving.
+source that does not open, an anchor that does not reproduce) stops the server, with its
+reasons on stderr: the service does not start, exactly as when it is started before serving.
+The service starts from the very settings and catalog the handshake described: nothing is
+read twice.
 """
 
 import datetime
@@ -21,17 +22,13 @@ from typing import Any, Final, Protocol
 import anyio
 import anyio.to_thread
 from returns.pipeline import is_successful
-from returns.result import Failure, Result
+from returns.result import Result
 
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import Loaded
 from sutura.core.catalog import Metric
 from sutura.core.question import Question, Range
 
-CATALOG_MOVED: Final = (
-    "settings: the settings or the catalog changed on disk while sutura was starting; "
-    "start it again"
-)
 log = logging.getLogger("sutura.mcp")
 _PROBE_RANGE: Final = Range(start=datetime.date(2000, 1, 1), end=datetime.date(2001, 1, 1))
 
@@ -43,8 +40,10 @@ class Starter(Protocol):
         """Settings and catalog, no data touched."""
         ...
 
-    async def start(self, *, anchors: bool = True) -> Result[Service, list[str]]:
-        """A running service: sources open, anchors reproduced."""
+    async def start(
+        self, *, anchors: bool = True, context: Loaded | None = None
+    ) -> Result[Service, list[str]]:
+        """A running service started from ``context``: sources open, anchors reproduced."""
         ...
 
 
@@ -91,25 +90,13 @@ class Starting:
                 await anyio.to_thread.run_sync(warm, self._loaded)
             except Exception:  # only a head start: the start itself reports real problems
                 log.debug("warm-up failed", exc_info=True)
-            started = await self._starter.start(anchors=True)
-            if is_successful(started) and not self._serves_what_was_loaded(started.unwrap()):
-                await started.unwrap().close()
-                started = Failure([CATALOG_MOVED])
+            started = await self._starter.start(anchors=True, context=self._loaded)
         if not is_successful(started):
             self._errors.extend(started.failure())
             stop.cancel()
             return
         self._service = started.unwrap()
         self._ready.set()
-
-    def _serves_what_was_loaded(self, service: Service) -> bool:
-        """The started service answers from the settings and catalog the handshake described."""
-        loaded, pinned = self._loaded, self._loaded.pinned
-        same_catalog = (service.pinned.version, service.pinned.digest) == (
-            pinned.version,
-            pinned.digest,
-        )
-        return same_catalog and service.settings == loaded.loaded.settings
 
     async def service(self) -> Service:
         """The started service, once the start has succeeded (beginning it if need be)."""
