@@ -1,6 +1,6 @@
 """Recording which refusal codes the suite provokes: a code no test provokes fails the run."""
 
-from sutura.core.outcome import Outcome, Refused
+from sutura.core.outcome import Refused
 from sutura.core.refusal import Refusal, RefusalCode
 
 PROVOKED: set[RefusalCode] = set()
@@ -28,6 +28,3 @@ def _refusal_in(value: object) -> Refusal | None:
             return None
         return _refusal_in(inner)
     return None
-
-
-__all__ = ["PROVOKED", "Outcome", "expect_refusal"]

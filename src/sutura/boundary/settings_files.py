@@ -208,11 +208,6 @@ def _origin_of(key: str, layers: list[Layer]) -> str:
     return "settings"
 
 
-def environment_of(environ: Mapping[str, str]) -> str:
-    """The environment named by ``environ`` (``development`` when unset)."""
-    return environ.get(ENVIRONMENT_VAR, Environment.DEVELOPMENT.value)
-
-
 def process_environment() -> Mapping[str, str]:
     """The process environment (the one place the boundary reads it)."""
     return os.environ

@@ -26,16 +26,14 @@ class Loaded(msgspec.Struct, frozen=True, kw_only=True):
     pinned: PinnedDefinitions
     instructions: str | None = None
 
-    def prompt(self, *, run_sql_enabled: bool | None = None) -> str:
-        """The agent prompt for this deployment, honouring ``prompt.catalog_prose``."""
+    def prompt(self) -> str:
+        """The agent prompt for this deployment, read from its settings alone."""
         settings = self.loaded.settings
         return render_prompt(
             self.pinned,
             prose=settings.prompt.catalog_prose,
             limits=settings.limits,
-            run_sql_enabled=settings.tools.run_sql.enabled
-            if run_sql_enabled is None
-            else run_sql_enabled,
+            run_sql_enabled=settings.tools.run_sql.enabled,
             operator_instructions=self.instructions,
         )
 

@@ -8,7 +8,7 @@ echoing the value the caller sent.
 import datetime
 import re
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from returns.result import Failure, Result, Success
@@ -107,7 +107,6 @@ _KNOWN_PROBLEMS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     (re.compile(r"^Invalid enum value"), "value is not one of the allowed values"),
     (re.compile(r"^Invalid value"), "invalid value"),
     (re.compile(r"^Invalid RFC3339 encoded date"), "expected an ISO date (YYYY-MM-DD)"),
-    (re.compile(r"^Object missing required field `op`$"), "missing required field"),
 )
 
 
@@ -175,6 +174,3 @@ def range_form(rng: Range) -> Result[tuple[datetime.date, datetime.date] | Last,
                     field="$.range", problem="give either start and end, or last, and nothing else"
                 )
             )
-
-
-QuestionKind = Literal["question"]

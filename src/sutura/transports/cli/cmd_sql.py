@@ -14,9 +14,9 @@ from returns.result import Success
 
 from sutura.boundary.answering import Service
 from sutura.core.codec import convert_statement, raw_halves
+from sutura.core.escape import escape_text
 from sutura.core.raw_outcome import RawOutcome, RawRows
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit, report
-from sutura.transports.cli.present import escape_line
 from sutura.transports.cli.wiring import Wiring
 
 NOT_ENABLED = "sql: the raw SQL tool is not enabled on this deployment (tools.run_sql.enabled)"
@@ -59,7 +59,7 @@ def run_sql(args: argparse.Namespace, wiring: Wiring) -> int:
     if not isinstance(statement, Success):
         failure = statement.failure()
         sentence = f"malformed statement: {failure.path}: {failure.problem}"
-        print(f"sutura: {escape_line(sentence)}", file=sys.stderr)
+        print(f"sutura: {escape_text(sentence)}", file=sys.stderr)
         return EXIT_USAGE
     outcome = anyio.run(_run, wiring, statement.unwrap().statement)
     if isinstance(outcome, list):

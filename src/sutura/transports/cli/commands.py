@@ -9,6 +9,7 @@ import anyio
 from returns.result import Success
 
 from sutura.boundary.answering import Service
+from sutura.core.escape import escape_text
 from sutura.core.question import QuestionError
 from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, cmd_sql, present
 from sutura.transports.cli.output import (
@@ -164,7 +165,7 @@ def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
     loaded = unwrap_or_report(wiring.load())
     if isinstance(loaded, int):
         return loaded
-    emit(present.prompt(loaded))
+    emit(loaded.prompt())
     return EXIT_OK
 
 
@@ -177,5 +178,5 @@ def _start(wiring: Wiring) -> Service | int:
 
 
 def _malformed(error: QuestionError) -> int:
-    print(f"sutura: {present.escape_line(error.sentence())}", file=sys.stderr)
+    print(f"sutura: {escape_text(error.sentence())}", file=sys.stderr)
     return EXIT_USAGE

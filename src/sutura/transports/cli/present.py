@@ -9,7 +9,7 @@ from returns.pipeline import is_successful
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import Loaded
 from sutura.core.catalog_view import CatalogView
-from sutura.core.codec import catalog_halves, halves_of
+from sutura.core.codec import catalog_halves, halves_of, outcome_halves
 from sutura.core.compile import CompiledQuery
 from sutura.core.escape import escape_text
 from sutura.core.outcome import Answer, Outcome
@@ -22,11 +22,6 @@ from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit
 def today() -> datetime.date:
     """Today in UTC (what ``range.last`` counts back from)."""
     return datetime.datetime.now(datetime.UTC).date()
-
-
-def escape_line(text: str) -> str:
-    """``text`` safe to print on one terminal line."""
-    return escape_text(text)
 
 
 def check_summary(service: Service) -> str:
@@ -95,12 +90,8 @@ def print_plan_failure(problem: Refusal | QuestionError) -> int:
 
 def print_outcome(outcome: Outcome, *, as_json: bool) -> int:
     """Print one half of ``outcome`` (both built from the one value) and return the exit code."""
-    halves = halves_of(outcome)
+    rendered = outcome_halves(outcome)
+    halves = rendered.unwrap() if is_successful(rendered) else halves_of(outcome)
     emit(halves.structured.decode() if as_json else halves.text)
-    answered = isinstance(outcome, Answer) and halves.structured.startswith(b'{"outcome":"answer"')
+    answered = is_successful(rendered) and isinstance(outcome, Answer)
     return EXIT_OK if answered else EXIT_REFUSED
-
-
-def prompt(loaded: Loaded) -> str:
-    """The agent prompt of this deployment."""
-    return loaded.prompt()
