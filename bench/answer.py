@@ -11,9 +11,9 @@ from bench.table import Figure, median_seconds
 from sutura.boundary.answering import Service
 from sutura.boundary.example import write_example
 from sutura.boundary.startup import load, start
-from sutura.core.compile import CompiledQuery
-from sutura.core.question import Question, decode_question_json
-from sutura.core.resolve import Resolved
+from sutura.core.question.model import Question, decode_question_json
+from sutura.core.question.resolve import Resolved
+from sutura.core.sql.compile import CompiledQuery
 
 BENCH_QUESTION = (
     b'{"metrics": ["revenue", "order_count"], "grain": "month",'

@@ -21,9 +21,16 @@ from typing import Final
 
 from bench.table import Figure
 from sutura.core.codec import halves_of
-from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Outcome, Provenance, Refused
-from sutura.core.refusal import RefusalCode, refusal
-from sutura.core.untrusted import CELLS
+from sutura.core.outcome.answer import (
+    Answer,
+    ExecutedAs,
+    MetricDigest,
+    Outcome,
+    Provenance,
+    Refused,
+)
+from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.text.untrusted import CELLS
 
 MEGABYTE: Final = 1 << 20
 GOAL_RSS_MB: Final = 200

@@ -32,8 +32,8 @@ from bench.answer import BENCH_QUESTION, example_dir
 from bench.table import Figure, render
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import load
-from sutura.core.compile import CompiledQuery
-from sutura.core.question import decode_question_json
+from sutura.core.question.model import decode_question_json
+from sutura.core.sql.compile import CompiledQuery
 
 SPAWNS = 10
 CALLS = 200

@@ -19,9 +19,9 @@ from returns.pipeline import is_successful
 
 from bench.table import Figure, render
 from sutura.core.codec import encode
-from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Provenance
-from sutura.core.render_text import render_answer
-from sutura.core.untrusted import CELLS
+from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.text.render import render_answer
+from sutura.core.text.untrusted import CELLS
 
 ROWS = 100_000
 COLUMNS = 10

@@ -24,8 +24,8 @@ from bench.answer import bench_question, example_dir
 from bench.table import Figure, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.boundary.startup import start
-from sutura.core.compile import CompiledQuery
-from sutura.core.question import Question
+from sutura.core.question.model import Question
+from sutura.core.sql.compile import CompiledQuery
 
 REPEAT = 15
 PASSWORD_VAR = "SUTURA_BENCH_POSTGRES_PASSWORD"

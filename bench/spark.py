@@ -31,9 +31,9 @@ from bench.table import Figure, median_seconds
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.boundary.startup import start
 from sutura.core.codec import halves_of
-from sutura.core.compile import CompiledQuery
-from sutura.core.question import QuestionError
-from sutura.core.render_text import SOURCE_PREFIX
+from sutura.core.question.model import QuestionError
+from sutura.core.sql.compile import CompiledQuery
+from sutura.core.text.render import SOURCE_PREFIX
 
 REMOTE_VAR: Final = "SUTURA_BENCH_SPARK"
 SCRIPT: Final = Path(__file__).parents[1] / "scripts" / "spark-connect"

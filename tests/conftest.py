@@ -16,7 +16,7 @@ def anyio_backend() -> str:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """A whole, green run fails when a refusal code exists that no test provoked."""
-    from sutura.core.refusal import RefusalCode
+    from sutura.core.outcome.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
     option = session.config.option

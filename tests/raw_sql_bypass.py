@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from sutura.core.codec import raw_halves
-from sutura.core.escape import has_lone_surrogate, is_escaped, unescape_text
-from sutura.core.raw_outcome import FAILURE_NOTICE, RawOutcome, RawRefusal
-from sutura.core.untrusted import FAILURE, Case
+from sutura.core.raw.outcome import FAILURE_NOTICE, RawOutcome, RawRefusal
+from sutura.core.text.escape import has_lone_surrogate, is_escaped, unescape_text
+from sutura.core.text.untrusted import FAILURE, Case
 
 CANARY: Final = "sutura-canary-5f1d2c"
 """The content of the file the corpus tries to read; it must never come back."""

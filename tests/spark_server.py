@@ -32,8 +32,8 @@ import duckdb
 import msgspec
 import pytest
 
-from sutura.core.compile import CompiledQuery, Passthrough
 from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from sutura.core.sql.compile import CompiledQuery, Passthrough
 from tests.conformance.pack import EXTRA_CATALOG
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ def statement(text: str, *params: object) -> CompiledQuery:
         columns=("value",),
         plan=(),
         outputs=(Passthrough(index=0),),
-        raw_width=1,
+        selected_width=1,
         source="main",
         dialect="spark",
     )

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from sutura import api
-from sutura.core.refusal import RefusalCode
+from sutura.core.outcome.refusal import RefusalCode
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("mcp", "litestar", "uvicorn", "duckdb", "psycopg", "sqlglot", "anyio")
 PURE = (
-    "sutura.core.render_text",
+    "sutura.core.text.render",
     "sutura.core.codec",
-    "sutura.core.decode_text",
-    "sutura.core.escape",
+    "sutura.core.text.decode",
+    "sutura.core.text.escape",
     "sutura.api",
 )
 YEAR = {"start": "2024-01-01", "end": "2025-01-01"}

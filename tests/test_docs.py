@@ -6,7 +6,7 @@ from pathlib import Path
 import msgspec.inspect as mi
 import pytest
 
-from sutura.core.refusal import DETAILS, RefusalCode, status_of
+from sutura.core.outcome.refusal import DETAILS, RefusalCode, status_of
 from sutura.core.settings import Settings
 from sutura.transports.cli.main import build_parser
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.raw_outcome import DETAILS, RawRefusalCode, raw_status
+from sutura.core.raw.outcome import DETAILS, RawRefusalCode, raw_status
 from tests.raw_sql_bypass import CORPUS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "raw-sql.md"

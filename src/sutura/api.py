@@ -65,13 +65,19 @@ from typing import TYPE_CHECKING
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog import Grain
+from sutura.core.catalog.model import Grain
 from sutura.core.codec import CodecError, Halves, halves_of
 from sutura.core.codec import decode_outcome as _decode_structured
-from sutura.core.decode_text import TextError
-from sutura.core.decode_text import decode_outcome as _decode_text
-from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Outcome, Provenance, Refused
-from sutura.core.question import (
+from sutura.core.outcome.answer import (
+    Answer,
+    ExecutedAs,
+    MetricDigest,
+    Outcome,
+    Provenance,
+    Refused,
+)
+from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.question.model import (
     FilterEq,
     FilterIn,
     FilterNotIn,
@@ -83,7 +89,8 @@ from sutura.core.question import (
     convert_question,
     decode_question_json,
 )
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.text.decode import TextError
+from sutura.core.text.decode import decode_outcome as _decode_text
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.framing import Framed, split_records
 from sutura.transports.batch.problems import RecordError, RecordProblem

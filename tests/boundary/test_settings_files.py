@@ -5,7 +5,7 @@ from pathlib import Path
 from returns.result import Success
 
 from sutura.boundary.settings_files import SettingsError, load_settings
-from sutura.core.prose import CatalogProse
+from sutura.core.catalog.prose import CatalogProse
 
 
 def _errors(environ: dict[str, str]) -> list[SettingsError]:

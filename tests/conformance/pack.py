@@ -15,9 +15,9 @@ from returns.pipeline import is_successful
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import start
 from sutura.core.codec import halves_of
-from sutura.core.outcome import Answer, Outcome
-from sutura.core.question import QuestionError, decode_question_json
-from sutura.core.render_text import SOURCE_PREFIX
+from sutura.core.outcome.answer import Answer, Outcome
+from sutura.core.question.model import QuestionError, decode_question_json
+from sutura.core.text.render import SOURCE_PREFIX
 
 PACK_FILE = Path(__file__).with_name("questions.json")
 EXTRA_CATALOG = Path(__file__).with_name("catalog")

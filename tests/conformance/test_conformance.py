@@ -8,7 +8,7 @@ import pytest
 
 from sutura.boundary.catalog_files import load_catalog
 from sutura.boundary.example import CATALOG, write_example
-from sutura.core.catalog import (
+from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
@@ -19,8 +19,8 @@ from sutura.core.catalog import (
     Term,
     ZeroDenominator,
 )
-from sutura.core.outcome import Answer, Refused
-from sutura.core.refusal import RefusalCode
+from sutura.core.outcome.answer import Answer, Refused
+from sutura.core.outcome.refusal import RefusalCode
 from tests.conformance.conftest import Engines
 from tests.conformance.pack import (
     EXTRA_CATALOG,

@@ -19,9 +19,9 @@ from returns.pipeline import is_successful
 from sutura.boundary.answering import Service
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.startup import start
-from sutura.core.outcome import Answer, Outcome, Refused
-from sutura.core.question import QuestionError, decode_question_json
-from sutura.core.refusal import RefusalCode
+from sutura.core.outcome.answer import Answer, Outcome, Refused
+from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.question.model import QuestionError, decode_question_json
 from tests.conformance.conftest import ORDERS
 from tests.conformance.pack import (
     EXTRA_CATALOG,

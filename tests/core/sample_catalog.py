@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from returns.result import Result
 
-from sutura.core.catalog import (
+from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -34,9 +34,9 @@ from sutura.core.catalog import (
     Term,
     ZeroDenominator,
 )
-from sutura.core.pinned import PinnedDefinitions
-from sutura.core.question import Question, convert_question
-from sutura.core.resolve import Problem, Resolved, resolve_question
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.question.model import Question, convert_question
+from sutura.core.question.resolve import Problem, Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
 
 SOURCE = "warehouse"

@@ -3,7 +3,8 @@
 import msgspec
 import pytest
 
-from sutura.core.catalog_view import CatalogBody, CatalogView
+from sutura.core.catalog.prose import CatalogProse
+from sutura.core.catalog.view import CatalogBody, CatalogView
 from sutura.core.codec import (
     CodecError,
     Halves,
@@ -16,12 +17,11 @@ from sutura.core.codec import (
     raw_halves,
     schema_hook,
 )
-from sutura.core.outcome import Answer, Refused
-from sutura.core.prose import CatalogProse
-from sutura.core.raw_outcome import RawRows
-from sutura.core.refusal import RefusalCode, refusal
-from sutura.core.render_text import render_answer, render_refusal
-from sutura.core.untrusted import CELLS, Case
+from sutura.core.outcome.answer import Answer, Refused
+from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.raw.outcome import RawRows
+from sutura.core.text.render import render_answer, render_refusal
+from sutura.core.text.untrusted import CELLS, Case
 from tests.core.untrusted_samples import answer, pinned
 from tests.refusals import expect_refusal
 

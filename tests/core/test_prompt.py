@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.escape import escape_text, is_escaped
-from sutura.core.pinned import PinnedDefinitions
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.prose import CatalogProse, catalog_notice
+from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.prompt import render_prompt
-from sutura.core.prose import CatalogProse, catalog_notice
-from sutura.core.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings
-from sutura.core.untrusted import PROSE, Case
+from sutura.core.text.escape import escape_text, is_escaped
+from sutura.core.text.untrusted import PROSE, Case
 from tests.core.untrusted_samples import TABLE_AND_COLUMN_NAMES, pinned
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

@@ -6,7 +6,7 @@ its metric and dimension names, so a test can tell when a table or column name l
 
 from collections.abc import Sequence
 
-from sutura.core.catalog import (
+from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -17,8 +17,8 @@ from sutura.core.catalog import (
     Model,
     SimpleMeasure,
 )
-from sutura.core.outcome import Answer, ExecutedAs, MetricDigest, Provenance
-from sutura.core.pinned import PinnedDefinitions
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
 
 DIGEST = "3f2a" * 16
 METRIC_DIGEST = "9c1e" * 16

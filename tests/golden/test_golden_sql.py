@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.compile import CompiledQuery, Dialect, compile_question
+from sutura.core.sql.compile import CompiledQuery, Dialect, compile_question
 from tests.core.sample_catalog import CATALOG, resolved
 
 HERE = Path(__file__).parent

@@ -1,6 +1,6 @@
 """A new ``CatalogProse`` spelling is a type error wherever the setting is read.
 
-The proof runs mypy on two copies of the real ``core/prose.py`` (which holds every reader of
+The proof runs mypy on two copies of the real ``core/catalog/prose.py`` (which holds every reader of
 the setting): unchanged, it passes; with one more member, each reader's ``assert_never``
 fails. A second test reads every module of the package and fails on a reader that is not such
 a match: a comparison against a member, or a match over it without ``assert_never`` last.
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import sutura
-from sutura.core import prose
+from sutura.core.catalog import prose
 
 PACKAGE = Path(sutura.__file__).parent
 GROWN = 'OMITTED = "omitted"\n    SUMMARIZED = "summarized"'

@@ -10,21 +10,20 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import assert_never
 
-import msgspec
 from returns.result import Result, Success
 
 from sutura.boundary.raw_sql.audit import run_audited
 from sutura.boundary.raw_sql.base import RawRunner
 from sutura.boundary.sources.base import Source
-from sutura.core.catalog import Metric
-from sutura.core.compile import CompiledQuery, Dialect, compile_question
-from sutura.core.outcome import Answer, ExecutedAs, Outcome, Refused
-from sutura.core.pinned import PinnedDefinitions
-from sutura.core.provenance import provenance_for
-from sutura.core.question import Question, QuestionError, Range
-from sutura.core.raw_outcome import RawOutcome
-from sutura.core.refusal import Refusal
-from sutura.core.resolve import Resolved, resolve_question
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import Metric
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.outcome.answer import Answer, ExecutedAs, Outcome, Refused
+from sutura.core.outcome.provenance import provenance_for
+from sutura.core.outcome.refusal import Refusal
+from sutura.core.question.model import Question, QuestionError, Range
+from sutura.core.question.resolve import Resolved, resolve_question
+from sutura.core.raw.outcome import RawOutcome
 from sutura.core.settings import (
     DuckDBSourceSettings,
     PostgresSourceSettings,
@@ -32,12 +31,13 @@ from sutura.core.settings import (
     SourceSettings,
     SparkSourceSettings,
 )
-from sutura.core.shape import shape_rows
+from sutura.core.sql.compile import CompiledQuery, Dialect, compile_question
+from sutura.core.sql.shape import shape_rows
 
 log = logging.getLogger("sutura.answering")
 
 
-class AnchorMismatch(msgspec.Struct, frozen=True, kw_only=True):
+class AnchorMismatch(Frozen, frozen=True):
     """An anchor that did not reproduce: which metric, what was expected and what was found."""
 
     metric: str

@@ -15,11 +15,11 @@ from pathlib import Path
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog_check import check_catalog
-from sutura.core.catalog_error import CatalogError, quoted, safe_text
-from sutura.core.catalog_parse import Document, parse_document
-from sutura.core.pinned import PinnedDefinitions
-from sutura.core.pinning import pin
+from sutura.core.catalog.check import check_catalog
+from sutura.core.catalog.error import CatalogError, quoted, safe_text
+from sutura.core.catalog.parse import Document, parse_document
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.pinning import pin
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DOCUMENTS = 10_000

@@ -13,6 +13,7 @@ import msgspec.inspect as mi
 import yaml
 from returns.result import Failure, Result, Success
 
+from sutura.core.base import Frozen
 from sutura.core.settings import Environment, Settings, unsafe_combinations
 
 ENV_PREFIX = "SUTURA__"
@@ -20,7 +21,7 @@ CONFIG_DIR_VAR = "SUTURA_CONFIG_DIR"
 ENVIRONMENT_VAR = "SUTURA_ENVIRONMENT"
 
 
-class SettingsError(msgspec.Struct, frozen=True, kw_only=True):
+class SettingsError(Frozen, frozen=True):
     """One problem with the settings: where it came from, which key, and what is wrong."""
 
     origin: str
@@ -32,7 +33,7 @@ class SettingsError(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.origin}: {self.key or '(document)'}: {self.problem}"
 
 
-class LoadedSettings(msgspec.Struct, frozen=True, kw_only=True):
+class LoadedSettings(Frozen, frozen=True):
     """Settings plus the directory relative paths in them are resolved against."""
 
     settings: Settings

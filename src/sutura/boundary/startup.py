@@ -3,7 +3,6 @@
 import datetime
 from collections.abc import Mapping
 
-import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.answering import Service, unknown_source_aliases
@@ -13,13 +12,14 @@ from sutura.boundary.raw_sql.opening import open_raw, run_sql_problems
 from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.base import Source
 from sutura.boundary.sources.open import open_source
-from sutura.core.pinned import PinnedDefinitions
+from sutura.core.base import Frozen
+from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.prompt import render_prompt
 
 MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
 
-class Loaded(msgspec.Struct, frozen=True, kw_only=True):
+class Loaded(Frozen, frozen=True):
     """Settings and pinned definitions, before any source is opened."""
 
     loaded: LoadedSettings

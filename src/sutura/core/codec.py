@@ -7,8 +7,8 @@ Decoding structured halves is here too, the one place their msgspec ``Validation
 becomes a typed value (:class:`CodecError`, naming a path and a problem, never echoing a
 value); a question has its own, ``question.QuestionError``.
 
->>> from sutura.core.refusal import RefusalCode, refusal
->>> from sutura.core.outcome import Refused
+>>> from sutura.core.outcome.refusal import RefusalCode, refusal
+>>> from sutura.core.outcome.answer import Refused
 >>> halves_of(Refused(reason=refusal(RefusalCode.METRIC_UNKNOWN))).structured[:40]
 b'{"outcome":"refusal","reason":{"code":"m'
 """
@@ -21,12 +21,12 @@ import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog_view import CatalogBody, CatalogView, Description, prose_of
-from sutura.core.escape import has_lone_surrogate
-from sutura.core.outcome import Answer, Outcome, Refused
-from sutura.core.prose import Carried, CatalogProse
-from sutura.core.raw_input import RawStatement
-from sutura.core.raw_outcome import (
+from sutura.core.base import Frozen
+from sutura.core.catalog.prose import Carried, CatalogProse
+from sutura.core.catalog.view import CatalogBody, CatalogView, Description, prose_of
+from sutura.core.outcome.answer import Answer, Outcome, Refused
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
     RawRefusalCode,
@@ -34,8 +34,9 @@ from sutura.core.raw_outcome import (
     raw_refusal_text,
     render_raw,
 )
-from sutura.core.refusal import Refusal, RefusalCode, refusal
-from sutura.core.render_text import render_answer, render_refusal
+from sutura.core.raw.request import RawStatement
+from sutura.core.text.escape import has_lone_surrogate
+from sutura.core.text.render import render_answer, render_refusal
 
 T = TypeVar("T")
 
@@ -51,7 +52,7 @@ class Halves(NamedTuple):
         return msgspec.json.decode(self.structured)
 
 
-class CodecError(msgspec.Struct, frozen=True, kw_only=True):
+class CodecError(Frozen, frozen=True):
     """A structured half that does not decode: the JSON path and the problem, no value."""
 
     path: str

@@ -5,7 +5,7 @@ dimension names, grains, allowed values, quoted prose), and nothing else reads t
 Every refusal code is listed with its remedy by iterating :class:`RefusalCode`, so a new code
 cannot be left out. Operator instructions come last, quoted as the operator's text.
 
->>> from sutura.core.catalog import Catalog
+>>> from sutura.core.catalog.model import Catalog
 >>> from sutura.core.settings import LimitsSettings
 >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={},
 ...     catalog=Catalog(models=(), relationships=(), metrics=()))
@@ -15,12 +15,12 @@ cannot be left out. Operator instructions come last, quoted as the operator's te
 ('# sutura: certified answers about data', '> Answer in French.')
 """
 
-from sutura.core.catalog_view import CatalogView
-from sutura.core.escape import escape_text
-from sutura.core.pinned import PinnedDefinitions
-from sutura.core.prose import CatalogProse
-from sutura.core.refusal import RefusalCode, refusal
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.prose import CatalogProse
+from sutura.core.catalog.view import CatalogView
+from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings
+from sutura.core.text.escape import escape_text
 
 _INTRO = """# sutura: certified answers about data
 

@@ -5,11 +5,8 @@ from typing import Annotated
 
 import msgspec
 
-from sutura.core.prose import CatalogProse
-
-
-class Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Base of every settings section: unknown keys are refused."""
+from sutura.core.base import Frozen
+from sutura.core.catalog.prose import CatalogProse
 
 
 class Environment(StrEnum):
@@ -20,7 +17,7 @@ class Environment(StrEnum):
     PRODUCTION = "production"
 
 
-class ServerSettings(Section, frozen=True):
+class ServerSettings(Frozen, frozen=True):
     """``server``: the HTTP listener."""
 
     host: str = "127.0.0.1"
@@ -30,20 +27,20 @@ class ServerSettings(Section, frozen=True):
     max_concurrent_queries: Annotated[int, msgspec.Meta(ge=1)] = 8
 
 
-class SecuritySettings(Section, frozen=True):
+class SecuritySettings(Frozen, frozen=True):
     """``security``: the bearer token for ``/v1/*``."""
 
     access_token: str | None = None
 
 
-class CatalogSettings(Section, frozen=True):
+class CatalogSettings(Frozen, frozen=True):
     """``catalog``: where the documents are and the operator's version label."""
 
     dir: str = "catalog"
     version: str = "unversioned"
 
 
-class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind", frozen=True):
+class DuckDBSourceSettings(Frozen, tag="duckdb", tag_field="kind", frozen=True):
     """A DuckDB database file, or a directory of CSV/Parquet files exposed as tables."""
 
     path: str
@@ -51,7 +48,7 @@ class DuckDBSourceSettings(Section, tag="duckdb", tag_field="kind", frozen=True)
     threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
-class PostgresSourceSettings(Section, tag="postgres", tag_field="kind", frozen=True):
+class PostgresSourceSettings(Frozen, tag="postgres", tag_field="kind", frozen=True):
     """A PostgreSQL server. The password comes from an environment variable or a file only."""
 
     host: str = "127.0.0.1"
@@ -65,7 +62,7 @@ class PostgresSourceSettings(Section, tag="postgres", tag_field="kind", frozen=T
     posture: str = "shared-service-user"
 
 
-class SparkSourceSettings(Section, tag="spark", tag_field="kind", frozen=True):
+class SparkSourceSettings(Frozen, tag="spark", tag_field="kind", frozen=True):
     """A Spark cluster reached through Spark Connect (needs ``pip install 'sutura[spark]'``)."""
 
     remote: str = "sc://127.0.0.1:15002"
@@ -76,27 +73,27 @@ class SparkSourceSettings(Section, tag="spark", tag_field="kind", frozen=True):
 SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSettings
 
 
-class PromptSettings(Section, frozen=True):
+class PromptSettings(Frozen, frozen=True):
     """``prompt``: whether catalog prose is carried, and the operator's own instructions."""
 
     catalog_prose: CatalogProse = CatalogProse.QUOTED
     instructions_file: str | None = None
 
 
-class RunSqlSettings(Section, frozen=True):
+class RunSqlSettings(Frozen, frozen=True):
     """``tools.run_sql``: the ungoverned raw SQL tool, off by default."""
 
     enabled: bool = False
     source: str | None = None
 
 
-class ToolsSettings(Section, frozen=True):
+class ToolsSettings(Frozen, frozen=True):
     """``tools``."""
 
     run_sql: RunSqlSettings = msgspec.field(default_factory=RunSqlSettings)
 
 
-class LimitsSettings(Section, frozen=True):
+class LimitsSettings(Frozen, frozen=True):
     """``limits``: every bound produces a typed refusal, never a truncated answer."""
 
     max_rows: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 10_000
@@ -106,7 +103,7 @@ class LimitsSettings(Section, frozen=True):
     memory_limit: str = "2GB"
 
 
-class Settings(Section, frozen=True):
+class Settings(Frozen, frozen=True):
     """Every setting, after all layers are applied."""
 
     environment: Environment = Environment.DEVELOPMENT

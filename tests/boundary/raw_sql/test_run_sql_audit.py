@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from sutura.boundary.raw_sql.audit import STATEMENT_SHOWN, run_audited
-from sutura.core.raw_outcome import RawOutcome, RawRefusalCode, RawRows, raw_refusal
+from sutura.core.raw.outcome import RawOutcome, RawRefusalCode, RawRows, raw_refusal
 
 pytestmark = pytest.mark.anyio
 

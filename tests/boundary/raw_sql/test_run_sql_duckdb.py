@@ -16,9 +16,9 @@ from sutura.boundary.raw_sql.duckdb_raw import (
     open_duckdb_raw,
 )
 from sutura.boundary.sources.duckdb import open_duckdb
-from sutura.core.raw_outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows
+from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
-from sutura.core.untrusted import Case
+from sutura.core.text.untrusted import Case
 from tests.raw_sql_bypass import (
     CANARY,
     CORPUS,

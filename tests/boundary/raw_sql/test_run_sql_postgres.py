@@ -17,9 +17,9 @@ from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.raw_sql.postgres_raw import PostgresRaw, execute_on_engine, open_postgres_raw
 from sutura.boundary.sources.postgres_connect import Target
-from sutura.core.raw_outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows
+from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows
 from sutura.core.settings import PostgresSourceSettings
-from sutura.core.untrusted import Case
+from sutura.core.text.untrusted import Case
 from tests.postgres import Scratch, scratch_database
 from tests.raw_sql_bypass import (
     CANARY,

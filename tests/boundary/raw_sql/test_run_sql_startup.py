@@ -8,7 +8,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import load, start
-from sutura.core.raw_outcome import RawRows
+from sutura.core.raw.outcome import RawRows
 from tests.transports.mcp.configs import settings_document
 
 pytestmark = pytest.mark.anyio

@@ -13,8 +13,8 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.sources.postgres import PostgresSource, open_postgres
-from sutura.core.compile import CompiledQuery, Passthrough
 from sutura.core.settings import LimitsSettings, PostgresSourceSettings
+from sutura.core.sql.compile import CompiledQuery, Passthrough
 
 PASSWORD_VAR = "SUTURA_TEST_SOURCE_PASSWORD"
 
@@ -27,7 +27,7 @@ def statement(text: str, *params: object) -> CompiledQuery:
         columns=("value",),
         plan=(),
         outputs=(Passthrough(index=0),),
-        raw_width=1,
+        selected_width=1,
         source="main",
         dialect="postgres",
     )

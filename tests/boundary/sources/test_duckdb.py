@@ -12,10 +12,10 @@ from returns.result import Result
 
 from sutura.boundary.sources.base import Source, TextRows
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
-from sutura.core.compile import CompiledQuery, Passthrough, compile_question
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
-from sutura.core.shape import shape_rows
+from sutura.core.sql.compile import CompiledQuery, Passthrough, compile_question
+from sutura.core.sql.shape import shape_rows
 from tests.core.sample_catalog import (
     CATALOG,
     CUSTOMERS_COLUMNS,
@@ -98,7 +98,7 @@ def _raw(sql: str, width: int, params: tuple[object, ...] = ()) -> CompiledQuery
         columns=tuple(f"c{i}" for i in range(width)),
         plan=(),
         outputs=tuple(Passthrough(index=i) for i in range(width)),
-        raw_width=width,
+        selected_width=width,
         source="warehouse",
         dialect="duckdb",
     )

@@ -15,7 +15,7 @@ import pytest
 from sutura.boundary.sources.duckdb import DuckDBSource
 from sutura.boundary.sources.postgres import code_for, open_postgres
 from sutura.boundary.sources.postgres_connect import read_password
-from sutura.core.refusal import RefusalCode
+from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.settings import LimitsSettings, PostgresSourceSettings
 from tests.boundary.sources.postgres_support import (
     opened,

@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 
 import sutura.boundary.sources.postgres as postgres_module
-from sutura.core.refusal import RefusalCode
+from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.settings import PostgresSourceSettings
 from tests.boundary.sources.postgres_support import (
     Proxy,

@@ -20,7 +20,7 @@ from returns.result import Result
 from sutura.boundary.sources.base import TextRows
 from sutura.boundary.sources.duckdb import DuckDBSource
 from sutura.boundary.startup import start
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import LimitsSettings, SparkSourceSettings
 from tests.refusals import expect_refusal
 from tests.spark_server import (

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sutura.core.codec import halves_of
-from sutura.core.outcome import Outcome, Refused
-from sutura.core.refusal import RefusalCode, refusal
+from sutura.core.outcome.answer import Outcome, Refused
+from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.transports.batch.framing import frame
 from tests.core.untrusted_samples import answer
 

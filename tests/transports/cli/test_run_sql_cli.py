@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.raw_input import MAX_STATEMENT_CHARS
-from sutura.core.raw_outcome import ROWS_NOTICE
+from sutura.core.raw.outcome import ROWS_NOTICE
+from sutura.core.raw.request import MAX_STATEMENT_CHARS
 from sutura.root import Wiring
 from sutura.transports.cli.cmd_sql import NOT_ENABLED
 from sutura.transports.cli.main import run_cli

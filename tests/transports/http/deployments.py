@@ -21,12 +21,12 @@ from sutura.boundary.answering import Service
 from sutura.boundary.sources.base import TextRows
 from sutura.boundary.startup import load
 from sutura.core.codec import decode_outcome
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.escape import has_lone_surrogate
-from sutura.core.outcome import Refused
-from sutura.core.refusal import Refusal
+from sutura.core.outcome.answer import Refused
+from sutura.core.outcome.refusal import Refusal
 from sutura.core.settings import Settings
-from sutura.core.untrusted import CELLS
+from sutura.core.sql.compile import CompiledQuery, Dialect
+from sutura.core.text.escape import has_lone_surrogate
+from sutura.core.text.untrusted import CELLS
 from sutura.root import Wiring
 from sutura.transports.http.app import build_app
 from sutura.transports.http.serve import Started, start_app

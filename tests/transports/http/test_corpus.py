@@ -13,10 +13,10 @@ import pytest
 from returns.result import Result, Success
 
 from sutura.boundary.sources.base import TextRows
-from sutura.core.compile import CompiledQuery
-from sutura.core.escape import has_lone_surrogate
-from sutura.core.refusal import Refusal, RefusalCode
-from sutura.core.untrusted import CELLS, Case
+from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.sql.compile import CompiledQuery
+from sutura.core.text.escape import has_lone_surrogate
+from sutura.core.text.untrusted import CELLS, Case
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,

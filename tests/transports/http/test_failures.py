@@ -10,8 +10,8 @@ import pytest
 from returns.result import Result
 
 from sutura.boundary.sources.base import TextRows
-from sutura.core.compile import CompiledQuery
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.sql.compile import CompiledQuery
 from sutura.transports.http.wire import FAILURE_DETAILS, FailureCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (

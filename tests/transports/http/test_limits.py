@@ -12,8 +12,8 @@ from litestar import Litestar
 from returns.result import Result, Success
 
 from sutura.boundary.sources.base import TextRows
-from sutura.core.compile import CompiledQuery
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.sql.compile import CompiledQuery
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,

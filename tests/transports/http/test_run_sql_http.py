@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from sutura.core.raw_outcome import RawRefusalCode, raw_status
+from sutura.core.raw.outcome import RawRefusalCode, raw_status
 from sutura.root import Wiring
 from sutura.transports.http.serve import Started, start_app
 from tests.transports.http.deployments import (

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import duckdb
 
-from sutura.core.escape import has_lone_surrogate
-from sutura.core.untrusted import CELLS, PROSE
+from sutura.core.text.escape import has_lone_surrogate
+from sutura.core.text.untrusted import CELLS, PROSE
 
 HOSTILE_FIRST_DAY = datetime.date(2024, 1, 1)
 HOSTILE_QUESTION: dict[str, object] = {

@@ -16,11 +16,11 @@ import msgspec
 import pytest
 from mcp import Client, StdioServerParameters
 
+from sutura.core.catalog.prose import QUOTED_NOTICE
 from sutura.core.codec import decode_outcome
-from sutura.core.decode_text import decode_answer
-from sutura.core.escape import escape_text, is_escaped
-from sutura.core.outcome import Answer
-from sutura.core.prose import QUOTED_NOTICE
+from sutura.core.outcome.answer import Answer
+from sutura.core.text.decode import decode_answer
+from sutura.core.text.escape import escape_text, is_escaped
 from tests.transports.mcp.configs import HOSTILE_QUESTION, carried_cells, hostile_config
 from tests.transports.mcp.inprocess import connected, structured_of, text_of, wiring
 from tests.transports.mcp.spawned import SUTURA, server_environment

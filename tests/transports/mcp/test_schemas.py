@@ -14,13 +14,13 @@ import mcp_types as types
 import msgspec
 import pytest
 
-from sutura.core.catalog_view import CatalogView
+from sutura.core.catalog.prose import CatalogProse
+from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import catalog_halves, halves_of, raw_halves
-from sutura.core.outcome import Refused
-from sutura.core.prose import CatalogProse
-from sutura.core.question import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
-from sutura.core.raw_outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
-from sutura.core.refusal import RefusalCode, refusal
+from sutura.core.outcome.answer import Refused
+from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.question.model import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
+from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
 from sutura.core.settings import RunSqlSettings, ToolsSettings
 from sutura.transports.mcp.schemas import QUESTION_INPUT
 from sutura.transports.mcp.tools import tools_for

@@ -20,12 +20,12 @@ from returns.result import Result, Success
 from sutura.boundary.answering import Service
 from sutura.boundary.sources.base import TextRows
 from sutura.boundary.startup import Loaded
-from sutura.core.catalog_view import CatalogView
+from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE, CatalogProse
+from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import decode_outcome, encode, halves_of
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.outcome import Answer
-from sutura.core.prose import OMITTED_NOTICE, QUOTED_NOTICE, CatalogProse
-from sutura.core.refusal import Refusal, RefusalCode
+from sutura.core.outcome.answer import Answer
+from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.sql.compile import CompiledQuery, Dialect
 from sutura.root import Wiring
 from sutura.transports.mcp.server import FAILURE_SENTENCE, mcp_server
 from tests.refusals import expect_refusal

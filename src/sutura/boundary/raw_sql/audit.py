@@ -13,8 +13,8 @@ import time
 from typing import Final, assert_never
 
 from sutura.boundary.raw_sql.base import RawRunner
-from sutura.core.escape import escape_text
-from sutura.core.raw_outcome import RawOutcome, RawRefusal, RawRows
+from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRows
+from sutura.core.text.escape import escape_text
 
 audit_log = logging.getLogger("sutura.audit")
 

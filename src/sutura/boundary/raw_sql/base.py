@@ -11,8 +11,8 @@ import logging
 from collections.abc import Sequence
 from typing import Final, Protocol
 
-from sutura.core.cells import UnsupportedCellError, cell_text
-from sutura.core.raw_outcome import RawOutcome, RawRefusalCode, RawRows, raw_refusal
+from sutura.core.raw.outcome import RawOutcome, RawRefusalCode, RawRows, raw_refusal
+from sutura.core.sql.cells import UnsupportedCellError, cell_text
 
 log = logging.getLogger("sutura.source")
 

@@ -34,14 +34,14 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.raw_sql.base import INTERRUPT_GRACE_SECONDS, rows_outcome
 from sutura.boundary.sources.duckdb import load_directory
-from sutura.core.raw_outcome import (
+from sutura.core.raw.check import check_statement, readable
+from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
     RawRefusalCode,
     raw_failure,
     raw_refusal,
 )
-from sutura.core.raw_statement import check_statement, readable
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 
 log = logging.getLogger("sutura.source")

@@ -33,14 +33,14 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.raw_sql.base import rows_outcome
 from sutura.boundary.sources.postgres_connect import Connection, Target, read_password, target_of
-from sutura.core.raw_outcome import (
+from sutura.core.raw.check import check_statement, readable
+from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
     RawRefusalCode,
     raw_failure,
     raw_refusal,
 )
-from sutura.core.raw_statement import check_statement, readable
 from sutura.core.settings import PostgresSourceSettings
 
 log = logging.getLogger("sutura.source")

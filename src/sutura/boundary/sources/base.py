@@ -9,8 +9,8 @@ from typing import Protocol
 
 from returns.result import Result
 
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.refusal import Refusal
+from sutura.core.outcome.refusal import Refusal
+from sutura.core.sql.compile import CompiledQuery, Dialect
 
 TextRows = list[list[str | None]]
 """Rows of canonical text cells; ``None`` is SQL NULL."""

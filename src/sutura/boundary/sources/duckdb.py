@@ -24,10 +24,10 @@ import duckdb
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.base import TextRows
-from sutura.core.cells import UnsupportedCellError, cell_text
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.refusal import Refusal, RefusalCode, refusal
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
+from sutura.core.sql.cells import UnsupportedCellError, cell_text
+from sutura.core.sql.compile import CompiledQuery, Dialect
 
 log = logging.getLogger("sutura.source")
 

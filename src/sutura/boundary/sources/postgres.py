@@ -40,10 +40,10 @@ from sutura.boundary.sources.postgres_connect import (
     target_of,
     where,
 )
-from sutura.core.cells import UnsupportedCellError, cell_text
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.refusal import Refusal, RefusalCode, refusal
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.settings import LimitsSettings, PostgresSourceSettings
+from sutura.core.sql.cells import UnsupportedCellError, cell_text
+from sutura.core.sql.compile import CompiledQuery, Dialect
 
 log = logging.getLogger("sutura.source")
 

@@ -35,10 +35,10 @@ from sutura.boundary.sources.spark_session import (
     version_problem,
     where,
 )
-from sutura.core.cells import UnsupportedCellError, cell_text
-from sutura.core.compile import CompiledQuery, Dialect
-from sutura.core.refusal import Refusal, RefusalCode, refusal
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from sutura.core.sql.cells import UnsupportedCellError, cell_text
+from sutura.core.sql.compile import CompiledQuery, Dialect
 
 log = logging.getLogger("sutura.source")
 

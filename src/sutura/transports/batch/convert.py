@@ -26,8 +26,8 @@ from typing import Final, assert_never
 from returns.pipeline import is_successful
 
 from sutura.core.codec import CodecError, decode_outcome, outcome_halves
-from sutura.core.outcome import Outcome, Refused
-from sutura.core.refusal import status_of
+from sutura.core.outcome.answer import Outcome, Refused
+from sutura.core.outcome.refusal import status_of
 from sutura.transports.batch.framing import frame
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.records import RawRecord

@@ -19,7 +19,7 @@ from typing import Final, NamedTuple
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.decode_text import TextError
+from sutura.core.text.decode import TextError
 
 RECORD_PREFIX: Final = "\\. record "
 _MARKER: Final = re.compile(r"\\\. record (?P<number>[1-9][0-9]*)")
@@ -44,7 +44,7 @@ def _fail(line: int, problem: str) -> Failure[TextError]:
 def split_records(rendered: str) -> Result[list[Framed], TextError]:
     """Cut a rendered stream back into its text halves, each with its record number.
 
-    Anything else is a :class:`~sutura.core.decode_text.TextError` naming the 1-based line: text
+    Anything else is a :class:`~sutura.core.text.decode.TextError` naming the 1-based line: text
     before the first separator, a separator with nothing under it, a missing final newline.
     """
     if not rendered:

@@ -6,7 +6,7 @@
 
 from enum import StrEnum
 
-import msgspec
+from sutura.core.base import Frozen
 
 
 class RecordProblem(StrEnum):
@@ -24,7 +24,7 @@ class RecordProblem(StrEnum):
     """An outcome whose two halves cannot both be built (``value_not_representable``)."""
 
 
-class RecordError(msgspec.Struct, frozen=True, kw_only=True):
+class RecordError(Frozen, frozen=True):
     """One invalid record: its 1-based number, the problem and a detail that echoes no value."""
 
     number: int

@@ -15,8 +15,7 @@
 from collections.abc import Callable
 from typing import Final, Protocol
 
-import msgspec
-
+from sutura.core.base import Frozen
 from sutura.transports.batch.convert import Target, convert
 from sutura.transports.batch.problems import RecordError
 from sutura.transports.batch.records import (
@@ -38,7 +37,7 @@ class Sink(Protocol):
         ...
 
 
-class Summary(msgspec.Struct, frozen=True, kw_only=True):
+class Summary(Frozen, frozen=True):
     """What one run did: every record is either rendered or invalid."""
 
     records: int

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from sutura.core.escape import escape_text
+from sutura.core.text.escape import escape_text
 from sutura.transports.batch.atomic import atomic_file
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.problems import RecordError

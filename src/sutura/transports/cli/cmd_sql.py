@@ -14,8 +14,8 @@ from returns.result import Success
 
 from sutura.boundary.answering import Service
 from sutura.core.codec import convert_statement, raw_halves
-from sutura.core.escape import escape_text
-from sutura.core.raw_outcome import RawOutcome, RawRows
+from sutura.core.raw.outcome import RawOutcome, RawRows
+from sutura.core.text.escape import escape_text
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit, report
 from sutura.transports.cli.wiring import Wiring
 

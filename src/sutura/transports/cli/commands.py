@@ -9,8 +9,8 @@ import anyio
 from returns.result import Success
 
 from sutura.boundary.answering import Service
-from sutura.core.escape import escape_text
-from sutura.core.question import QuestionError
+from sutura.core.question.model import QuestionError
+from sutura.core.text.escape import escape_text
 from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, cmd_sql, present
 from sutura.transports.cli.output import (
     EXIT_OK,

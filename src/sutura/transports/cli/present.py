@@ -8,14 +8,14 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import Loaded
-from sutura.core.catalog_view import CatalogView
+from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import catalog_halves, halves_of, outcome_halves
-from sutura.core.compile import CompiledQuery
-from sutura.core.escape import escape_text
-from sutura.core.outcome import Answer, Outcome
-from sutura.core.question import QuestionError
-from sutura.core.refusal import Refusal
-from sutura.core.render_text import render_refusal
+from sutura.core.outcome.answer import Answer, Outcome
+from sutura.core.outcome.refusal import Refusal
+from sutura.core.question.model import QuestionError
+from sutura.core.sql.compile import CompiledQuery
+from sutura.core.text.escape import escape_text
+from sutura.core.text.render import render_refusal
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit
 
 

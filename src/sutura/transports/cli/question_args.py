@@ -7,7 +7,12 @@ from pathlib import Path
 import msgspec
 from returns.result import Failure, Result, Success
 
-from sutura.core.question import Question, QuestionError, convert_question, decode_question_json
+from sutura.core.question.model import (
+    Question,
+    QuestionError,
+    convert_question,
+    decode_question_json,
+)
 
 
 def add_question_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,14 +2,14 @@
 
 Litestar's default body handling would decode a question itself and answer a malformed one with
 its own words (which can echo the value sent). This DTO hands the raw bytes to
-:func:`~sutura.core.question.decode_question_json` instead, so a malformed question is
+:func:`~sutura.core.question.model.decode_question_json` instead, so a malformed question is
 ``400 not_a_question`` naming the field, never the value, while the OpenAPI document still
-describes the request body from the :class:`~sutura.core.question.Question` Struct itself.
+describes the request body from the :class:`~sutura.core.question.model.Question` Struct itself.
 """
 
 from returns.result import Success
 
-from sutura.core.question import Question, decode_question_json
+from sutura.core.question.model import Question, decode_question_json
 from sutura.transports.http.core_body import CoreDecodedBody
 from sutura.transports.http.errors import MalformedQuestionError
 

@@ -12,7 +12,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from sutura.core.question import QuestionError
+from sutura.core.question.model import QuestionError
 from sutura.transports.http.wire import (
     FailureBody,
     FailureCode,

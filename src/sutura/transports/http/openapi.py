@@ -30,9 +30,9 @@ from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
 from sutura import __version__
-from sutura.core.outcome import Refused
-from sutura.core.prose import Carried
-from sutura.core.raw_outcome import RawRefusal
+from sutura.core.catalog.prose import Carried
+from sutura.core.outcome.answer import Refused
+from sutura.core.raw.outcome import RawRefusal
 from sutura.transports.http.limits import RETRY_AFTER_SECONDS
 from sutura.transports.http.wire import FailureBody
 
@@ -65,7 +65,7 @@ class CarriedSchema(OpenAPISchemaPlugin):
 
     @staticmethod
     def is_plugin_supported_type(value: Any) -> bool:
-        """Only :class:`~sutura.core.prose.Carried`."""
+        """Only :class:`~sutura.core.catalog.prose.Carried`."""
         return value is Carried
 
     def to_openapi_schema(

@@ -19,12 +19,12 @@ from litestar.params import JSONBody
 from returns.result import Success
 
 from sutura.boundary.answering import Service
-from sutura.core.catalog_view import CatalogBody, CatalogView
+from sutura.core.catalog.prose import CatalogProse
+from sutura.core.catalog.view import CatalogBody, CatalogView
 from sutura.core.codec import catalog_halves, encode
-from sutura.core.outcome import Answer, Outcome, Refused
-from sutura.core.prose import CatalogProse
-from sutura.core.question import Question, QuestionError
-from sutura.core.refusal import Refusal, RefusalCode, refusal
+from sutura.core.outcome.answer import Answer, Outcome, Refused
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.question.model import Question, QuestionError
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Guard
 from sutura.transports.http.body import QuestionBody

@@ -22,14 +22,14 @@ from returns.result import Success
 
 from sutura.boundary.answering import Service
 from sutura.core.codec import encode
-from sutura.core.raw_input import RawStatement
-from sutura.core.raw_outcome import (
+from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusalCode,
     RawRows,
     raw_refusal,
     raw_status,
 )
+from sutura.core.raw.request import RawStatement
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Guard
 from sutura.transports.http.errors import JSON, NO_STORE, HttpFailureError

@@ -4,13 +4,13 @@ As for a question (:mod:`.body`), litestar's own decoding would answer a malform
 own words, which can echo the value sent. This DTO hands the bytes to
 :func:`~sutura.core.codec.decode_statement`, so a malformed body is ``400 not_a_statement``
 naming the field, never the value, and the OpenAPI document still describes the body from the
-:class:`~sutura.core.raw_statement.RawStatement` Struct.
+:class:`~sutura.core.raw.check.RawStatement` Struct.
 """
 
 from returns.result import Success
 
 from sutura.core.codec import CodecError, decode_statement
-from sutura.core.raw_input import RawStatement
+from sutura.core.raw.request import RawStatement
 from sutura.transports.http.core_body import CoreDecodedBody
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import not_a_statement

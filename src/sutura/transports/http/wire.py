@@ -1,7 +1,7 @@
 """The HTTP surface's own wire shapes: the closed failure channel, and health.
 
-Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome``,
-``sutura.core.catalog_view``); this module adds what only HTTP has. A failure is
+Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome.answer``,
+``sutura.core.catalog.view``); this module adds what only HTTP has. A failure is
 ``{code, status, detail}`` with a fixed sentence per code, so nothing a driver, a library or a
 caller wrote can reach a failure body. The exceptions are ``not_a_question`` and
 ``not_a_statement``, whose details are the decoders' sentences: they name a field and never a
@@ -16,8 +16,9 @@ from typing import Final, Literal, assert_never
 
 import msgspec
 
+from sutura.core.base import Frozen
 from sutura.core.codec import CodecError
-from sutura.core.question import QuestionError
+from sutura.core.question.model import QuestionError
 
 
 class FailureCode(StrEnum):
@@ -91,11 +92,7 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
 }
 
 
-class Wire(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Base of the HTTP surface's own bodies."""
-
-
-class FailureBody(Wire, frozen=True):
+class FailureBody(Frozen, frozen=True):
     """A failure: the code, its HTTP status and a fixed sentence (never a cause)."""
 
     code: FailureCode
@@ -103,7 +100,7 @@ class FailureBody(Wire, frozen=True):
     detail: str
 
 
-class Health(Wire, frozen=True):
+class Health(Frozen, frozen=True):
     """``GET /health``: the process is up and serving."""
 
     status: Literal["ok"] = "ok"
@@ -130,6 +127,6 @@ def not_a_statement(error: CodecError) -> FailureBody:
 _ENCODER: Final = msgspec.json.Encoder()
 
 
-def encode_wire(body: Wire) -> bytes:
+def encode_wire(body: Frozen) -> bytes:
     """JSON bytes of one of this module's bodies (all text here is ours, so it always encodes)."""
     return _ENCODER.encode(body)

@@ -25,12 +25,12 @@ from typing import Any, Final
 
 import msgspec
 
-from sutura.core.catalog_view import CatalogBody
+from sutura.core.catalog.view import CatalogBody
 from sutura.core.codec import schema_hook
-from sutura.core.outcome import Outcome
-from sutura.core.question import Question
-from sutura.core.raw_input import RawStatement
-from sutura.core.raw_outcome import RawOutcome
+from sutura.core.outcome.answer import Outcome
+from sutura.core.question.model import Question
+from sutura.core.raw.outcome import RawOutcome
+from sutura.core.raw.request import RawStatement
 
 Schema = dict[str, Any]
 
@@ -149,7 +149,7 @@ def _shape(node: Any) -> Any:
 def input_schema(kind: Any) -> Schema:
     """The closed, compact input schema of a msgspec Struct.
 
-    >>> from sutura.core.question import Last
+    >>> from sutura.core.question.model import Last
     >>> schema = input_schema(Last)
     >>> schema["properties"]["unit"], schema["additionalProperties"]
     ({'enum': ['day', 'month', 'quarter', 'week', 'year']}, False)

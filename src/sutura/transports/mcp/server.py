@@ -27,7 +27,7 @@ from returns.result import Failure, Result, Success
 
 from sutura import __version__
 from sutura.core.codec import convert_statement, halves_of, raw_halves
-from sutura.core.question import QuestionError, convert_question
+from sutura.core.question.model import QuestionError, convert_question
 from sutura.transports.mcp.starting import Starter, Starting, lifespan_of
 from sutura.transports.mcp.surface import Surface, surface_of, tool_result
 from sutura.transports.mcp.tools import ASK_METRIC, DESCRIBE_CATALOG, RUN_SQL

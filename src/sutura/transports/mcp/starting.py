@@ -26,8 +26,8 @@ from returns.result import Result
 
 from sutura.boundary.answering import Service
 from sutura.boundary.startup import Loaded
-from sutura.core.catalog import Metric
-from sutura.core.question import Question, Range
+from sutura.core.catalog.model import Metric
+from sutura.core.question.model import Question, Range
 
 log = logging.getLogger("sutura.mcp")
 _PROBE_RANGE: Final = Range(start=datetime.date(2000, 1, 1), end=datetime.date(2001, 1, 1))

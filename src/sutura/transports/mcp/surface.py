@@ -14,9 +14,9 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.startup import Loaded
-from sutura.core.catalog_view import CatalogView
+from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import Halves, catalog_halves
-from sutura.core.render_text import render_refusal
+from sutura.core.text.render import render_refusal
 from sutura.transports.mcp.tools import tools_for
 
 

@@ -1,0 +1,91 @@
+"""One catalog document: front matter and body to a validated model, relationship or metric.
+
+The first problem found is returned as a :class:`CatalogError` naming the file, the line and
+the key path. Checks across documents (a metric's columns exist on its model, ``via`` chains
+resolve, names are unique) are in ``catalog_check``.
+
+>>> text = "---\\nkind: metric\\nname: revenue\\n---\\n"
+>>> parse_document("metrics/revenue.md", text).failure().sentence()
+'metrics/revenue.md:1: model: missing required key'
+>>> text = "---\\nkind: model\\nname: sales\\nsource: main\\ntable: orders\\ncolumns: [id]\\n---\\n"
+>>> parse_document("models/sales.md", text).unwrap().definition.table
+'orders'
+"""
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.build import Checker, build_model, build_relationship
+from sutura.core.catalog.build_metric import build_metric
+from sutura.core.catalog.error import CatalogError, quoted
+from sutura.core.catalog.front_matter import (
+    DocumentError,
+    FrontMatter,
+    PlainValue,
+    nearest_line,
+    read_front_matter,
+)
+from sutura.core.catalog.model import Metric, Model, Relationship
+from sutura.core.catalog.written import WrittenMetric, WrittenModel, WrittenRelationship
+
+Definition = Model | Relationship | Metric
+
+KINDS = ("model", "relationship", "metric")
+LATER_KINDS = ("glossary", "caveat", "not_defined", "example")
+
+
+class Document(Frozen, frozen=True):
+    """One parsed document: its file, its definition and the line of every key path in it."""
+
+    file: str
+    definition: Definition
+    lines: dict[str, int]
+
+    def error(self, key: str, problem: str) -> CatalogError:
+        """A :class:`CatalogError` at ``key`` (or its nearest enclosing key) of this document."""
+        line = nearest_line(self.lines, key)
+        return CatalogError(file=self.file, line=line, key=key, problem=problem)
+
+
+def parse_document(file_label: str, text: str) -> Result[Document, CatalogError]:
+    """Parse one catalog document.
+
+    Args:
+        file_label: the file's path relative to the catalog directory (POSIX), for errors.
+        text: the whole file, already decoded.
+
+    Returns:
+        The document, or the first problem in it.
+    """
+    return read_front_matter(file_label, text).bind(lambda front: _document(file_label, front))
+
+
+def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogError]:
+    check = Checker(file_label, front.lines)
+    try:
+        definition = _definition(check, front)
+    except DocumentError as refused:
+        return Failure(refused.error)
+    return Success(Document(file=file_label, definition=definition, lines=front.lines))
+
+
+def _definition(check: Checker, front: FrontMatter) -> Definition:
+    kind = _kind(check, front.values.get("kind"))
+    if kind == "model":
+        return build_model(check, check.convert(front.values, WrittenModel), front.body)
+    if kind == "relationship":
+        return build_relationship(
+            check, check.convert(front.values, WrittenRelationship), front.body
+        )
+    return build_metric(check, check.convert(front.values, WrittenMetric), front.body)
+
+
+def _kind(check: Checker, kind: PlainValue) -> str:
+    expected = "expected one of " + ", ".join(KINDS)
+    if kind is None:
+        check.fail("kind", f"missing required key; {expected}")
+    if isinstance(kind, str) and kind in LATER_KINDS:
+        check.fail("kind", f"kind {quoted(kind)} not supported yet")
+    if not isinstance(kind, str) or kind not in KINDS:
+        check.fail("kind", expected)
+    return kind

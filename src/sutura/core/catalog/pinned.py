@@ -1,0 +1,18 @@
+"""Pinned definitions: the catalog loaded once, validated and canonicalised, with its digests."""
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import Catalog
+
+
+class PinnedDefinitions(Frozen, frozen=True):
+    """The catalog as served: an operator version, a digest of its meaning, per-metric digests.
+
+    ``definition_digest`` is the SHA-256 hex of the canonical form of the whole catalog;
+    ``metric_digests`` maps each metric's name to the SHA-256 hex of its own canonical form
+    (its definition plus the models and relationships it reads).
+    """
+
+    version: str
+    digest: str
+    metric_digests: dict[str, str]
+    catalog: Catalog

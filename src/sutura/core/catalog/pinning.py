@@ -1,0 +1,127 @@
+"""Pinning: the canonical form of a catalog's meaning, and its SHA-256 digests.
+
+The canonical form is deterministic msgspec JSON of what the catalog *means*: names, sources,
+tables, columns (with their declared types), keys, measures, required filters, grains,
+dimensions, allowed values, anchors and audiences. Prose (every ``description``) is left out,
+and so is everything the author's files add around the meaning — file names and order, key
+order, whitespace, comments — because the parsed catalog does not hold them. Lists whose
+order means nothing (columns, join keys, grains, required filters, dimensions, allowed values)
+are put in one fixed order; a ``via`` chain keeps its order, which is its meaning.
+
+>>> from sutura.core.catalog.model import Catalog
+>>> canonical_form(Catalog(models=(), relationships=(), metrics=()))
+b'{"canonical_form":1,"metrics":[],"models":[],"relationships":[]}'
+"""
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
+from sutura.core.catalog.pinned import PinnedDefinitions
+
+CANONICAL_FORM_VERSION = 1
+
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+def canonical_form(catalog: Catalog) -> bytes:
+    """The catalog's meaning as deterministic JSON bytes (keys sorted, prose left out)."""
+    return _encoder.encode(
+        {
+            "canonical_form": CANONICAL_FORM_VERSION,
+            "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
+            "relationships": [
+                _relationship(r) for r in sorted(catalog.relationships, key=_by_name)
+            ],
+            "metrics": [_metric(m) for m in sorted(catalog.metrics, key=_by_name)],
+        }
+    )
+
+
+def metric_canonical_form(catalog: Catalog, metric: Metric) -> bytes:
+    """One metric's meaning together with the models and relationships it reads."""
+    relationship_names = sorted({name for d in metric.dimensions for name in d.via})
+    relationships = [r for r in (catalog.relationship(n) for n in relationship_names) if r]
+    model_names = sorted({metric.model, *(r.target_model for r in relationships)})
+    models = [m for m in (catalog.model(n) for n in model_names) if m]
+    return _encoder.encode(
+        {
+            "canonical_form": CANONICAL_FORM_VERSION,
+            "metric": _metric(metric),
+            "models": [_model(m) for m in models],
+            "relationships": [_relationship(r) for r in relationships],
+        }
+    )
+
+
+def pin(catalog: Catalog, version: str) -> PinnedDefinitions:
+    """Pin a checked catalog under the operator's ``version`` label.
+
+    Args:
+        catalog: the catalog, as ``check_catalog`` built it.
+        version: the operator's label (``catalog.version``); it does not enter any digest.
+
+    Returns:
+        The pinned definitions: the catalog digest and one digest per metric.
+    """
+    return PinnedDefinitions(
+        version=version,
+        digest=_sha256(canonical_form(catalog)),
+        metric_digests={
+            m.name: _sha256(metric_canonical_form(catalog, m))
+            for m in sorted(catalog.metrics, key=_by_name)
+        },
+        catalog=catalog,
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _by_name(value: Model | Relationship | Metric) -> str:
+    return value.name
+
+
+def _model(model: Model) -> dict[str, Any]:
+    meaning = _builtins(model)
+    meaning["columns"] = _sorted_set(_without_prose(c) for c in meaning["columns"])
+    return meaning
+
+
+def _relationship(relationship: Relationship) -> dict[str, Any]:
+    meaning = _builtins(relationship)
+    meaning["keys"] = _sorted_set(meaning["keys"])
+    return meaning
+
+
+def _metric(metric: Metric) -> dict[str, Any]:
+    meaning = _builtins(metric)
+    meaning["grains"] = [g.value for g in GRAIN_ORDER if g in metric.grains]
+    meaning["required_filters"] = _sorted_set(meaning["required_filters"])
+    dimensions = []
+    for dimension in meaning["dimensions"]:
+        if dimension["values"] is not None:
+            dimension["values"] = sorted(dimension["values"])
+        dimensions.append(_without_prose(dimension))
+    meaning["dimensions"] = _sorted_set(dimensions)
+    return meaning
+
+
+def _builtins(value: Model | Relationship | Metric) -> dict[str, Any]:
+    """``value`` as plain JSON values, every field spelled out, without its own description."""
+    meaning = msgspec.to_builtins(value)
+    assert isinstance(meaning, dict)  # a Struct becomes a dict
+    return _without_prose(meaning)
+
+
+def _without_prose(meaning: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in meaning.items() if key != "description"}
+
+
+def _sorted_set(items: Iterable[Any]) -> list[Any]:
+    """Items whose order carries no meaning (columns, keys, filters, dimensions), in one order."""
+    return sorted(items, key=_encoder.encode)

@@ -1,0 +1,48 @@
+"""Outcomes: an answer with provenance, or a refusal. Both are answers to the caller.
+
+These frozen Structs are the structured half's wire shapes; the text half renders the same
+values (see ``render_text``).
+"""
+
+from sutura.core.base import Frozen
+from sutura.core.outcome.refusal import Refusal
+
+
+class MetricDigest(Frozen, frozen=True):
+    """One metric's own digest."""
+
+    metric: str
+    digest: str
+
+
+class ExecutedAs(Frozen, frozen=True):
+    """Which source answered, and whose identity read the data there."""
+
+    source: str
+    posture: str
+
+
+class Provenance(Frozen, frozen=True):
+    """What an answer was computed from."""
+
+    definition_version: str
+    definition_digest: str
+    metric_digests: list[MetricDigest]
+    executed_as: list[ExecutedAs]
+
+
+class Answer(Frozen, tag="answer", tag_field="outcome", frozen=True):
+    """A certified answer: text cells (``None`` is SQL NULL) and provenance."""
+
+    columns: list[str]
+    rows: list[list[str | None]]
+    provenance: Provenance
+
+
+class Refused(Frozen, tag="refusal", tag_field="outcome", frozen=True):
+    """A refusal outcome."""
+
+    reason: Refusal
+
+
+Outcome = Answer | Refused

@@ -1,0 +1,27 @@
+"""Provenance: what an answer was computed from, built from the pinned definitions."""
+
+from collections.abc import Iterable
+
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.outcome.answer import ExecutedAs, MetricDigest, Provenance
+
+
+def provenance_for(
+    pinned: PinnedDefinitions, metrics: Iterable[str], executed_as: Iterable[ExecutedAs]
+) -> Provenance:
+    """The provenance of an answer about ``metrics``, read from the listed sources.
+
+    >>> from sutura.core.catalog.model import Catalog
+    >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={"m": "cd"},
+    ...     catalog=Catalog(models=(), relationships=(), metrics=()))
+    >>> read = [ExecutedAs(source="main", posture="shared-service-user")]
+    >>> p = provenance_for(pinned, ["m"], read)
+    >>> (p.definition_version, p.metric_digests[0].digest)
+    ('v1', 'cd')
+    """
+    return Provenance(
+        definition_version=pinned.version,
+        definition_digest=pinned.digest,
+        metric_digests=[MetricDigest(metric=m, digest=pinned.metric_digests[m]) for m in metrics],
+        executed_as=list(executed_as),
+    )

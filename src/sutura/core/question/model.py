@@ -1,0 +1,173 @@
+"""The question: the only input of the certified surface, decoded strictly.
+
+There is no SQL, table, predicate or limit field, ever. Unknown fields are refused. A malformed
+question is reported as a :class:`QuestionError` naming the field (a JSON path) and never
+echoing the value the caller sent.
+"""
+
+import datetime
+import re
+from enum import StrEnum
+from typing import Annotated
+
+import msgspec
+from returns.result import Failure, Result, Success
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import Grain
+
+
+class Last(Frozen, frozen=True):
+    """The last ``count`` whole units, ending before the current one unless ``include_current``."""
+
+    count: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+    unit: Grain
+    include_current: bool = False
+
+
+class Range(Frozen, frozen=True):
+    """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
+
+    start: datetime.date | None = None
+    end: datetime.date | None = None
+    last: Last | None = None
+
+
+class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
+    """``dimension = value``."""
+
+    dimension: str
+    value: str
+
+
+class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
+    """``dimension IN values``."""
+
+    dimension: str
+    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+
+
+class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
+    """``dimension NOT IN values``."""
+
+    dimension: str
+    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+
+
+Filter = FilterEq | FilterIn | FilterNotIn
+
+
+class Direction(StrEnum):
+    """Sort direction of ``top``."""
+
+    ASC = "asc"
+    DESC = "desc"
+
+
+class Top(Frozen, frozen=True):
+    """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
+
+    n: Annotated[int, msgspec.Meta(ge=1)]
+    by: str
+    direction: Direction = Direction.DESC
+
+
+class Question(Frozen, frozen=True):
+    """A typed question about one or more certified metrics."""
+
+    metrics: Annotated[list[str], msgspec.Meta(min_length=1, max_length=16)]
+    grain: Grain
+    range: Range
+    dimensions: list[str] = msgspec.field(default_factory=list)
+    filters: list[Filter] = msgspec.field(default_factory=list)
+    top: Top | None = None
+
+
+class QuestionError(Frozen, frozen=True):
+    """A malformed question: the JSON path of the field and what is wrong with it."""
+
+    field: str
+    problem: str
+
+    def sentence(self) -> str:
+        """One line naming the field and the problem, never the value."""
+        return f"malformed question: {self.field}: {self.problem}"
+
+
+_PATH = re.compile(r" - at `(?P<path>[^`]*)`$")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+_KNOWN_PROBLEMS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+    (re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S), None),
+    (re.compile(r"^Object missing required field `(?P<name>[a-z_]+)`$"), "missing required field"),
+    (re.compile(r"^Expected `[a-z| ]+`(, got `[a-z]+`)?$"), ""),
+    (re.compile(r"^Expected `[a-z ]+` (of length )?[<>]=? ?\d+$"), ""),
+    (re.compile(r"^Invalid enum value"), "value is not one of the allowed values"),
+    (re.compile(r"^Invalid value"), "invalid value"),
+    (re.compile(r"^Invalid RFC3339 encoded date"), "expected an ISO date (YYYY-MM-DD)"),
+)
+
+
+def _describe(message: str) -> QuestionError:
+    """Turn a msgspec validation message into a field and a problem, dropping any value."""
+    found = _PATH.search(message)
+    path = found.group("path") if found else "$"
+    text = message[: found.start()] if found else message
+    for pattern, problem in _KNOWN_PROBLEMS:
+        matched = pattern.match(text)
+        if matched is None:
+            continue
+        name = matched.groupdict().get("name")
+        if problem is None:
+            safe = name is not None and _SAFE_NAME.fullmatch(name) is not None
+            return QuestionError(
+                field=f"{path}.{name}" if safe else path,
+                problem="unknown field" if safe else "an unknown field is present",
+            )
+        if problem == "":
+            return QuestionError(field=path, problem=text[0].lower() + text[1:])
+        if name is not None and problem == "missing required field":
+            return QuestionError(field=f"{path}.{name}", problem=problem)
+        return QuestionError(field=path, problem=problem)
+    return QuestionError(field=path, problem="invalid value")
+
+
+_JSON_DECODER = msgspec.json.Decoder(Question)
+
+
+def decode_question_json(data: bytes | str) -> Result[Question, QuestionError]:
+    """Decode a question from JSON text.
+
+    >>> decode_question_json(b'{"metrics": ["m"], "grain": "fortnight", "range": {}}').failure()
+    QuestionError(field='$.grain', problem='value is not one of the allowed values')
+    """
+    try:
+        return Success(_JSON_DECODER.decode(data))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+    except msgspec.DecodeError:
+        return Failure(QuestionError(field="$", problem="not a JSON object"))
+
+
+def convert_question(arguments: object) -> Result[Question, QuestionError]:
+    """Build a question from already-parsed JSON values (an MCP tool's arguments)."""
+    try:
+        return Success(msgspec.convert(arguments, Question))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+
+
+def range_form(rng: Range) -> Result[tuple[datetime.date, datetime.date] | Last, QuestionError]:
+    """Which of the two range forms ``rng`` is, refusing mixtures and inverted periods."""
+    match (rng.start, rng.end, rng.last):
+        case (datetime.date() as start, datetime.date() as end, None):
+            if start >= end:
+                return Failure(QuestionError(field="$.range", problem="start must be before end"))
+            return Success((start, end))
+        case (None, None, Last() as last):
+            return Success(last)
+        case _:
+            return Failure(
+                QuestionError(
+                    field="$.range", problem="give either start and end, or last, and nothing else"
+                )
+            )

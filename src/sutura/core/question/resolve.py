@@ -1,0 +1,255 @@
+"""Resolve a question against the pinned catalog: every check that needs no data.
+
+:func:`resolve_question` turns a decoded :class:`~sutura.core.question.model.Question` into a
+:class:`Resolved` value, or explains why it cannot be answered: a :class:`Refusal` for a
+well-formed question the catalog does not allow, a :class:`QuestionError` for one that is
+malformed in a way decoding could not see (a metric named twice, an inverted range, ``top.by``
+naming something that is not requested).
+
+The time range is widened to whole periods of the question's grain (start floored, end
+ceiled) so that every period the answer reports is complete; the widened range is the one
+bounded by ``limits.max_range_days`` and the one the compiled query reads.
+"""
+
+import datetime
+from enum import StrEnum
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import Dimension, Grain, Metric
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.question.model import (
+    Direction,
+    Filter,
+    FilterEq,
+    FilterIn,
+    Last,
+    Question,
+    QuestionError,
+    Top,
+    range_form,
+)
+from sutura.core.question.periods import last_periods, min_days, widen_to_periods
+from sutura.core.settings import LimitsSettings
+
+Problem = Refusal | QuestionError
+"""Why a question cannot be resolved."""
+
+PERIOD = "period"
+"""The name of the period column, and the ``top.by`` value that orders by it."""
+
+
+class FilterOp(StrEnum):
+    """How a resolved filter compares a dimension with its values."""
+
+    EQ = "eq"
+    IN = "in"
+    NOT_IN = "not_in"
+
+
+class ResolvedFilter(Frozen, frozen=True):
+    """A caller's filter on a permitted, filterable dimension, with allowed values only."""
+
+    dimension: str
+    op: FilterOp
+    values: tuple[str, ...]
+
+
+class ResolvedTop(Frozen, frozen=True):
+    """Keep the first ``n`` rows ordered by ``by`` (``period`` or a requested metric)."""
+
+    n: int
+    by: str
+    direction: Direction
+
+
+class Resolved(Frozen, frozen=True, cache_hash=True):
+    """Everything the compiler needs, checked against the catalog; a hashable cache key.
+
+    ``metrics`` are the requested definitions in the requested order; ``start`` and ``end``
+    are the half-open range after widening to whole periods of ``grain``.
+    """
+
+    metrics: tuple[Metric, ...]
+    grain: Grain
+    start: datetime.date
+    end: datetime.date
+    dimensions: tuple[str, ...] = ()
+    filters: tuple[ResolvedFilter, ...] = ()
+    top: ResolvedTop | None = None
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The requested metrics' names, in the requested order."""
+        return tuple(m.name for m in self.metrics)
+
+
+def resolve_question(
+    question: Question,
+    pinned: PinnedDefinitions,
+    limits: LimitsSettings,
+    today: datetime.date,
+) -> Result[Resolved, Problem]:
+    """Check ``question`` against the pinned catalog and the limits.
+
+    Args:
+        question: The decoded question.
+        pinned: The pinned definitions it is asked of.
+        limits: The operator's bounds (dimensions, range length, rows).
+        today: The current date, for ``range.last``.
+
+    Returns:
+        The resolved question, or the refusal or question error that stops it.
+    """
+    metrics = _metrics(question.metrics, pinned)
+    if not isinstance(metrics, tuple):
+        return Failure(metrics)
+    problem = (
+        _combinable(metrics)
+        or _grain_listed(metrics, question.grain)
+        or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
+        or _filters_allowed(metrics, question.filters)
+        or _top_valid(question.top, question.metrics, limits.max_rows)
+    )
+    if problem is not None:
+        return Failure(problem)
+    bounds = _range(question, limits.max_range_days, today)
+    if not isinstance(bounds, tuple):
+        return Failure(bounds)
+    top = question.top
+    return Success(
+        Resolved(
+            metrics=metrics,
+            grain=question.grain,
+            start=bounds[0],
+            end=bounds[1],
+            dimensions=tuple(question.dimensions),
+            filters=tuple(_resolved_filter(f) for f in question.filters),
+            top=None if top is None else ResolvedTop(n=top.n, by=top.by, direction=top.direction),
+        )
+    )
+
+
+def _metrics(names: list[str], pinned: PinnedDefinitions) -> tuple[Metric, ...] | Problem:
+    """The requested metrics, refusing a repeated or unknown name."""
+    if len(set(names)) != len(names):
+        return QuestionError(field="$.metrics", problem="a metric is named more than once")
+    found = [pinned.catalog.metric(name) for name in names]
+    known = tuple(m for m in found if m is not None)
+    return known if len(known) == len(found) else refusal(RefusalCode.METRIC_UNKNOWN)
+
+
+def _combinable(metrics: tuple[Metric, ...]) -> Refusal | None:
+    """Refuse metrics that do not share one model and one time column."""
+    first = metrics[0]
+    if all(m.model == first.model and m.time_column == first.time_column for m in metrics):
+        return None
+    return refusal(RefusalCode.METRICS_NOT_COMBINABLE)
+
+
+def _grain_listed(metrics: tuple[Metric, ...], grain: Grain) -> Refusal | None:
+    """Refuse a grain that any requested metric does not list."""
+    if all(grain in m.grains for m in metrics):
+        return None
+    return refusal(RefusalCode.GRAIN_NOT_SUPPORTED)
+
+
+def _dimensions_allowed(
+    metrics: tuple[Metric, ...], names: list[str], max_dimensions: int
+) -> Refusal | None:
+    """Refuse too many, repeated, unlisted or differently defined dimensions."""
+    if len(names) > max_dimensions:
+        return refusal(RefusalCode.TOO_MANY_DIMENSIONS)
+    if len(set(names)) != len(names):
+        return refusal(RefusalCode.DUPLICATE_DIMENSION)
+    for name in names:
+        found = dimension_everywhere(metrics, name)
+        if isinstance(found, Refusal):
+            return found
+    return None
+
+
+def dimension_everywhere(metrics: tuple[Metric, ...], name: str) -> tuple[Dimension, ...] | Refusal:
+    """The dimension ``name`` as each metric defines it, refused unless all agree on it.
+
+    Every metric must list it (else ``dimension_not_permitted``) with the same column and
+    the same ``via`` path (else ``metrics_not_combinable``).
+    """
+    found = [m.dimension(name) for m in metrics]
+    listed = tuple(d for d in found if d is not None)
+    if len(listed) != len(found):
+        return refusal(RefusalCode.DIMENSION_NOT_PERMITTED)
+    first = listed[0]
+    if any(d.column != first.column or d.via != first.via for d in listed):
+        return refusal(RefusalCode.METRICS_NOT_COMBINABLE)
+    return listed
+
+
+def _filters_allowed(metrics: tuple[Metric, ...], filters: list[Filter]) -> Refusal | None:
+    """Refuse a filter on an unlisted or unfilterable dimension, or with a value not allowed."""
+    for item in filters:
+        found = dimension_everywhere(metrics, item.dimension)
+        if isinstance(found, Refusal):
+            return found
+        if any(d.values is None for d in found):
+            return refusal(RefusalCode.DIMENSION_NOT_FILTERABLE)
+        values = _filter_values(item)
+        if any(v not in (d.values or ()) for d in found for v in values):
+            return refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
+    return None
+
+
+def _filter_values(item: Filter) -> tuple[str, ...]:
+    """The values a filter compares with, once each, in the caller's order."""
+    if isinstance(item, FilterEq):
+        return (item.value,)
+    return tuple(dict.fromkeys(item.values))
+
+
+def _resolved_filter(item: Filter) -> ResolvedFilter:
+    """The resolved form of an already checked filter."""
+    if isinstance(item, FilterEq):
+        op = FilterOp.EQ
+    else:
+        op = FilterOp.IN if isinstance(item, FilterIn) else FilterOp.NOT_IN
+    return ResolvedFilter(dimension=item.dimension, op=op, values=_filter_values(item))
+
+
+def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionError | None:
+    """Refuse ``top`` ordering by something not requested, or keeping more rows than allowed."""
+    if top is None:
+        return None
+    if top.by != PERIOD and top.by not in metrics:
+        return QuestionError(field="$.top.by", problem="must be period or a requested metric")
+    if top.n > max_rows:
+        return QuestionError(field="$.top.n", problem="must not exceed the row limit")
+    return None
+
+
+def _range(
+    question: Question, max_range_days: int, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | Problem:
+    """The half-open range, widened to whole periods of the grain and bounded in length."""
+    form = range_form(question.range)
+    if not isinstance(form, Success):
+        return form.failure()
+    requested = form.unwrap()
+    if isinstance(requested, Last):
+        if min_days(requested.unit, requested.count) > max_range_days:
+            return refusal(RefusalCode.TIME_RANGE_TOO_LONG)
+        bounds = _last(requested, today)
+    else:
+        bounds = requested
+    widened = None if bounds is None else widen_to_periods(*bounds, question.grain)
+    if widened is None:
+        return QuestionError(field="$.range", problem="reaches beyond the supported calendar")
+    if (widened[1] - widened[0]).days > max_range_days:
+        return refusal(RefusalCode.TIME_RANGE_TOO_LONG)
+    return widened
+
+
+def _last(last: Last, today: datetime.date) -> tuple[datetime.date, datetime.date] | None:
+    """The range a ``last`` form names, relative to ``today``."""
+    return last_periods(today, last.unit, last.count, include_current=last.include_current)

@@ -1,0 +1,309 @@
+"""Compile a resolved question to one parameterised SQL statement in a source's dialect.
+
+Every value is a bind parameter: range bounds, required-filter values, caller filter values and
+``top``'s row count. Identifiers are always quoted. Nothing a caller sent is ever inlined into
+the statement text. The statement is built as a sqlglot expression tree and rendered once per
+(question, catalog, dialect); a warm question is a cache hit.
+
+Averages and ratios are not divided in SQL, where engines disagree on the type of the result;
+the exact parts (sum and count, numerator and denominator) are selected as hidden columns and
+:mod:`sutura.core.sql.shape` divides them exactly. ``top`` by such a metric orders by its quotient
+as a double in SQL; rows cut by ``LIMIT`` are never shaped, so only returned rows can refuse
+with ``denominator_zero``.
+
+Filters follow SQL: ``not_in`` (like ``in`` and ``eq``) never matches a NULL dimension value,
+which is why a filtered dimension's relationships are INNER joins.
+"""
+
+import functools
+from typing import Literal
+
+from sqlglot import exp
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import Catalog, Dimension, Metric, ZeroDenominator
+from sutura.core.outcome.refusal import Refusal
+from sutura.core.question.model import Direction
+from sutura.core.question.resolve import PERIOD, FilterOp, Resolved, dimension_everywhere
+from sutura.core.sql.parts import (
+    Binder,
+    Joins,
+    Parts,
+    TermAt,
+    base_table,
+    column,
+    join_clause,
+    metric_parts,
+    order_key,
+    require,
+)
+from sutura.core.sql.plan import plan_lines
+
+Dialect = Literal["duckdb", "postgres", "spark"]
+"""The SQL dialects a source may speak."""
+
+_CACHE_SIZE = 1024
+
+
+class Passthrough(Frozen, frozen=True, tag="pass"):
+    """The answer column is selected column ``index`` as it is."""
+
+    index: int
+
+
+class TermIndex(Frozen, frozen=True):
+    """Where a term's exact value is: selected column ``value``, over selected ``count`` if set."""
+
+    value: int
+    count: int | None = None
+
+
+class Quotient(Frozen, frozen=True, tag="quotient"):
+    """The answer column is numerator / denominator (or the numerator alone), computed exactly."""
+
+    numerator: TermIndex
+    denominator: TermIndex | None
+    zero_denominator: ZeroDenominator
+
+
+Output = Passthrough | Quotient
+
+
+class CompiledQuery(Frozen, frozen=True):
+    """One statement ready for a source, and how to shape its rows into the answer.
+
+    Attributes:
+        sql: The statement in ``dialect``, with positional placeholders.
+        params: The bound values in placeholder order (``datetime.date``, ``str``, ``int``).
+        columns: The answer's column names: ``period``, dimensions, then metrics.
+        plan: Human-readable lines describing what the statement does.
+        outputs: One instruction per answer column, over the selected columns.
+        selected_width: How many columns the statement selects.
+        source: The alias of the source that holds the metrics' model.
+        dialect: The dialect ``sql`` is written in.
+    """
+
+    sql: str
+    params: tuple[object, ...]
+    columns: tuple[str, ...]
+    plan: tuple[str, ...]
+    outputs: tuple[Output, ...]
+    selected_width: int
+    source: str
+    dialect: Dialect
+
+    @property
+    def needs_shaping(self) -> bool:
+        """Whether any answer column differs from the selected column at its position."""
+        return self.selected_width != len(self.outputs) or any(
+            not isinstance(o, Passthrough) or o.index != i for i, o in enumerate(self.outputs)
+        )
+
+
+class _ByIdentity:
+    """A cache key that compares a catalog by identity (hashing a whole catalog is not cheap).
+
+    The cache entry holds the catalog, so its ``id`` cannot be reused while the entry lives.
+    """
+
+    __slots__ = ("catalog",)
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def __hash__(self) -> int:
+        return id(self.catalog)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ByIdentity) and other.catalog is self.catalog
+
+
+def compile_question(resolved: Resolved, catalog: Catalog, dialect: Dialect) -> CompiledQuery:
+    """Compile ``resolved`` against ``catalog`` into one statement in ``dialect``.
+
+    The result is cached by (``resolved``, the identity of ``catalog``, ``dialect``).
+
+    Args:
+        resolved: A question already checked by ``resolve_question`` against ``catalog``.
+        catalog: The pinned catalog it was resolved against.
+        dialect: The dialect of the source the statement is for.
+
+    Returns:
+        The compiled statement, its parameters, the answer's columns and the plan.
+
+    Raises:
+        LookupError: ``resolved`` names something ``catalog`` does not define (it was
+            resolved against another catalog).
+    """
+    return _compile_cached(resolved, _ByIdentity(catalog), dialect)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> CompiledQuery:
+    """The uncached compilation behind :func:`compile_question`."""
+    catalog = key.catalog
+    metrics = resolved.metrics
+    model = require(catalog.model(metrics[0].model), metrics[0].model)
+    dimensions = _dimensions(resolved, metrics)
+    joins = _joins(resolved, dimensions, catalog)
+    shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
+    binder = Binder()
+    # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
+    tree, outputs = _select(resolved, metrics, dimensions, joins, shared, binder)
+    tree = tree.from_(base_table(model), copy=False)
+    tree = tree.where(_where(resolved, metrics[0], dimensions, joins, shared, binder), copy=False)
+    for join in joins.all():
+        table, on, kind = join_clause(join)
+        tree = tree.join(table, on=on, join_type=kind, copy=False)
+    period = _period(resolved, metrics[0])
+    keys = [joins.column(dimensions[name]) for name in resolved.dimensions]
+    tree = tree.group_by(period, *keys, copy=False)
+    tree = tree.order_by(*_order(resolved, metrics, shared, binder, outputs, dialect), copy=False)
+    if resolved.top is not None:
+        tree = tree.limit(binder.bind(resolved.top.n), copy=False)
+    return CompiledQuery(
+        sql=_render(tree, dialect),
+        params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
+        columns=(PERIOD, *resolved.dimensions, *resolved.metric_names),
+        plan=plan_lines(resolved, model, joins.all(), shared=shared),
+        outputs=outputs,
+        selected_width=len(tree.expressions),
+        source=model.source,
+        dialect=dialect,
+    )
+
+
+def _dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
+    """Every dimension grouped by or filtered on, as all requested metrics define it."""
+    found: dict[str, Dimension] = {}
+    for name in (*resolved.dimensions, *(f.dimension for f in resolved.filters)):
+        defined = dimension_everywhere(metrics, name)
+        if isinstance(defined, Refusal):
+            raise LookupError(f"the dimension {name!r} was not resolved against this catalog")
+        found[name] = defined[0]
+    return found
+
+
+def _joins(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalog) -> Joins:
+    """The joins the dimensions need: LEFT, or INNER along a filtered dimension's path."""
+    joins = Joins(catalog)
+    filtered = {f.dimension for f in resolved.filters}
+    for name, dimension in dimensions.items():
+        joins.add(dimension.via, inner=name in filtered)
+    return joins
+
+
+def _period(resolved: Resolved, metric: Metric) -> exp.Expr:
+    """``CAST(DATE_TRUNC('<grain>', t0."time") AS DATE)``; the grain text is a closed enum."""
+    unit = exp.Literal.string(resolved.grain.value)
+    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(metric.time_column)])
+    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
+
+
+def _select(
+    resolved: Resolved,
+    metrics: tuple[Metric, ...],
+    dimensions: dict[str, Dimension],
+    joins: Joins,
+    shared: bool,
+    binder: Binder,
+) -> tuple[exp.Select, tuple[Output, ...]]:
+    """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
+    items: list[exp.Expr] = [_period(resolved, metrics[0]).as_(PERIOD, quoted=True)]
+    items.extend(joins.column(dimensions[n]).as_(n, quoted=True) for n in resolved.dimensions)
+    outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
+    for metric in metrics:
+        parts = metric_parts(metric, inline=not shared, binder=binder)
+        outputs.append(_output(parts, start=len(items)))
+        items.extend(value.as_(alias, quoted=True) for alias, value in parts.columns)
+    return exp.select(*items), tuple(outputs)
+
+
+def _output(parts: Parts, start: int) -> Output:
+    """How the answer column of one metric is computed from its selected columns at ``start``."""
+    if parts.quotient is None:
+        return Passthrough(index=start)
+    numerator, denominator, zero = parts.quotient
+    return Quotient(
+        numerator=_term_index(numerator, start),
+        denominator=None if denominator is None else _term_index(denominator, start),
+        zero_denominator=zero,
+    )
+
+
+def _term_index(at: TermAt, start: int) -> TermIndex:
+    value, count = at
+    return TermIndex(value=start + value, count=None if count is None else start + count)
+
+
+def _where(
+    resolved: Resolved,
+    metric: Metric,
+    dimensions: dict[str, Dimension],
+    joins: Joins,
+    shared: bool,
+    binder: Binder,
+) -> exp.Expr:
+    """The half-open range, the shared required filters, then the caller's filters."""
+    time = column(metric.time_column)
+    conditions: list[exp.Expr] = [
+        time >= binder.bind(resolved.start),
+        time < binder.bind(resolved.end),
+    ]
+    if shared and metric.required_filters:
+        conditions.append(binder.required(metric.required_filters))
+    for item in resolved.filters:
+        target = joins.column(dimensions[item.dimension])
+        values = [binder.bind(v) for v in item.values]
+        match item.op:
+            case FilterOp.EQ:
+                conditions.append(target.eq(values[0]))
+            case FilterOp.IN:
+                conditions.append(target.isin(*values))
+            case FilterOp.NOT_IN:
+                conditions.append(exp.not_(target.isin(*values)))
+    return exp.and_(*conditions)
+
+
+def _order(
+    resolved: Resolved,
+    metrics: tuple[Metric, ...],
+    shared: bool,
+    binder: Binder,
+    outputs: tuple[Output, ...],
+    dialect: Dialect,
+) -> list[exp.Ordered]:
+    """``top``'s key first (if any), then period and dimensions ascending; NULLs always last.
+
+    sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
+    first ascending), so every dialect orders NULLs the same way.
+    """
+    rest = [
+        exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False)
+        for i in range(1 + len(resolved.dimensions))
+    ]
+    top = resolved.top
+    if top is None:
+        return rest
+    desc = top.direction is Direction.DESC
+    if top.by == PERIOD:
+        return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
+    index = resolved.metric_names.index(top.by)
+    output = outputs[1 + len(resolved.dimensions) + index]
+    ordinal = output.index + 1 if isinstance(output, Passthrough) else 0
+    key = order_key(
+        metrics[index],
+        inline=not shared,
+        binder=binder,
+        ordinal=ordinal,
+        average_as_quotient=dialect == "spark",
+    )
+    return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
+
+
+def _render(tree: exp.Select, dialect: Dialect) -> str:
+    """The statement text; for postgres (psycopg's ``%s`` style) a ``%`` in a name is doubled."""
+    if dialect == "postgres":
+        for identifier in tree.find_all(exp.Identifier):
+            identifier.set("this", identifier.this.replace("%", "%%"))
+    return tree.sql(dialect=dialect, pretty=True)

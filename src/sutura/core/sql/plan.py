@@ -1,0 +1,101 @@
+"""The plan of a compiled statement: what it reads and how, in plain lines for operators.
+
+Values are bound parameters and never appear here, except the resolved range bounds.
+"""
+
+from typing import assert_never
+
+from sutura.core.catalog.model import (
+    FilterEquals,
+    FilterIsNotNull,
+    FilterIsTrue,
+    FilterNotEquals,
+    Metric,
+    Model,
+    RequiredFilter,
+)
+from sutura.core.question.resolve import PERIOD, Resolved
+from sutura.core.sql.parts import Join
+
+
+def plan_lines(
+    resolved: Resolved, model: Model, joins: tuple[Join, ...], *, shared: bool
+) -> tuple[str, ...]:
+    """Human-readable lines: model, joins, required filters, grain, range, filters, ordering.
+
+    Args:
+        resolved: The question being compiled.
+        model: The metrics' model.
+        joins: The joins the statement makes.
+        shared: Whether the required filters are shared and applied in WHERE.
+
+    Returns:
+        One line per fact, in statement order.
+    """
+    metrics = resolved.metrics
+    lines = [
+        f"metrics: {', '.join(resolved.metric_names)}",
+        f"model: {model.name} (table {model.table} in source {model.source})",
+    ]
+    for join in joins:
+        kind = "INNER JOIN, filtered" if join.inner else "LEFT JOIN"
+        lines.append(
+            f"join: {join.target.name} as {join.alias} via {join.relationship.name} ({kind})"
+        )
+    lines.extend(_required_lines(metrics, shared))
+    grain = resolved.grain.value
+    lines.append(f"grain: {grain} (the range is widened to whole periods)")
+    lines.append(
+        f"range: {metrics[0].time_column} from {resolved.start.isoformat()} (inclusive)"
+        f" to {resolved.end.isoformat()} (exclusive)"
+    )
+    lines.extend(
+        f"filter: {f.dimension} {f.op.value} {len(f.values)} bound value(s)"
+        for f in resolved.filters
+    )
+    lines.append(_ordering_line(resolved))
+    return tuple(lines)
+
+
+def _required_lines(metrics: tuple[Metric, ...], shared: bool) -> list[str]:
+    """One line for shared required filters, or one per metric that has its own."""
+    if shared:
+        described = _describe_filters(metrics[0].required_filters)
+        return [f"required filters (WHERE): {described}"] if described else []
+    return [
+        f"required filters of {m.name} (inside its aggregates): "
+        + _describe_filters(m.required_filters)
+        for m in metrics
+        if m.required_filters
+    ]
+
+
+def _describe_filters(filters: tuple[RequiredFilter, ...]) -> str:
+    """The required filters in words; their values are bound parameters, not shown."""
+    return "; ".join(_describe_filter(f) for f in filters)
+
+
+def _describe_filter(item: RequiredFilter) -> str:
+    match item:
+        case FilterEquals():
+            return f"{item.column} equals a bound value"
+        case FilterNotEquals():
+            return f"{item.column} differs from a bound value"
+        case FilterIsTrue():
+            return f"{item.column} is true"
+        case FilterIsNotNull():
+            return f"{item.column} is not null"
+        case _:
+            assert_never(item)
+
+
+def _ordering_line(resolved: Resolved) -> str:
+    """How rows are ordered, and how many ``top`` keeps."""
+    rest = ", ".join((PERIOD, *resolved.dimensions))
+    if resolved.top is None:
+        return f"order: {rest} ascending, NULLs last"
+    top = resolved.top
+    return (
+        f"order: {top.by} {top.direction.value} NULLs last, then {rest} ascending;"
+        f" keep the first {top.n} rows"
+    )

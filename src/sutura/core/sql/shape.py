@@ -1,0 +1,127 @@
+"""Turn a statement's fetched text rows into the answer's rows.
+
+Most columns pass through unchanged. Averages and ratios arrive as their exact parts (sum and
+count, numerator and denominator) and are divided here with exact rational arithmetic, then
+rounded half-to-even to six decimal places, so every engine gives byte-identical text.
+
+A NULL part gives a NULL cell (an average of no rows, a sum over no rows). A zero denominator
+gives NULL under ``yields_null`` and refuses the whole answer under ``fails``.
+
+>>> from sutura.core.sql.compile import Quotient, TermIndex
+>>> from sutura.core.catalog.model import ZeroDenominator
+>>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
+...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
+>>> [_quotient_text(["2", "3"], ratio), _quotient_text(["1", "0"], ratio)]
+['0.666667', None]
+"""
+
+import functools
+import operator
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog.model import ZeroDenominator
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.sql.compile import CompiledQuery, Passthrough, Quotient, TermIndex
+
+Row = list[str | None]
+Rational = tuple[int, int]
+"""An exact number as (numerator, denominator), the denominator never zero."""
+
+_SCALE: Final = 1_000_000
+"""Quotients are written with six decimal places."""
+
+
+class _RefusedError(Exception):
+    """Internal: stops shaping at the first cell that refuses the whole answer."""
+
+    def __init__(self, code: RefusalCode) -> None:
+        super().__init__(code.value)
+        self.code = code
+
+
+def shape_rows(compiled: CompiledQuery, fetched_rows: list[Row]) -> Result[list[Row], Refusal]:
+    """The answer's rows, built from the fetched rows of ``compiled``'s statement.
+
+    Args:
+        compiled: The compiled statement whose rows these are.
+        fetched_rows: Its rows as canonical text (``None`` is SQL NULL), a cell per selected
+            column.
+
+    Returns:
+        One row per fetched row with exactly the answer's columns, or a refusal
+        (``denominator_zero`` under a ratio that fails at zero; ``value_not_representable``
+        for a part that is not a finite number).
+    """
+    if not compiled.needs_shaping:
+        return Success(fetched_rows)
+    cells = [_cell_maker(output) for output in compiled.outputs]
+    try:
+        return Success([[cell(row) for cell in cells] for row in fetched_rows])
+    except _RefusedError as stop:
+        return Failure(refusal(stop.code))
+
+
+def _cell_maker(output: Passthrough | Quotient) -> Callable[[Row], str | None]:
+    """The function that computes one answer cell from a fetched row."""
+    if isinstance(output, Passthrough):
+        return operator.itemgetter(output.index)
+    return functools.partial(_quotient_text, quotient=output)
+
+
+def _quotient_text(row: Row, quotient: Quotient) -> str | None:
+    """numerator / denominator (or the numerator alone) as fixed-point text, or None."""
+    numerator = _term(row, quotient.numerator)
+    if numerator is None:
+        return None
+    if quotient.denominator is None:
+        return _fixed(*numerator)
+    denominator = _term(row, quotient.denominator)
+    if denominator is None:
+        return None
+    if denominator[0] == 0:
+        if quotient.zero_denominator is ZeroDenominator.FAILS:
+            raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
+        return None
+    return _fixed(numerator[0] * denominator[1], numerator[1] * denominator[0])
+
+
+def _term(row: Row, where: TermIndex) -> Rational | None:
+    """A term's exact value: one cell, or a sum over a count (None for a count of zero)."""
+    value = _exact(row[where.value])
+    if value is None or where.count is None:
+        return value
+    count = _exact(row[where.count])
+    if count is None or count[0] == 0:
+        return None
+    return value[0] * count[1], value[1] * count[0]
+
+
+def _exact(text: str | None) -> Rational | None:
+    """The exact rational a number's text denotes; a non-finite or non-number refuses."""
+    if text is None:
+        return None
+    try:
+        return Decimal(text).as_integer_ratio()
+    except (InvalidOperation, ValueError, OverflowError):
+        raise _RefusedError(RefusalCode.VALUE_NOT_REPRESENTABLE) from None
+
+
+def _fixed(numerator: int, denominator: int) -> str:
+    """numerator / denominator rounded half-to-even to six decimal places, as fixed-point text.
+
+    >>> [_fixed(5, 10**7), _fixed(15, 10**7), _fixed(-1, 3), _fixed(1, -3), _fixed(-5, 10**7)]
+    ['0.000000', '0.000002', '-0.333333', '-0.333333', '0.000000']
+    """
+    if denominator < 0:
+        numerator, denominator = -numerator, -denominator
+    scaled, remainder = divmod(numerator * _SCALE, denominator)  # floor, 0 <= remainder < den
+    twice = 2 * remainder
+    if twice > denominator or (twice == denominator and scaled % 2 == 1):
+        scaled += 1
+    whole, fraction = divmod(abs(scaled), _SCALE)
+    sign = "-" if scaled < 0 else ""
+    return f"{sign}{whole}.{fraction:06d}"

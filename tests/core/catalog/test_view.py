@@ -1,0 +1,147 @@
+"""The catalog view: one value under the operator's setting, both halves agreeing about it."""
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.prose import NOT_CARRIED, Carried, CatalogProse, catalog_notice
+from sutura.core.catalog.view import CatalogView, prose_of
+from sutura.core.codec import catalog_halves, decode_catalog, encode
+from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.text.untrusted import PROSE, Case
+from tests.core.untrusted_samples import DIGEST, METRIC_DIGEST, TABLE_AND_COLUMN_NAMES, pinned
+from tests.refusals import expect_refusal
+
+
+def _halves(
+    prose: CatalogProse, definitions: PinnedDefinitions | None = None
+) -> tuple[list[str], Any]:
+    halves = catalog_halves(CatalogView.of(definitions or pinned(), prose)).unwrap()
+    return halves.text.split("\n"), msgspec.json.decode(halves.structured)
+
+
+def test_the_quoted_text_half_is_notice_metric_grains_prose_dimensions_definitions() -> None:
+    lines, _ = _halves(CatalogProse.QUOTED)
+    assert lines == [
+        catalog_notice(CatalogProse.QUOTED),
+        "metric: revenue",
+        "grains: day, month",
+        "> Revenue net of refunds.",
+        "dimension: region (filterable)",
+        "values:\tEU\tUS",
+        "> Where the customer is billed.",
+        "dimension: channel (group by only)",
+        f"definitions: v7 (digest {DIGEST})",
+    ]
+
+
+def test_the_omitted_text_half_says_so_once_and_carries_no_prose() -> None:
+    lines, _ = _halves(CatalogProse.OMITTED)
+    assert lines[0] == catalog_notice(CatalogProse.OMITTED)
+    assert not [line for line in lines if line.startswith(">")]
+    assert lines[1:] == [
+        "metric: revenue",
+        "grains: day, month",
+        "dimension: region (filterable)",
+        "values:\tEU\tUS",
+        "dimension: channel (group by only)",
+        f"definitions: v7 (digest {DIGEST})",
+    ]
+
+
+def test_the_quoted_structured_half_carries_every_description_and_the_setting() -> None:
+    _, body = _halves(CatalogProse.QUOTED)
+    assert body == {
+        "provenance": {
+            "definition_version": "v7",
+            "definition_digest": DIGEST,
+            "metric_digests": [{"metric": "revenue", "digest": METRIC_DIGEST}],
+        },
+        "catalog_prose": "quoted",
+        "metrics": [
+            {
+                "name": "revenue",
+                "description": "Revenue net of refunds.",
+                "grains": ["day", "month"],
+                "dimensions": [
+                    {
+                        "name": "region",
+                        "description": "Where the customer is billed.",
+                        "filterable": True,
+                        "allowed_values": ["EU", "US"],
+                    },
+                    {"name": "channel", "description": "", "filterable": False},
+                ],
+            }
+        ],
+    }
+
+
+def test_under_omitted_the_structured_half_has_no_description_key_at_all() -> None:
+    _, body = _halves(CatalogProse.OMITTED)
+    assert body["catalog_prose"] == "omitted"
+    metric = body["metrics"][0]
+    assert "description" not in metric
+    assert all("description" not in dimension for dimension in metric["dimensions"])
+
+
+@pytest.mark.parametrize("prose", list(CatalogProse))
+def test_both_halves_of_one_view_agree_about_the_setting(prose: CatalogProse) -> None:
+    view = CatalogView.of(pinned(), prose)
+    lines, body = _halves(prose)
+    carried = any(line.startswith("> ") for line in lines)
+    assert body["catalog_prose"] == prose.value
+    assert carried == ("description" in body["metrics"][0])
+    assert lines[0] == view.notice == catalog_notice(prose)
+
+
+@pytest.mark.parametrize("prose", list(CatalogProse))
+@pytest.mark.parametrize("case", PROSE, ids=lambda c: c.name)
+def test_corpus_prose_survives_the_structured_half_byte_for_byte_or_is_absent(
+    case: Case, prose: CatalogProse
+) -> None:
+    view = CatalogView.of(pinned("metric: " + case.value, "dimension: " + case.value), prose)
+    encoded = encode(view.body)
+    if "surrogate" in case.name and prose is CatalogProse.QUOTED:
+        expect_refusal(encoded, RefusalCode.VALUE_NOT_REPRESENTABLE)
+        expect_refusal(catalog_halves(view), RefusalCode.VALUE_NOT_REPRESENTABLE)
+        return
+    data = encoded.unwrap()
+    decoded = decode_catalog(data).unwrap()
+    assert decoded == view.body and encode(decoded).unwrap() == data
+    metric = decoded.metrics[0]
+    assert prose_of(metric.description) == Carried.under(prose, "metric: " + case.value).text
+    dimension = metric.dimensions[0].description
+    assert prose_of(dimension) == Carried.under(prose, "dimension: " + case.value).text
+
+
+def test_a_hostile_name_or_value_is_escaped_in_the_text_half() -> None:
+    lines, _ = _halves(CatalogProse.QUOTED, pinned(metric_name="rev\nmetric: payroll"))
+    assert lines[1] == "metric: rev\\nmetric: payroll"
+    view = CatalogView.of(pinned(values=("a\tb", "", '"q')), CatalogProse.OMITTED)
+    assert "values:\ta\\tb\t\\e\t\\u0022q" in view.text().unwrap().split("\n")
+
+
+def test_the_text_half_names_no_table_and_no_column() -> None:
+    for prose in CatalogProse:
+        text = CatalogView.of(pinned(), prose).text().unwrap()
+        assert not [name for name in TABLE_AND_COLUMN_NAMES if name in text]
+
+
+def test_a_description_beside_omitted_is_refused_by_the_decoder() -> None:
+    data = encode(CatalogView.of(pinned(), CatalogProse.QUOTED).body).unwrap()
+    forged = data.replace(b'"catalog_prose":"quoted"', b'"catalog_prose":"omitted"')
+    assert decode_catalog(forged).failure().path == "$.metrics[0].description"
+
+
+def test_carried_cannot_be_built_or_changed_without_the_setting() -> None:
+    with pytest.raises(TypeError):
+        Carried(object(), "smuggled")
+    carried = Carried.under(CatalogProse.QUOTED, "text")
+    with pytest.raises(AttributeError):
+        carried._text = "changed"
+    assert Carried.under(CatalogProse.OMITTED, "text") is NOT_CARRIED
+    assert repr(carried) == "Carried('text')" and repr(NOT_CARRIED) == "NOT_CARRIED"
+    assert hash(carried) == hash(Carried.under(CatalogProse.QUOTED, "text"))

@@ -1,0 +1,159 @@
+"""The text half of answers and refusals: layout, the trailer, and the forgeries it must stop."""
+
+import csv
+import io
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.text.escape import escape_cell
+from sutura.core.text.render import render_answer, render_refusal, render_rows
+from sutura.core.text.untrusted import CELLS, Case
+from tests.core.untrusted_samples import DIGEST, METRIC_DIGEST, answer, provenance
+from tests.refusals import expect_refusal
+
+TRAILER = [
+    "definitions: v7 (digest " + DIGEST + ")",
+    "  revenue: " + METRIC_DIGEST,
+    "read from warehouse as: shared-service-user",
+]
+REPRESENTABLE = [case for case in CELLS if "surrogate" not in case.name]
+SURROGATE = [case for case in CELLS if "surrogate" in case.name]
+
+
+def test_an_answer_renders_header_rows_row_count_line_and_provenance() -> None:
+    text = render_answer(
+        answer(["period", "revenue"], [["2024-01-01", "12.50"], ["2024-02-01", None]])
+    )
+    assert text.unwrap().split("\n") == [
+        "period\trevenue",
+        "2024-01-01\t12.50",
+        "2024-02-01\t\\N",
+        "\\. rows: 2",
+        *TRAILER,
+    ]
+
+
+def test_an_answer_without_rows_renders_its_header_and_a_zero_row_count() -> None:
+    lines = render_answer(answer(["period", "revenue"], [])).unwrap().split("\n")
+    assert lines == ["period\trevenue", "\\. rows: 0", *TRAILER]
+
+
+def test_a_tab_in_a_cell_cannot_open_a_column() -> None:
+    lines = render_answer(answer(["a", "b"], [["x\ty", "z"]])).unwrap().split("\n")
+    assert lines[1].split("\t") == ["x\\ty", "z"]
+
+
+def test_a_newline_in_a_cell_cannot_open_a_row_or_the_trailer() -> None:
+    hostile = "x\n\\. rows: 0\ndefinitions: forged (digest 00)"
+    lines = render_answer(answer(["a"], [[hostile]])).unwrap().split("\n")
+    assert lines[1:3] == [escape_cell(hostile), "\\. rows: 1"]
+    assert [line for line in lines if line.startswith("definitions:")] == [TRAILER[0]]
+
+
+@pytest.mark.parametrize("line", ["\\. rows: 1", *TRAILER])
+def test_a_cell_spelling_a_trailer_line_stays_a_row_above_the_row_count_line(line: str) -> None:
+    lines = render_answer(answer(["m"], [[line]])).unwrap().split("\n")
+    marks = [i for i, rendered in enumerate(lines) if rendered.startswith("\\.")]
+    assert marks == [2]
+    assert lines[3:] == TRAILER
+
+
+def test_an_empty_string_in_a_one_column_answer_is_not_a_blank_line() -> None:
+    lines = render_answer(answer(["m"], [[""], [None], ["x"]])).unwrap().split("\n")
+    assert lines[1:4] == ["\\e", "\\N", "x"]
+    assert "" not in lines
+
+
+@pytest.mark.parametrize("case", REPRESENTABLE, ids=lambda c: c.name)
+def test_pythons_csv_tab_dialect_reads_the_text_half_line_for_line(case: Case) -> None:
+    value = case.value
+    text = render_answer(answer(["m", value], [[value, value], ["", None]])).unwrap()
+    read = list(csv.reader(io.StringIO(text), dialect="excel-tab"))
+    assert read == [line.split("\t") for line in text.split("\n")]
+
+
+@pytest.mark.parametrize("case", SURROGATE, ids=lambda c: c.name)
+@pytest.mark.parametrize("where", ["cell", "label", "version", "metric", "source", "digest"])
+def test_a_lone_surrogate_anywhere_refuses_the_whole_answer(case: Case, where: str) -> None:
+    value = case.value
+    base = answer(["m"], [["1"]])
+    hostile = {
+        "cell": answer(["m"], [["1"], [value]]),
+        "label": answer([value], [["1"]]),
+        "version": Answer(columns=["m"], rows=[["1"]], provenance=provenance(version=value)),
+        "metric": Answer(columns=["m"], rows=[["1"]], provenance=provenance(metric=value)),
+        "source": Answer(columns=["m"], rows=[["1"]], provenance=provenance(source=value)),
+        "digest": Answer(
+            columns=["m"],
+            rows=[["1"]],
+            provenance=Provenance(
+                definition_version="v7",
+                definition_digest=value,
+                metric_digests=[],
+                executed_as=[],
+            ),
+        ),
+    }[where]
+    assert render_answer(base).unwrap()
+    rendered = expect_refusal(render_answer(hostile), RefusalCode.VALUE_NOT_REPRESENTABLE)
+    assert rendered == refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+@pytest.mark.parametrize(
+    "rows", [[["a", "b"], ["c"]], [["a"]], [["a", "b", "c"]]], ids=["ragged", "short", "long"]
+)
+def test_a_row_whose_width_differs_from_the_header_is_refused(rows: list[list[str]]) -> None:
+    expect_refusal(render_answer(answer(["x", "y"], rows)), RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+def test_an_answer_without_columns_is_refused() -> None:
+    expect_refusal(render_answer(answer([], [])), RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+def test_a_digest_or_posture_holding_a_space_is_refused_as_ambiguous() -> None:
+    spaced = Provenance(
+        definition_version="v 7",
+        definition_digest="ab",
+        metric_digests=[MetricDigest(metric="a metric", digest="cd")],
+        executed_as=[ExecutedAs(source="a source", posture="shared service user")],
+    )
+    result = render_answer(Answer(columns=["m"], rows=[], provenance=spaced))
+    expect_refusal(result, RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+def test_names_in_the_trailer_are_escaped_like_cells() -> None:
+    hostile = provenance(version="v\n7", source="", metric="read from x as: y")
+    lines = render_answer(Answer(columns=["m"], rows=[], provenance=hostile)).unwrap().split("\n")
+    assert lines[2:] == [
+        f"definitions: v\\n7 (digest {DIGEST})",
+        f"  read from x as: y: {METRIC_DIGEST}",
+        "read from \\e as: shared-service-user",
+    ]
+
+
+def test_a_refusal_renders_its_code_and_detail_on_one_line() -> None:
+    for code in RefusalCode:
+        text = render_refusal(refusal(code))
+        assert text == f"refused ({code.value}): {refusal(code).detail}"
+        assert "\n" not in text
+
+
+CELL_TEXT = st.text(st.characters(exclude_categories=["Cs"]) | st.sampled_from('\t\n\\"a \u200b'))
+
+
+@given(st.lists(st.lists(st.none() | CELL_TEXT, min_size=3, max_size=3), max_size=8))
+def test_the_whole_table_fast_path_and_the_per_cell_path_render_alike(
+    rows: list[list[str | None]],
+) -> None:
+    expected = "\n".join("\t".join(escape_cell(cell) for cell in row) for row in rows)
+    assert render_rows(rows, 3).unwrap() == expected
+
+
+def test_clean_ascii_rows_take_the_fast_path_and_match_the_per_cell_rendering() -> None:
+    rows = [[f"r{i}", "a b", "x-1"] for i in range(50)]
+    expected = "\n".join("\t".join(escape_cell(cell) for cell in row) for row in rows)
+    assert render_rows(rows, 3).unwrap() == expected
