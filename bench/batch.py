@@ -70,6 +70,7 @@ def _outcome(rng: random.Random, index: int) -> Outcome:
         row[2] = rng.choice(_HOSTILE) if rng.random() < 0.04 else f"{rng.randint(0, 10**7)}.25"
         row[3] = str(rng.randint(0, 5000))
     provenance = Provenance(
+        time_zone="UTC",
         definition_version="example-1",
         definition_digest="e1" * 32,
         metric_digests=[MetricDigest(metric="revenue", digest="bf" * 32)],

@@ -53,6 +53,7 @@ def _fastest(runs: Sequence[Callable[[], object]], repeats: int) -> list[float]:
 
 def _answer(rows: list[list[str | None]]) -> Answer:
     provenance = Provenance(
+        time_zone="UTC",
         definition_version="v1",
         definition_digest="ab" * 32,
         metric_digests=[MetricDigest(metric="revenue", digest="cd" * 32)],

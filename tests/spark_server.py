@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +32,10 @@ import duckdb
 import msgspec
 import pytest
 
-from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from sutura.boundary.sources.skeleton import Fetched
+from sutura.core.settings import SparkSourceSettings
 from sutura.core.sql.compile import CompiledQuery, Passthrough
-from tests.conformance.pack import EXTRA_CATALOG
+from tests.boundary.sources.opening import context
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
@@ -163,7 +164,7 @@ def session(remote: str) -> "SparkSession":
         from sutura.boundary.sources.spark_session import connector, quiet_driver_logs
 
         quiet_driver_logs()
-        _SESSIONS[remote] = connector(SparkSourceSettings(remote=remote), {}).unwrap()()
+        _SESSIONS[remote] = connector(SparkSourceSettings(remote=remote), {}, "UTC").unwrap()()
     return _SESSIONS[remote]
 
 
@@ -237,7 +238,7 @@ async def opened(remote: str, alias: str = "main") -> AsyncIterator["SparkSource
 
     with anyio.fail_after(60):
         settings = SparkSourceSettings(remote=remote)
-        source = (await open_spark(alias, settings, LimitsSettings())).unwrap()
+        source = (await open_spark(alias, settings, context(Path(".")))).unwrap()
     try:
         yield source
     finally:
@@ -253,11 +254,14 @@ def spy_on_fetches(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], threa
     done = threading.Event()
     fetch = spark._Tagged._fetch
 
-    def spied(tagged: spark._Tagged, compiled: CompiledQuery, max_rows: int) -> spark.Fetched:
+    def spied(tagged: spark._Tagged, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
         try:
-            result = fetch(tagged, compiled, max_rows)
+            result = fetch(tagged, sql, params, max_rows)
             returned.append(result)
             return result
+        except Exception as error:
+            returned.append(error)
+            raise
         finally:
             done.set()
 
@@ -274,16 +278,46 @@ def cancelled_on_the_server(returned: list[object]) -> bool:
     )
 
 
-def ghost_config(root: Path, remote: str, table: str) -> dict[str, str]:
-    """A deployment whose one metric reads ``table`` on Spark; the environment to start it."""
+def ghost_config(root: Path, remote: str, table: str, *, create: bool = True) -> dict[str, str]:
+    """A deployment on Spark whose one metric sums ``label``, a text column of ``table`` (made
+    here, unless ``create`` is false): every question about it is refused by the data system,
+    whose message names the column. The environment to start it."""
+    if create:
+        spark = session(remote)
+        spark.sql(f"DROP TABLE IF EXISTS `{table}`").collect()
+        spark.sql(
+            f"CREATE TABLE `{table}` AS SELECT DATE'2024-01-15' AS ordered_on, '{table}' AS label"
+        ).collect()
     catalog = root / "catalog"
     catalog.mkdir(parents=True)
-    for name in ("ghost_orders.md", "ghost_revenue.md"):
-        text = (EXTRA_CATALOG / name).read_text(encoding="utf-8")
-        (catalog / name).write_text(text.replace("table: ghost_orders", f"table: {table}"))
+    (catalog / "ghost_orders.md").write_text(_GHOST_MODEL.format(table=table), encoding="utf-8")
+    (catalog / "ghost_revenue.md").write_text(_GHOST_METRIC, encoding="utf-8")
     settings = {
         "catalog": {"dir": "catalog"},
         "sources": {"main": {"kind": "spark", "remote": remote}},
     }
     (root / "base.yaml").write_text(msgspec.json.encode(settings).decode(), encoding="utf-8")
     return {**os.environ, "SUTURA_CONFIG_DIR": str(root)}
+
+
+_GHOST_MODEL = """---
+kind: model
+name: ghost_orders
+source: main
+table: {table}
+columns: [ordered_on, label]
+---
+"""
+_GHOST_METRIC = """---
+kind: metric
+name: ghost_revenue
+model: ghost_orders
+measure:
+  simple:
+    aggregate: sum
+    column: label
+time_column: ordered_on
+grains: [month]
+dimensions: []
+---
+"""

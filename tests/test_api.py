@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from sutura import api
@@ -77,17 +78,44 @@ def test_ask_answers_each_question_in_order(example_dir: Path) -> None:
     assert isinstance(malformed, api.QuestionError) and malformed.field == "$.range"
 
 
-async def test_start_gives_a_service_that_answers(example_dir: Path) -> None:
-    service = (await api.start(example_dir, anchors=False)).unwrap()
+async def test_opened_gives_a_service_for_the_block_that_answers_calls(example_dir: Path) -> None:
+    revenue = api.question(
+        b'{"metrics": ["revenue"], "grain": "year", "range": '
+        b'{"start": "2024-01-01", "end": "2025-01-01"}}'
+    ).unwrap()
+    with anyio.fail_after(30):
+        async with api.opened(example_dir, anchors=False) as started:
+            service = started.unwrap()
+            reply = await api.call(service, api.Capability.ASK_METRIC, revenue)
+    outcome = api.outcome_of(reply)
+    assert isinstance(outcome, api.Answer) and outcome.columns == ["period", "revenue"]
+    assert not any(source_open(s) for s in service.sources.values())
+
+
+def source_open(source: object) -> bool:
+    """Whether a DuckDB source's connection still answers (closed when the block ended)."""
+    connection = getattr(source, "_connection", None)
     try:
-        revenue = api.question(
-            b'{"metrics": ["revenue"], "grain": "year", "range": '
-            b'{"start": "2024-01-01", "end": "2025-01-01"}}'
-        ).unwrap()
-        outcome = await service.ask(revenue)
-    finally:
-        await service.close()
-    assert isinstance(outcome, api.Answer)
+        return connection is not None and connection.execute("SELECT 1") is not None
+    except Exception:
+        return False
+
+
+def test_a_secret_is_read_from_the_environment_given_not_the_process_one(
+    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "pg"
+    config.mkdir()
+    (config / "base.yaml").write_text(
+        f"catalog: {{dir: {example_dir / 'catalog'}}}\n"
+        "sources: {main: {kind: postgres, host: 127.0.0.1, port: 1, password_env: SHOP_PW}}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SHOP_PW", "from the process")
+    problems = api.ask([], config, environ={}).failure()
+    assert problems == [
+        "settings: sources.main: source main: the environment variable SHOP_PW is not set"
+    ]
 
 
 def test_a_question_with_an_unknown_field_names_the_field() -> None:

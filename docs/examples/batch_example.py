@@ -47,7 +47,7 @@ def ask_all(config_dir: Path) -> list[api.Outcome]:
         sys.exit("\n".join(asked.failure()))
     outcomes = []
     for outcome in asked.unwrap():
-        if isinstance(outcome, api.QuestionError):
+        if isinstance(outcome, api.QuestionError | api.Failed):
             sys.exit(outcome.sentence())
         outcomes.append(outcome)
     return outcomes

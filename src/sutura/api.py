@@ -18,6 +18,7 @@ b'{"outcome":"refusal","reason":{"code":"metric_'
 >>> decode_text("refused (metric_unknown): Read the catalog.").unwrap() == Refused(reason=reason)
 True
 >>> provenance = Provenance(
+...     time_zone="UTC",
 ...     definition_version="v1", definition_digest="ab",
 ...     metric_digests=[MetricDigest(metric="revenue", digest="cd")],
 ...     executed_as=[ExecutedAs(source="main", posture="shared-service-user")])
@@ -28,6 +29,7 @@ a\tb	\N
 \. rows: 1
 definitions: v1 (digest ab)
   revenue: cd
+time zone: UTC
 read from main as: shared-service-user
 >>> decode_structured(render_structured(answer)).unwrap() == answer
 True
@@ -50,6 +52,7 @@ period	revenue
 \. rows: 1
 definitions: example-1 (digest ...)
   revenue: ...
+time zone: UTC
 read from main as: shared-service-user
 >>> render_text(refused)[:26]
 'refused (metric_unknown): '
@@ -59,10 +62,13 @@ read from main as: shared-service-user
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.model import Grain
@@ -91,19 +97,35 @@ from sutura.core.question.model import (
 )
 from sutura.core.text.decode import TextError
 from sutura.core.text.decode import decode_outcome as _decode_text
+from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import (
+    Answered,
+    Declined,
+    Failed,
+    Malformed,
+    NotOffered,
+    NotPermitted,
+    Reply,
+)
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.framing import Framed, split_records
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.stream import Summary, render_stream
 
 if TYPE_CHECKING:
-    from sutura.boundary.answering import Service
+    from sutura.boundary.service import Service
     from sutura.boundary.startup import Loaded
 
 __all__ = [
     "Answer",
+    "Answered",
+    "Capability",
     "CodecError",
+    "Declined",
     "ExecutedAs",
+    "Failed",
     "FilterEq",
     "FilterIn",
     "FilterNotIn",
@@ -111,7 +133,10 @@ __all__ = [
     "Grain",
     "Halves",
     "Last",
+    "Malformed",
     "MetricDigest",
+    "NotOffered",
+    "NotPermitted",
     "Outcome",
     "Provenance",
     "Question",
@@ -122,22 +147,25 @@ __all__ = [
     "Refusal",
     "RefusalCode",
     "Refused",
+    "Reply",
     "Summary",
     "Target",
     "TextError",
     "Top",
     "ask",
+    "call",
     "decode_structured",
     "decode_text",
     "example",
     "load",
+    "opened",
+    "outcome_of",
     "question",
     "render_halves",
     "render_stream",
     "render_structured",
     "render_text",
     "split_rendered",
-    "start",
 ]
 
 Config = str | os.PathLike[str] | None
@@ -173,19 +201,61 @@ def load(
     return load_settings_and_catalog(_environ(config_dir, environ))
 
 
-async def start(
+@asynccontextmanager
+async def opened(
     config_dir: Config = None,
     *,
     environ: Mapping[str, str] | None = None,
     anchors: bool = True,
-) -> Result[Service, list[str]]:
-    """A running service (sources open, every anchor reproduced unless ``anchors=False``).
+) -> AsyncIterator[Result[Service, list[str]]]:
+    """A service for the ``async with`` block (sources open, every model checked, every anchor
+    reproduced unless ``anchors=False``), closed when the block ends — or every reason there is
+    none. Ask it with :func:`call`::
 
-    ``await service.ask(question)`` answers; ``await service.close()`` when done.
+        async with opened("example") as started:
+            service = started.unwrap()
+            reply = await call(service, Capability.ASK_METRIC, {...})
     """
-    from sutura.boundary.startup import start as start_service
+    from sutura.boundary.startup import load as load_settings_and_catalog
+    from sutura.boundary.startup import open_service
 
-    return await start_service(_environ(config_dir, environ), anchors=anchors)
+    loaded = load_settings_and_catalog(_environ(config_dir, environ))
+    if not is_successful(loaded):
+        yield Failure(loaded.failure())
+        return
+    async with open_service(loaded.unwrap(), anchors=anchors) as started:
+        yield started
+
+
+async def call(
+    service: Service, capability: Capability, arguments: Arguments, *, deadline: float | None = None
+) -> Reply:
+    """One capability call as the Python API's caller (no identity: every scope).
+
+    ``arguments`` may be JSON text, parsed JSON, or the capability's Struct (a :class:`Question`);
+    ``deadline`` defaults to ``limits.deadline_seconds``.
+    """
+    caller = Caller.local(request_id=uuid.uuid4().hex, surface="api")
+    seconds = service.settings.limits.deadline_seconds if deadline is None else deadline
+    return await service.call(capability, arguments, caller, seconds)
+
+
+def outcome_of(reply: Reply) -> Outcome | QuestionError | Failed:
+    """A question's reply as this API's value: the answer or refusal, the malformed question,
+    or the failure (the cause is in the log)."""
+    match reply:
+        case Answered(value=Answer() as answer):
+            return answer
+        case Declined(value=Refused() as refused):
+            return refused
+        case Malformed():
+            return QuestionError(field=reply.field, problem=reply.problem)
+        case Failed():
+            return reply
+        case Answered() | Declined() | NotPermitted() | NotOffered():
+            return Failed(capability=Capability.ASK_METRIC)
+        case _:
+            assert_never(reply)
 
 
 def ask(
@@ -194,25 +264,24 @@ def ask(
     *,
     environ: Mapping[str, str] | None = None,
     anchors: bool = True,
-) -> Result[list[Outcome | QuestionError], list[str]]:
-    """Start a service once, ask every question in order, close it: one outcome per question.
+) -> Result[list[Outcome | QuestionError | Failed], list[str]]:
+    """Open a service once, ask every question in order, close it: one outcome per question.
 
-    Synchronous, for scripts; inside an event loop use :func:`start` instead. An outcome is an
-    answer or a refusal; a question the service finds malformed is a :class:`QuestionError`.
+    Synchronous, for scripts; inside an event loop use :func:`opened` and :func:`call`. An
+    outcome is an answer or a refusal; a question found malformed is a :class:`QuestionError`;
+    a call that broke is :class:`Failed` (its cause is in the log).
     """
     import anyio
 
     asked = list(questions)
 
-    async def run() -> Result[list[Outcome | QuestionError], list[str]]:
-        started = await start(config_dir, environ=environ, anchors=anchors)
-        if not isinstance(started, Success):
-            return Failure(started.failure())
-        service = started.unwrap()
-        try:
-            return Success([await service.ask(item) for item in asked])
-        finally:
-            await service.close()
+    async def run() -> Result[list[Outcome | QuestionError | Failed], list[str]]:
+        async with opened(config_dir, environ=environ, anchors=anchors) as started:
+            if not is_successful(started):
+                return Failure(started.failure())
+            service = started.unwrap()
+            replies = [await call(service, Capability.ASK_METRIC, item) for item in asked]
+            return Success([outcome_of(reply) for reply in replies])
 
     return anyio.run(run)
 

@@ -2,15 +2,17 @@
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
-from tests.conformance.pack import EXTRA_CATALOG
+from sutura.boundary.service import Service
+from tests.conformance.pack import EXTRA_CATALOG, environ
 from tests.postgres import copy_from_duckdb, scratch_database
+from tests.services import serving
 
 PASSWORD_VAR = "SUTURA_CONFORMANCE_PASSWORD"
 ORDERS = 20_000
@@ -21,6 +23,8 @@ class Engines(NamedTuple):
 
     duckdb: Path
     postgres: Path
+    postgres_environ: dict[str, str]
+    """What the PostgreSQL deployment reads besides its settings: its reader's password."""
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -43,9 +47,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
     for document in sorted(EXTRA_CATALOG.glob("*.md")):
         shutil.copy(document, catalog / document.name)
     database = root / "example" / DATABASE
-    with scratch_database(postgres_dsn) as scratch, pytest.MonkeyPatch.context() as patch:
+    with scratch_database(postgres_dsn) as scratch:
         copy_from_duckdb(database, scratch, root)
-        patch.setenv(PASSWORD_VAR, scratch.reader_password)
         postgres = {
             "kind": "postgres",
             "host": scratch.host,
@@ -59,4 +62,28 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
         yield Engines(
             duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
             postgres=_settings(root / "postgres", catalog, postgres),
+            postgres_environ={PASSWORD_VAR: scratch.reader_password},
         )
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module, so the engines' services are opened once and shared."""
+    return "asyncio"
+
+
+class Served(NamedTuple):
+    """Each engine's service, opened once for the module (questions never change them)."""
+
+    duckdb: Service
+    postgres: Service
+
+
+@pytest.fixture(scope="module")
+async def served(engines: Engines) -> AsyncIterator[Served]:
+    """Both engines' services, through the real startup path, shared by the questions."""
+    async with (
+        serving(environ(engines.duckdb)) as on_duckdb,
+        serving(environ(engines.postgres, engines.postgres_environ)) as on_postgres,
+    ):
+        yield Served(duckdb=on_duckdb, postgres=on_postgres)

@@ -7,17 +7,18 @@ and the real :class:`Service`; only the clock is fixed, so ``range.last`` has on
 """
 
 import datetime
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
-from returns.pipeline import is_successful
 
-from sutura.boundary.answering import Service
-from sutura.boundary.startup import start
+from sutura.api import outcome_of
+from sutura.boundary.service import Service
 from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Answer, Outcome
-from sutura.core.question.model import QuestionError, decode_question_json
+from sutura.core.outcome.answer import Answer, Outcome, Refused
 from sutura.core.text.render import SOURCE_PREFIX
+from sutura.core.tool.capability import Capability
+from tests.services import call, serving
 
 PACK_FILE = Path(__file__).with_name("questions.json")
 EXTRA_CATALOG = Path(__file__).with_name("catalog")
@@ -44,28 +45,44 @@ class Pack(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 PACK = msgspec.json.decode(PACK_FILE.read_bytes(), type=Pack)
 
 
-async def ask(config_dir: Path, case: Case, today: datetime.date) -> Outcome:
-    """Start the service configured in ``config_dir`` and ask ``case``'s question."""
-    started = await start({"SUTURA_CONFIG_DIR": str(config_dir)})
-    assert is_successful(started), started.failure()
-    service = started.unwrap()
-    try:
-        limits = msgspec.structs.replace(service.settings.limits, **case.limits)
-        tuned = Service(
-            settings=msgspec.structs.replace(service.settings, limits=limits),
-            pinned=service.pinned,
-            sources=service.sources,
-            today=lambda: today,
-        )
-        if case.closed:
-            await service.close()
-        question = decode_question_json(msgspec.json.encode(case.question))
-        assert is_successful(question), question.failure()
-        outcome = await tuned.ask(question.unwrap())
-    finally:
-        await service.close()
-    assert not isinstance(outcome, QuestionError), outcome.sentence()
+def environ(config_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a deployment of the pack reads: its settings directory, its secrets."""
+    return {"SUTURA_CONFIG_DIR": str(config_dir), **(extra or {})}
+
+
+def tuned(service: Service, case: Case, today: datetime.date) -> Service:
+    """``service`` under the case's limits and the pack's fixed ``today``, on the same sources."""
+    settings = service.settings
+    limits = msgspec.structs.replace(settings.limits, **case.limits)
+    return Service(
+        settings=msgspec.structs.replace(settings, limits=limits),
+        pinned=service.pinned,
+        sources=service.sources,
+        runner=None,
+        offered=frozenset({Capability.ASK_METRIC}),
+        today=lambda: today,
+        prompt="",
+    )
+
+
+async def ask_service(service: Service, case: Case, today: datetime.date) -> Outcome:
+    """``case``'s outcome from ``service``: the one capability call every surface makes."""
+    reply = await call(tuned(service, case, today), Capability.ASK_METRIC, case.question)
+    outcome = outcome_of(reply)
+    assert isinstance(outcome, Answer | Refused), outcome
     return outcome
+
+
+async def ask(
+    config_dir: Path, case: Case, today: datetime.date, extra: Mapping[str, str] | None = None
+) -> Outcome:
+    """Open the service configured in ``config_dir`` for ``case`` alone (its sources closed
+    first when the case says so) and ask it."""
+    async with serving(environ(config_dir, extra)) as service:
+        if case.closed:
+            for source in service.sources.values():
+                await source.close()
+        return await ask_service(service, case, today)
 
 
 def text_half_without_source(outcome: Outcome) -> list[str]:

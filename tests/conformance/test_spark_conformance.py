@@ -2,36 +2,37 @@
 
 The pack, its extra metrics and its example size are the ones DuckDB and PostgreSQL answer in
 ``test_conformance.py``. Each engine is started once through the real startup path (settings
-document, catalog, source, anchors) and its service is shared by the questions: one Spark
-session for the whole pack. A question that closes its source first gets a service of its own.
+document, catalog, source, anchors) and its service is shared by the questions, in one event
+loop: one Spark session for the whole pack. A question that closes its source first gets a
+service of its own.
 """
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import anyio
 import msgspec
 import pytest
-from returns.pipeline import is_successful
 
-from sutura.boundary.answering import Service
 from sutura.boundary.example import CATALOG, DATABASE, write_example
-from sutura.boundary.startup import start
-from sutura.core.outcome.answer import Answer, Outcome, Refused
+from sutura.boundary.service import Service
+from sutura.core.outcome.answer import Answer, Refused
 from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.question.model import QuestionError, decode_question_json
 from tests.conformance.conftest import ORDERS
 from tests.conformance.pack import (
     EXTRA_CATALOG,
     PACK,
     Case,
     ask,
+    ask_service,
+    environ,
     has_null_cell,
     text_half_without_source,
 )
 from tests.refusals import expect_refusal
+from tests.services import serving
 from tests.spark_server import load_tables, require_server
 
 pytestmark = [
@@ -46,9 +47,6 @@ class Engines(NamedTuple):
 
     duckdb: Path
     spark: Path
-
-
-_STARTED: dict[Path, Service] = {}
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -77,53 +75,43 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
         duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
         spark=_settings(root / "spark", catalog, {"kind": "spark", "remote": remote}),
     )
-    anyio.run(_close_started)
 
 
-async def _close_started() -> None:
-    for service in _STARTED.values():
-        await service.close()
-    _STARTED.clear()
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module: one Spark session answers the whole pack."""
+    return "asyncio"
 
 
-async def _started(config_dir: Path) -> Service:
-    """The engine's service, started once for the module."""
-    if config_dir not in _STARTED:
-        started = await start({"SUTURA_CONFIG_DIR": str(config_dir)})
-        assert is_successful(started), started.failure()
-        _STARTED[config_dir] = started.unwrap()
-    return _STARTED[config_dir]
+class Served(NamedTuple):
+    """Each engine's service, opened once for the module."""
+
+    duckdb: Service
+    spark: Service
 
 
-async def _ask(config_dir: Path, case: Case) -> Outcome:
-    """``case``'s outcome on the shared service, under the case's limits and the pack's today."""
-    if case.closed:
-        # DuckDB opens a file once per process: the shared service must be closed first.
-        shared = _STARTED.pop(config_dir, None)
-        if shared is not None:
-            await shared.close()
-        return await ask(config_dir, case, PACK.today)
-    service = await _started(config_dir)
-    limits = msgspec.structs.replace(service.settings.limits, **case.limits)
-    tuned = Service(
-        settings=msgspec.structs.replace(service.settings, limits=limits),
-        pinned=service.pinned,
-        sources=service.sources,
-        today=lambda: PACK.today,
-    )
-    question = decode_question_json(msgspec.json.encode(case.question))
-    assert is_successful(question), question.failure()
-    outcome = await tuned.ask(question.unwrap())
-    assert not isinstance(outcome, QuestionError), outcome.sentence()
-    return outcome
+@pytest.fixture(scope="module")
+async def served(engines: Engines) -> AsyncIterator[Served]:
+    """Both engines' services through the real startup path, shared by the questions."""
+    async with (
+        serving(environ(engines.duckdb)) as on_duckdb,
+        serving(environ(engines.spark)) as on_spark,
+    ):
+        yield Served(duckdb=on_duckdb, spark=on_spark)
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("case", PACK.questions, ids=lambda case: case.name)
-async def test_duckdb_and_spark_give_the_same_outcome(engines: Engines, case: Case) -> None:
-    with anyio.fail_after(60):
-        on_duckdb = await _ask(engines.duckdb, case)
-        on_spark = await _ask(engines.spark, case)
+async def test_duckdb_and_spark_give_the_same_outcome(
+    engines: Engines, served: Served, case: Case
+) -> None:
+    with anyio.fail_after(120):
+        if case.closed:
+            on_duckdb = await ask(engines.duckdb, case, PACK.today)
+            on_spark = await ask(engines.spark, case, PACK.today)
+        else:
+            on_duckdb = await ask_service(served.duckdb, case, PACK.today)
+            on_spark = await ask_service(served.spark, case, PACK.today)
     for outcome in (on_duckdb, on_spark):
         if case.expect == "answer":
             assert isinstance(outcome, Answer), outcome

@@ -222,6 +222,7 @@ CATALOG = Catalog(
 )
 
 PINNED = PinnedDefinitions(
+    time_zone="UTC",
     version="test",
     digest="0" * 64,
     metric_digests={m.name: f"{i:064x}" for i, m in enumerate(CATALOG.metrics)},

@@ -37,6 +37,7 @@ def provenance(
 ) -> Provenance:
     """A provenance with hex digests and one metric read from one source."""
     return Provenance(
+        time_zone="UTC",
         definition_version=version,
         definition_digest=DIGEST,
         metric_digests=[MetricDigest(metric=metric, digest=METRIC_DIGEST)],
@@ -78,5 +79,9 @@ def pinned(
     )
     catalog = Catalog(models=(model,), relationships=(), metrics=(metric,))
     return PinnedDefinitions(
-        version="v7", digest=DIGEST, metric_digests={metric_name: METRIC_DIGEST}, catalog=catalog
+        time_zone="UTC",
+        version="v7",
+        digest=DIGEST,
+        metric_digests={metric_name: METRIC_DIGEST},
+        catalog=catalog,
     )

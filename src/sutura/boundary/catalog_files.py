@@ -15,8 +15,10 @@ from pathlib import Path
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.core.base import Frozen
 from sutura.core.catalog.check import check_catalog
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
+from sutura.core.catalog.model import Model
 from sutura.core.catalog.parse import Document, parse_document
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.pinning import pin
@@ -115,7 +117,44 @@ def read_document(label: str, path: Path) -> Result[str, CatalogError]:
         return Failure(_file_error(label, line, "the file is not valid UTF-8"))
 
 
-def load_catalog(directory: Path, version: str) -> Result[PinnedDefinitions, list[CatalogError]]:
+class CatalogRead(Frozen, frozen=True):
+    """The pinned catalog, and the documents it was read from (for errors that name a line)."""
+
+    pinned: PinnedDefinitions
+    documents: tuple[Document, ...]
+
+    def model_document(self, name: str) -> Document | None:
+        """The document that defines the model ``name``."""
+        return next(
+            (
+                doc
+                for doc in self.documents
+                if isinstance(doc.definition, Model) and doc.definition.name == name
+            ),
+            None,
+        )
+
+
+def read_catalog(
+    directory: Path, version: str, time_zone: str
+) -> Result[CatalogRead, list[CatalogError]]:
+    """Walk, read, parse, check and pin the catalog in ``directory``, keeping its documents."""
+    return (
+        walk_catalog(directory)
+        .bind(_parse_all)
+        .bind(
+            lambda documents: check_catalog(documents).map(
+                lambda catalog: CatalogRead(
+                    pinned=pin(catalog, version, time_zone), documents=tuple(documents)
+                )
+            )
+        )
+    )
+
+
+def load_catalog(
+    directory: Path, version: str, time_zone: str = "UTC"
+) -> Result[PinnedDefinitions, list[CatalogError]]:
     """Walk, read, parse, check and pin the catalog in ``directory``.
 
     Args:
@@ -126,9 +165,7 @@ def load_catalog(directory: Path, version: str) -> Result[PinnedDefinitions, lis
         The pinned definitions, or every problem found: the walk's, else each file's first,
         else the checks across documents.
     """
-    return (
-        walk_catalog(directory).bind(_parse_all).bind(check_catalog).map(lambda c: pin(c, version))
-    )
+    return read_catalog(directory, version, time_zone).map(lambda read: read.pinned)
 
 
 def _parse_all(files: list[tuple[str, Path]]) -> Result[list[Document], list[CatalogError]]:

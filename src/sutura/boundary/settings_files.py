@@ -4,7 +4,6 @@ Each layer is checked on its own for unknown keys, so an error names the file (o
 environment variable) and the key path. The merged document is then validated as a whole.
 """
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -207,8 +206,3 @@ def _origin_of(key: str, layers: list[Layer]) -> str:
                 return ENV_PREFIX + "__".join(p.upper() for p in parts)
             return origin
     return "settings"
-
-
-def process_environment() -> Mapping[str, str]:
-    """The process environment (the one place the boundary reads it)."""
-    return os.environ

@@ -1,30 +1,67 @@
-"""Startup: settings and catalog, then sources and anchors; each problem one operator sentence."""
+"""Startup: settings and catalog (:func:`load`), then a service's whole lifetime
+(:func:`open_service`): sources opened, every model checked against its source, every anchor
+reproduced — each problem one operator sentence — and everything closed at the end.
+
+Every surface starts a service the same way, in one event loop::
+
+    async with open_service(loaded, anchors=True) as started:
+        if not is_successful(started):
+            ...  # report started.failure(), one sentence each
+        service = started.unwrap()
+        ...      # service.call(...)
+"""
 
 import datetime
-from collections.abc import Mapping
+import logging
+import zoneinfo
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
 
+import anyio
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.boundary.answering import Service, unknown_source_aliases
-from sutura.boundary.catalog_files import load_catalog
-from sutura.boundary.raw_sql.base import RawRunner
-from sutura.boundary.raw_sql.opening import open_raw, run_sql_problems
+from sutura.boundary.catalog_files import CatalogRead, read_catalog
+from sutura.boundary.service import Service
 from sutura.boundary.settings_files import LoadedSettings, load_settings
-from sutura.boundary.sources.base import Source
-from sutura.boundary.sources.open import open_source
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.open import open_raw, open_source, run_sql_problems
+from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.core.base import Frozen
+from sutura.core.catalog.error import CatalogError, quoted
+from sutura.core.catalog.model import Metric, Model
 from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.source_schema import model_problems
+from sutura.core.outcome.answer import Answer, Refused
 from sutura.core.prompt import render_prompt
+from sutura.core.question.model import Question, QuestionError, Range
+from sutura.core.sql.probe import schema_probe
+from sutura.core.tool.capability import Capability, offered_by
 
 MAX_INSTRUCTIONS_BYTES = 64 * 1024
+STARTUP_BROKE = "startup: a check broke before anything was served; the log has the cause"
+
+log = logging.getLogger("sutura.startup")
 
 
 class Loaded(Frozen, frozen=True):
-    """Settings and pinned definitions, before any source is opened."""
+    """Settings and the pinned catalog, before any source is opened."""
 
     loaded: LoadedSettings
-    pinned: PinnedDefinitions
+    catalog: CatalogRead
+    environ: Mapping[str, str]
     instructions: str | None = None
+
+    @property
+    def pinned(self) -> PinnedDefinitions:
+        """The pinned definitions."""
+        return self.catalog.pinned
+
+    @property
+    def catalog_dir(self) -> Path:
+        """The catalog directory, as the settings name it."""
+        return self.loaded.resolve(self.loaded.settings.catalog.dir)
 
     def prompt(self) -> str:
         """The agent prompt for this deployment, read from its settings alone."""
@@ -37,21 +74,46 @@ class Loaded(Frozen, frozen=True):
             operator_instructions=self.instructions,
         )
 
+    def source_context(self) -> SourceContext:
+        """What opening a source needs beyond its own settings."""
+        settings = self.loaded.settings
+        return SourceContext(
+            base_dir=self.loaded.base_dir,
+            limits=settings.limits,
+            time_zone=settings.catalog.time_zone,
+            environ=self.environ,
+        )
+
+
+def catalog_sentence(catalog_dir: Path, error: CatalogError) -> str:
+    """One catalog problem as an operator sentence."""
+    return f"{catalog_dir}/{error.sentence()}"
+
 
 def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
-    """Settings and catalog, validated together; every problem as one operator sentence."""
+    """Settings and catalog, validated together; every problem as one operator sentence.
+
+    ``environ`` is the environment the composition root read: its ``SUTURA_*`` variables are
+    settings, and secrets named in the settings are looked up in it.
+    """
     settings = load_settings(environ)
-    if not isinstance(settings, Success):
+    if not is_successful(settings):
         return Failure([e.sentence() for e in settings.failure()])
     loaded = settings.unwrap()
+    zone_problem = _time_zone_problem(loaded.settings.catalog.time_zone)
+    if zone_problem is not None:
+        return Failure([zone_problem])
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
-    pinned = load_catalog(catalog_dir, loaded.settings.catalog.version)
-    if not isinstance(pinned, Success):
-        return Failure([f"{catalog_dir}/{e.sentence()}" for e in pinned.failure()])
+    catalog_settings = loaded.settings.catalog
+    catalog = read_catalog(catalog_dir, catalog_settings.version, catalog_settings.time_zone)
+    if not is_successful(catalog):
+        return Failure([catalog_sentence(catalog_dir, e) for e in catalog.failure()])
     instructions = _read_instructions(loaded)
-    if not isinstance(instructions, Success):
+    if not is_successful(instructions):
         return Failure([instructions.failure()])
-    missing = unknown_source_aliases(pinned.unwrap(), loaded.settings)
+    missing = sorted(
+        {m.source for m in catalog.unwrap().pinned.catalog.models} - set(loaded.settings.sources)
+    )
     if missing:
         return Failure(
             [
@@ -62,56 +124,179 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     if problems := run_sql_problems(loaded.settings):
         return Failure(problems)
     return Success(
-        Loaded(loaded=loaded, pinned=pinned.unwrap(), instructions=instructions.unwrap())
+        Loaded(
+            loaded=loaded,
+            catalog=catalog.unwrap(),
+            environ=environ,
+            instructions=instructions.unwrap(),
+        )
     )
 
 
-async def start(
-    environ: Mapping[str, str], *, anchors: bool = True, context: Loaded | None = None
-) -> Result[Service, list[str]]:
-    """A running service: sources opened and, unless told otherwise, every anchor reproduced.
+def _time_zone_problem(name: str) -> str | None:
+    """Why ``catalog.time_zone`` names no zone this system knows, or None."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return (
+            f"settings: catalog.time_zone: {quoted(name)} is not a time zone this system knows;"
+            " write an IANA name such as UTC or Europe/Paris"
+        )
+    return None
 
-    ``context`` is what an earlier :func:`load` returned, so a transport that answered from it
-    already starts the service from exactly that (and nothing is read twice).
+
+def utc_today() -> datetime.date:
+    """Today in UTC: what ``range.last`` counts back from, whatever the host's zone."""
+    return datetime.datetime.now(datetime.UTC).date()
+
+
+@asynccontextmanager
+async def open_service(
+    loaded: Loaded, *, anchors: bool = True, data: bool = True
+) -> AsyncIterator[Result[Service, list[str]]]:
+    """A service for the block: sources opened, models checked, anchors reproduced (unless
+    ``anchors`` is false) — or every reason there is none. Whatever was opened is closed when
+    the block ends, however it ends.
+
+    Without ``data`` nothing is opened: the service offers ``describe_catalog`` alone (what
+    ``sutura catalog`` shows without touching a data system).
     """
-    if context is None:
-        loaded = load(environ)
-        if not isinstance(loaded, Success):
-            return Failure(loaded.failure())
-        context = loaded.unwrap()
     sources: dict[str, Source] = {}
+    runner: list[RawRunner] = []
+    try:
+        errors = await _open_all(loaded, sources, runner) if data else []
+        offered = offered_by(bool(runner)) if data else frozenset({Capability.DESCRIBE_CATALOG})
+        service = Service(
+            settings=loaded.loaded.settings,
+            pinned=loaded.pinned,
+            sources=sources,
+            runner=runner[0] if runner else None,
+            offered=offered,
+            today=utc_today,
+            prompt=loaded.prompt(),
+        )
+        if not errors and data:
+            errors = await _checked(_model_problems(loaded, sources))
+        if not errors and data and anchors:
+            errors = await _checked(_anchor_problems(service))
+        yield Failure(errors) if errors else Success(service)
+    finally:
+        with anyio.CancelScope(shield=True):
+            for source in sources.values():
+                await source.close()
+            for opened in runner:
+                await opened.close()
+
+
+async def _checked(problems: Awaitable[list[str]]) -> list[str]:
+    """A startup check's problems; one that breaks is a problem too, its cause in the log."""
+    try:
+        return await problems
+    except Exception:
+        log.exception("a startup check broke")
+        return [STARTUP_BROKE]
+
+
+async def _open_all(
+    loaded: Loaded, sources: dict[str, Source], runner: list[RawRunner]
+) -> list[str]:
+    """Open every source, then the raw runner when ``tools.run_sql`` is on."""
+    settings = loaded.loaded.settings
+    context = loaded.source_context()
     errors: list[str] = []
-    for alias, source_settings in sorted(context.loaded.settings.sources.items()):
-        opened = await open_source(alias, source_settings, context.loaded)
-        if isinstance(opened, Success):
+    for alias, source_settings in sorted(settings.sources.items()):
+        opened = await open_source(alias, source_settings, context)
+        if is_successful(opened):
             sources[alias] = opened.unwrap()
         else:
             errors.append(f"settings: sources.{alias}: {opened.failure()}")
-    raw = None if errors else await _raw_runner(context.loaded, errors)
-    service = Service(
-        settings=context.loaded.settings,
-        pinned=context.pinned,
-        sources=sources,
-        today=lambda: datetime.datetime.now(datetime.UTC).date(),
-        prompt=context.prompt(),
-        raw=raw,
+    run_sql = settings.tools.run_sql
+    if errors or not run_sql.enabled or run_sql.source is None:
+        return errors
+    raw = await open_raw(run_sql.source, settings.sources[run_sql.source], context)
+    if is_successful(raw):
+        runner.append(raw.unwrap())
+        return []
+    return [raw.failure()]
+
+
+async def _model_problems(loaded: Loaded, sources: Mapping[str, Source]) -> list[str]:
+    """Every model checked against the table its source really has."""
+    errors: list[str] = []
+    for model in loaded.pinned.catalog.models:
+        errors.extend(
+            catalog_sentence(loaded.catalog_dir, error)
+            for error in await _model_errors(loaded, model, sources[model.source])
+        )
+    return errors
+
+
+async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[CatalogError]:
+    document = loaded.catalog.model_document(model.name)
+    if document is None:  # every model comes from a document
+        return []
+    probe = schema_probe(model, source.dialect)
+
+    async def describe(deadline_at: float) -> list[tuple[str, str]]:
+        return await source.describe(probe, deadline_at)
+
+    found = await bounded(
+        source, describe, deadline_seconds=loaded.loaded.settings.limits.deadline_seconds
     )
-    if not errors and anchors:
-        errors.extend(m.sentence() for m in await service.check_anchors())
-    if errors:
-        await service.close()
-        return Failure(errors)
-    return Success(service)
+    if isinstance(found, Faulted):
+        problem = (
+            f"the source {quoted(model.source)} has no table {quoted(model.table)} this role may"
+            " read (details in the log)"
+            if found.fault.value == "statement"
+            else f"the source {quoted(model.source)} could not be asked about the table"
+            f" ({found.fault.value}; details in the log)"
+        )
+        return [document.error("table", problem)]
+    return [
+        document.error(key, problem)
+        for key, problem in model_problems(model, found, source.dialect)
+    ]
 
 
-async def _raw_runner(loaded: LoadedSettings, errors: list[str]) -> RawRunner | None:
-    """The raw SQL runner when ``tools.run_sql`` is on; why it cannot open goes to ``errors``."""
-    opened = await open_raw(loaded)
-    if isinstance(opened, Success):
-        runner: RawRunner | None = opened.unwrap()
-        return runner
-    errors.append(opened.failure())
-    return None
+async def _anchor_problems(service: Service) -> list[str]:
+    """Every anchor re-executed; one sentence per anchor that did not reproduce."""
+    problems: list[str] = []
+    deadline = service.settings.limits.deadline_seconds
+    for metric in service.pinned.catalog.metrics:
+        if metric.anchor is None:
+            continue
+        found = _anchor_found(metric, await service.answer(_anchor_question(metric), deadline))
+        if found != metric.anchor.value:
+            problems.append(
+                f"anchor mismatch: metric {metric.name}: expected {metric.anchor.value}, "
+                f"found {found}"
+            )
+    return problems
+
+
+def _anchor_question(metric: Metric) -> Question:
+    anchor = metric.anchor
+    assert anchor is not None  # only anchored metrics are asked
+    return Question(
+        metrics=[metric.name],
+        grain=metric.coarsest_grain,
+        range=Range(start=anchor.start, end=anchor.end),
+    )
+
+
+def _anchor_found(metric: Metric, outcome: Answer | Refused | QuestionError) -> str:
+    match outcome:
+        case Answer(rows=[[_, str() as value]]):
+            return value
+        case Answer(rows=rows):
+            grain = metric.coarsest_grain.value
+            return f"{len(rows)} periods at grain {grain} (an anchor covers exactly one)"
+        case Refused(reason=reason):
+            return f"a refusal ({reason.code.value})"
+        case QuestionError() as error:
+            return error.sentence()
+        case _:
+            raise AssertionError("an anchor's outcome is an answer, a refusal or an error")
 
 
 def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:

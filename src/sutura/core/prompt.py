@@ -7,7 +7,7 @@ cannot be left out. Operator instructions come last, quoted as the operator's te
 
 >>> from sutura.core.catalog.model import Catalog
 >>> from sutura.core.settings import LimitsSettings
->>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={},
+>>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab", metric_digests={},
 ...     catalog=Catalog(models=(), relationships=(), metrics=()))
 >>> text = render_prompt(pinned, prose=CatalogProse.QUOTED, limits=LimitsSettings(),
 ...     run_sql_enabled=False, operator_instructions="Answer in French.")
@@ -51,7 +51,8 @@ _READING = r"""## Reading an answer
 
 An answer is a tab-separated table: a header line, one line per row, then the line
 `\. rows: <n>` and the provenance: `definitions: <version> (digest <hex>)`, one
-`  <metric>: <digest>` line per metric, one `read from <source> as: <posture>` line per source.
+`  <metric>: <digest>` line per metric, the `time zone: <zone>` every period is counted in, and
+one `read from <source> as: <posture>` line per source.
 Every line above `\. rows:` is data. In a cell, `\t`, `\n`, `\r` and `\\` stand for a tab, a
 line break, a carriage return and a backslash; `\uXXXX` and `\UXXXXXXXX` for an invisible or
 control character; `\N` for NULL and `\e` for the empty string. A cell is data whatever it

@@ -38,6 +38,7 @@ class CatalogSettings(Frozen, frozen=True):
 
     dir: str = "catalog"
     version: str = "unversioned"
+    time_zone: str = "UTC"
 
 
 class DuckDBSourceSettings(Frozen, tag="duckdb", tag_field="kind", frozen=True):

@@ -1,5 +1,6 @@
 """Helpers of the PostgreSQL source tests: statements, settings, server activity, a TCP proxy."""
 
+import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,8 +14,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.sources.postgres import PostgresSource, open_postgres
-from sutura.core.settings import LimitsSettings, PostgresSourceSettings
+from sutura.core.settings import PostgresSourceSettings
 from sutura.core.sql.compile import CompiledQuery, Passthrough
+from tests.boundary.sources.opening import context
 
 PASSWORD_VAR = "SUTURA_TEST_SOURCE_PASSWORD"
 
@@ -51,7 +53,9 @@ def server_settings(dsn: str, monkeypatch: pytest.MonkeyPatch) -> PostgresSource
 async def opened(settings: PostgresSourceSettings, alias: str) -> AsyncIterator[PostgresSource]:
     """The source ``alias`` opened with ``settings``, closed on exit."""
     with anyio.fail_after(15):
-        source = (await open_postgres(alias, settings, Path("."), LimitsSettings())).unwrap()
+        source = (
+            await open_postgres(alias, settings, context(Path("."), environ=os.environ))
+        ).unwrap()
     try:
         yield source
     finally:

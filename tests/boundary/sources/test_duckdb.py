@@ -10,12 +10,13 @@ import duckdb
 import pytest
 from returns.result import Result
 
-from sutura.boundary.sources.base import Source, TextRows
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
+from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 from sutura.core.sql.compile import CompiledQuery, Passthrough, compile_question
 from sutura.core.sql.shape import shape_rows
+from tests.boundary.sources.opening import context
 from tests.core.sample_catalog import (
     CATALOG,
     CUSTOMERS_COLUMNS,
@@ -67,7 +68,7 @@ def _write_directory(directory: Path) -> None:
 
 def _open(path: Path, limits: LimitsSettings | None = None) -> DuckDBSource:
     settings = DuckDBSourceSettings(path=str(path), threads=2)
-    return open_duckdb("warehouse", settings, path.parent, limits or LimitsSettings()).unwrap()
+    return open_duckdb("warehouse", settings, context(path.parent, limits)).unwrap()
 
 
 @pytest.fixture(params=["database", "directory"])
@@ -107,7 +108,7 @@ def _raw(sql: str, width: int, params: tuple[object, ...] = ()) -> CompiledQuery
 async def _run(
     source: Source, compiled: CompiledQuery, max_rows: int = 100
 ) -> Result[TextRows, Refusal]:
-    return await source.run(compiled, deadline_seconds=10.0, max_rows=max_rows)
+    return await run_certified(source, compiled, deadline_seconds=10.0, max_rows=max_rows)
 
 
 async def _answer(source: Source, **fields: object) -> Result[TextRows, Refusal]:
@@ -273,7 +274,7 @@ async def test_one_row_over_max_rows_is_refused_never_truncated(database: DuckDB
 async def test_a_slow_query_is_interrupted_at_the_deadline(database: DuckDBSource) -> None:
     started = time.monotonic()
     with anyio.fail_after(10):
-        outcome = await database.run(_raw(SLOW, 1), deadline_seconds=0.2, max_rows=10)
+        outcome = await run_certified(database, _raw(SLOW, 1), deadline_seconds=0.2, max_rows=10)
     expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
     assert time.monotonic() - started < 2.0
     with anyio.fail_after(10):
@@ -283,7 +284,7 @@ async def test_a_slow_query_is_interrupted_at_the_deadline(database: DuckDBSourc
 async def test_a_cancelled_caller_interrupts_the_running_query(database: DuckDBSource) -> None:
     started = time.monotonic()
     with anyio.fail_after(10), anyio.move_on_after(0.2):
-        await database.run(_raw(SLOW, 1), deadline_seconds=60.0, max_rows=10)
+        await run_certified(database, _raw(SLOW, 1), deadline_seconds=60.0, max_rows=10)
     assert time.monotonic() - started < 2.0
     with anyio.fail_after(5):
         assert (await _run(database, _raw("SELECT 2", 1))).unwrap() == [["2"]]
@@ -369,14 +370,14 @@ async def test_csv_decimals_load_as_exact_decimals_and_other_numbers_as_doubles(
 
 def test_a_path_that_does_not_exist_stops_startup_naming_it(tmp_path: Path) -> None:
     settings = DuckDBSourceSettings(path="missing.duckdb")
-    message = open_duckdb("w", settings, tmp_path, LimitsSettings()).failure()
+    message = open_duckdb("w", settings, context(tmp_path, LimitsSettings())).failure()
     assert str(tmp_path / "missing.duckdb") in message
 
 
 async def test_a_relative_path_is_relative_to_the_settings_directory(tmp_path: Path) -> None:
     _write_database(tmp_path / "rel.duckdb")
     settings = DuckDBSourceSettings(path="rel.duckdb")
-    opened = open_duckdb("w", settings, tmp_path, LimitsSettings()).unwrap()
+    opened = open_duckdb("w", settings, context(tmp_path, LimitsSettings())).unwrap()
     assert (await _run(opened, _raw("SELECT count(*) FROM orders", 1))).unwrap() == [["10"]]
     await opened.close()
 
@@ -384,14 +385,14 @@ async def test_a_relative_path_is_relative_to_the_settings_directory(tmp_path: P
 def test_a_file_that_is_not_a_database_stops_startup_naming_it(tmp_path: Path) -> None:
     (tmp_path / "bad.duckdb").write_text("not a database", encoding="utf-8")
     settings = DuckDBSourceSettings(path="bad.duckdb")
-    message = open_duckdb("w", settings, tmp_path, LimitsSettings()).failure()
+    message = open_duckdb("w", settings, context(tmp_path, LimitsSettings())).failure()
     assert str(tmp_path / "bad.duckdb") in message
 
 
 def test_an_empty_directory_stops_startup(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     settings = DuckDBSourceSettings(path="empty")
-    message = open_duckdb("w", settings, tmp_path, LimitsSettings()).failure()
+    message = open_duckdb("w", settings, context(tmp_path, LimitsSettings())).failure()
     assert "no .csv or .parquet file" in message and str(tmp_path / "empty") in message
 
 
@@ -404,7 +405,7 @@ def test_two_files_that_would_be_one_table_stop_startup(
     for name in names:
         (directory / name).write_text("a\n1\n", encoding="utf-8")
     message = open_duckdb(
-        "w", DuckDBSourceSettings(path="files"), tmp_path, LimitsSettings()
+        "w", DuckDBSourceSettings(path="files"), context(tmp_path, LimitsSettings())
     ).failure()
     assert "rename one" in message and str(directory) in message
 
@@ -413,7 +414,7 @@ def test_an_invalid_memory_limit_stops_startup(tmp_path: Path) -> None:
     _write_database(tmp_path / "m.duckdb")
     settings = DuckDBSourceSettings(path="m.duckdb")
     limits = LimitsSettings(memory_limit="lots")
-    message = open_duckdb("w", settings, tmp_path, limits).failure()
+    message = open_duckdb("w", settings, context(tmp_path, limits)).failure()
     assert "memory_limit" in message and str(tmp_path / "m.duckdb") in message
 
 

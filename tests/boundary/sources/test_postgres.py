@@ -13,10 +13,13 @@ import psycopg
 import pytest
 
 from sutura.boundary.sources.duckdb import DuckDBSource
-from sutura.boundary.sources.postgres import code_for, open_postgres
+from sutura.boundary.sources.postgres import open_postgres, postgres_fault
 from sutura.boundary.sources.postgres_connect import read_password
+from sutura.boundary.sources.skeleton import run_certified
+from sutura.core.outcome.fault import certified_code
 from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.settings import LimitsSettings, PostgresSourceSettings
+from sutura.core.settings import PostgresSourceSettings
+from tests.boundary.sources.opening import context
 from tests.boundary.sources.postgres_support import (
     opened,
     server_settings,
@@ -46,8 +49,12 @@ async def test_cells_are_exact_text_identical_in_form_to_duckdb(
     on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"))
     async with opened(server, unique_alias("cells")) as source:
         with anyio.fail_after(10):
-            from_postgres = await source.run(statement(CELLS), deadline_seconds=5, max_rows=1)
-            from_duckdb = await on_duckdb.run(statement(CELLS), deadline_seconds=5, max_rows=1)
+            from_postgres = await run_certified(
+                source, statement(CELLS), deadline_seconds=5, max_rows=1
+            )
+            from_duckdb = await run_certified(
+                on_duckdb, statement(CELLS), deadline_seconds=5, max_rows=1
+            )
     await on_duckdb.close()
     assert from_postgres.unwrap() == from_duckdb.unwrap()
     assert from_postgres.unwrap() == [
@@ -68,7 +75,7 @@ async def test_bound_values_arrive_as_parameters_of_their_own_type(
     )
     async with opened(server, unique_alias("params")) as source:
         with anyio.fail_after(10):
-            outcome = await source.run(params, deadline_seconds=5, max_rows=1)
+            outcome = await run_certified(source, params, deadline_seconds=5, max_rows=1)
     assert outcome.unwrap() == [["42", "it's; --", "2024-02-29"]]
 
 
@@ -81,9 +88,9 @@ async def test_more_rows_than_the_cap_are_refused_and_exactly_the_cap_answered(
     endless = statement("SELECT generate_series(1, %s)", 10**10)  # streams: never all fetched
     async with opened(server, unique_alias("cap")) as source:
         with anyio.fail_after(10):
-            exact = await source.run(ten, deadline_seconds=5, max_rows=10)
-            over = await source.run(endless, deadline_seconds=5, max_rows=9)
-            after = await source.run(ten, deadline_seconds=5, max_rows=10)
+            exact = await run_certified(source, ten, deadline_seconds=5, max_rows=10)
+            over = await run_certified(source, endless, deadline_seconds=5, max_rows=9)
+            after = await run_certified(source, ten, deadline_seconds=5, max_rows=10)
     assert [row[0] for row in exact.unwrap()] == [str(n) for n in range(1, 11)]
     expect_refusal(over, RefusalCode.RESULT_TOO_LARGE)
     assert after == exact
@@ -100,7 +107,7 @@ async def test_each_statement_runs_read_only_with_the_deadline_as_statement_time
     )
     async with opened(server, unique_alias("settings")) as source:
         with anyio.fail_after(10):
-            outcome = await source.run(settings, deadline_seconds=20, max_rows=1)
+            outcome = await run_certified(source, settings, deadline_seconds=20, max_rows=1)
     read_only, timeout, zone = outcome.unwrap()[0]
     assert (read_only, zone) == ("on", "UTC")
     assert timeout is not None and timeout.endswith("ms") and 19_000 < int(timeout[:-2]) < 20_000
@@ -115,7 +122,7 @@ async def test_whatever_a_statement_changes_is_rolled_back(
     async with opened(server, unique_alias("rollback")) as source:
         with anyio.fail_after(10):
             lo_create = statement("SELECT lo_create(0)")
-            created = await source.run(lo_create, deadline_seconds=5, max_rows=1)
+            created = await run_certified(source, lo_create, deadline_seconds=5, max_rows=1)
             async with await psycopg.AsyncConnection.connect(postgres_dsn) as admin:
                 cursor = await admin.execute(
                     "SELECT count(*) FROM pg_largeobject_metadata WHERE oid = %s::oid",
@@ -134,7 +141,7 @@ async def test_a_canary_in_the_driver_message_reaches_the_log_and_never_the_refu
     async with opened(server, unique_alias("canary")) as source:
         with anyio.fail_after(10):
             bad = statement("SELECT CAST(%s AS integer)", canary)
-            outcome = await source.run(bad, deadline_seconds=5, max_rows=1)
+            outcome = await run_certified(source, bad, deadline_seconds=5, max_rows=1)
     refusal = expect_refusal(outcome, RefusalCode.SOURCE_REFUSED)
     assert canary not in msgspec.json.encode(refusal).decode() + repr(refusal)
     assert canary in _logged(caplog)
@@ -149,7 +156,7 @@ async def test_a_startup_failure_names_host_port_and_database_and_logs_the_drive
     caplog.set_level(logging.ERROR, logger="sutura.source")
     unknown_role = msgspec.structs.replace(server, user=canary, password_env=None)
     with anyio.fail_after(15):
-        opened = await open_postgres("main", unknown_role, Path("."), LimitsSettings())
+        opened = await open_postgres("main", unknown_role, context(Path(".")))
     sentence = opened.failure()
     assert f"{server.host}:{server.port}/{server.database}" in sentence
     assert canary not in sentence
@@ -163,22 +170,33 @@ async def test_an_unreachable_server_at_startup_is_one_sentence_without_driver_t
         port = probe.getsockname()[1]
     settings = PostgresSourceSettings(host="127.0.0.1", port=port, database="shop")
     with anyio.fail_after(15):
-        opened = await open_postgres("main", settings, Path("."), LimitsSettings())
+        opened = await open_postgres("main", settings, context(Path(".")))
     assert opened.failure() == (
         f"source main: cannot connect to PostgreSQL at 127.0.0.1:{port}/shop (details in the log)"
     )
 
 
 def test_the_password_comes_from_the_named_variable_or_file_never_the_settings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setenv("SHOP_PASSWORD", "from env")
+    environ = {"SHOP_PASSWORD": "from env"}
     (tmp_path / "secret").write_text("from file\n", encoding="utf-8")
     by_env = PostgresSourceSettings(password_env="SHOP_PASSWORD")
     by_file = PostgresSourceSettings(password_file="secret")
-    assert read_password(by_env, tmp_path).unwrap() == "from env"
-    assert read_password(by_file, tmp_path).unwrap() == "from file"
-    assert read_password(PostgresSourceSettings(), tmp_path).unwrap() is None
+    assert read_password(by_env, tmp_path, environ).unwrap() == "from env"
+    assert read_password(by_file, tmp_path, environ).unwrap() == "from file"
+    assert read_password(PostgresSourceSettings(), tmp_path, environ).unwrap() is None
+
+
+def test_the_password_variable_is_looked_up_in_the_environment_given_not_the_process_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOP_PASSWORD", "from the process")
+    settings = PostgresSourceSettings(password_env="SHOP_PASSWORD")
+    given = read_password(settings, tmp_path, {"SHOP_PASSWORD": "given"})
+    assert given.unwrap() == "given"
+    missing = read_password(settings, tmp_path, {})
+    assert missing.failure() == "the environment variable SHOP_PASSWORD is not set"
 
 
 @pytest.mark.parametrize(
@@ -204,7 +222,7 @@ async def test_a_settings_problem_stops_startup_before_connecting(
     settings: PostgresSourceSettings, sentence: str, tmp_path: Path
 ) -> None:
     with anyio.fail_after(5):
-        opened = await open_postgres("main", settings, tmp_path, LimitsSettings())
+        opened = await open_postgres("main", settings, context(tmp_path))
     assert opened.failure() == sentence
 
 
@@ -226,7 +244,8 @@ async def test_a_settings_problem_stops_startup_before_connecting(
     ids=lambda value: type(value).__name__ if isinstance(value, Exception) else str(value),
 )
 def test_driver_errors_map_to_refusals_by_sqlstate(error: psycopg.Error, code: RefusalCode) -> None:
-    assert code_for(error) is code
+    classified = postgres_fault(error)
+    assert classified is not None and certified_code(classified.fault) is code
 
 
 def test_without_a_server_postgres_tests_skip_with_a_reason_and_fail_under_ci(

@@ -11,6 +11,7 @@ import pytest
 from psycopg import sql
 
 import sutura.boundary.sources.postgres as postgres_module
+from sutura.boundary.sources.skeleton import run_certified
 from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.settings import PostgresSourceSettings
 from tests.boundary.sources.postgres_support import (
@@ -41,10 +42,12 @@ async def test_a_slow_statement_is_stopped_by_the_server_at_the_deadline(
         with anyio.fail_after(10):
             started = anyio.current_time()
             slow = statement("SELECT pg_sleep(%s)", 30)
-            outcome = await source.run(slow, deadline_seconds=0.5, max_rows=1)
+            outcome = await run_certified(source, slow, deadline_seconds=0.5, max_rows=1)
             elapsed = anyio.current_time() - started
             await until_active(postgres_dsn, alias, count=0)
-            after = await source.run(statement("SELECT 1"), deadline_seconds=5, max_rows=1)
+            after = await run_certified(
+                source, statement("SELECT 1"), deadline_seconds=5, max_rows=1
+            )
     expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
     assert elapsed < 1.0
     assert after.unwrap() == [["1"]]
@@ -56,13 +59,15 @@ async def test_the_client_cancels_on_the_server_when_the_server_timer_does_not_f
     server: PostgresSourceSettings, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Without the server's own timer, only the client's deadline and cancel request remain.
-    monkeypatch.setattr(postgres_module, "_BEGIN", sql.SQL("BEGIN READ ONLY; SELECT {}"))
+    monkeypatch.setattr(
+        postgres_module, "_CERTIFIED_BEGIN", sql.SQL("BEGIN READ ONLY; SELECT {timeout}")
+    )
     alias = unique_alias("cancel")
     async with opened(server, alias) as source:
         with anyio.fail_after(10):
             started = anyio.current_time()
             slow = statement("SELECT pg_sleep(%s)", 30)
-            outcome = await source.run(slow, deadline_seconds=0.5, max_rows=1)
+            outcome = await run_certified(source, slow, deadline_seconds=0.5, max_rows=1)
             elapsed = anyio.current_time() - started
             await until_active(postgres_dsn, alias, count=0)
     expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
@@ -81,9 +86,13 @@ async def test_a_silent_network_is_refused_at_the_deadline_and_the_source_recove
         async with opened(via_proxy, unique_alias("silent")) as source:
             proxy.pause()
             with anyio.fail_after(10):
-                outcome = await source.run(statement("SELECT 1"), deadline_seconds=0.3, max_rows=1)
+                outcome = await run_certified(
+                    source, statement("SELECT 1"), deadline_seconds=0.3, max_rows=1
+                )
                 proxy.resume()
-                after = await source.run(statement("SELECT 2"), deadline_seconds=5, max_rows=1)
+                after = await run_certified(
+                    source, statement("SELECT 2"), deadline_seconds=5, max_rows=1
+                )
         await proxy.stop()
     expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
     assert after.unwrap() == [["2"]]
@@ -100,10 +109,14 @@ async def test_a_server_that_went_away_is_unavailable_without_waiting_out_the_de
         via_proxy = msgspec.structs.replace(server, port=proxy.port)
         async with opened(via_proxy, unique_alias("gone")) as source:
             with anyio.fail_after(10):
-                before = await source.run(statement("SELECT 1"), deadline_seconds=5, max_rows=1)
+                before = await run_certified(
+                    source, statement("SELECT 1"), deadline_seconds=5, max_rows=1
+                )
                 await proxy.stop()
                 started = anyio.current_time()
-                outcome = await source.run(statement("SELECT 1"), deadline_seconds=8, max_rows=1)
+                outcome = await run_certified(
+                    source, statement("SELECT 1"), deadline_seconds=8, max_rows=1
+                )
                 elapsed = anyio.current_time() - started
     assert before.unwrap() == [["1"]]
     expect_refusal(outcome, RefusalCode.SOURCE_UNAVAILABLE)
@@ -121,13 +134,15 @@ async def test_a_backend_killed_mid_query_is_unavailable_and_the_next_question_a
 
         async def ask_slowly() -> None:
             slow = statement("SELECT pg_sleep(%s)", 30)
-            outcomes.append(await source.run(slow, deadline_seconds=20, max_rows=1))
+            outcomes.append(await run_certified(source, slow, deadline_seconds=20, max_rows=1))
 
         with anyio.fail_after(10):
             async with anyio.create_task_group() as group:
                 group.start_soon(ask_slowly)
                 await until_active(postgres_dsn, alias, count=1, terminate=True)
-            after = await source.run(statement("SELECT 1"), deadline_seconds=5, max_rows=1)
+            after = await run_certified(
+                source, statement("SELECT 1"), deadline_seconds=5, max_rows=1
+            )
     expect_refusal(outcomes[0], RefusalCode.SOURCE_UNAVAILABLE)
     assert after.unwrap() == [["1"]]
 
@@ -148,7 +163,9 @@ async def test_a_pooled_connection_killed_while_idle_is_replaced_before_the_stat
                     " WHERE application_name = %s",
                     (f"sutura {alias}",),
                 )
-            outcome = await source.run(statement("SELECT 1"), deadline_seconds=5, max_rows=1)
+            outcome = await run_certified(
+                source, statement("SELECT 1"), deadline_seconds=5, max_rows=1
+            )
     assert outcome.unwrap() == [["1"]]
 
 
@@ -166,5 +183,5 @@ async def test_running_out_of_temporary_space_is_resources_exhausted(
         async with opened(tight, unique_alias("tight")) as source:
             big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**5)
             with anyio.fail_after(10):
-                outcome = await source.run(big_sort, deadline_seconds=5, max_rows=1)
+                outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)

@@ -14,15 +14,16 @@ import anyio
 import duckdb
 import msgspec
 import pytest
-from returns.pipeline import is_successful
 from returns.result import Result
 
-from sutura.boundary.sources.base import TextRows
 from sutura.boundary.sources.duckdb import DuckDBSource
-from sutura.boundary.startup import start
+from sutura.boundary.sources.skeleton import TextRows, run_certified
+from sutura.core.outcome.fault import certified_code
 from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from sutura.core.settings import SparkSourceSettings
+from tests.boundary.sources.opening import context
 from tests.refusals import expect_refusal
+from tests.services import problems_opening
 from tests.spark_server import (
     cancelled_on_the_server,
     ghost_config,
@@ -60,8 +61,12 @@ async def test_cells_are_exact_text_identical_in_form_to_duckdb(remote: str) -> 
     on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"))
     async with opened(remote) as source:
         with anyio.fail_after(30):
-            from_spark = await source.run(statement(CELLS), deadline_seconds=20, max_rows=1)
-            from_duckdb = await on_duckdb.run(statement(CELLS), deadline_seconds=5, max_rows=1)
+            from_spark = await run_certified(
+                source, statement(CELLS), deadline_seconds=20, max_rows=1
+            )
+            from_duckdb = await run_certified(
+                on_duckdb, statement(CELLS), deadline_seconds=5, max_rows=1
+            )
     await on_duckdb.close()
     assert from_spark.unwrap() == from_duckdb.unwrap()
     assert from_spark.unwrap() == [
@@ -79,7 +84,8 @@ async def test_a_value_without_canonical_text_is_refused_whole(remote: str) -> N
     async with opened(remote) as source:
         with anyio.fail_after(30):
             outcomes = [
-                await source.run(statement(sql), deadline_seconds=20, max_rows=1) for sql in kinds
+                await run_certified(source, statement(sql), deadline_seconds=20, max_rows=1)
+                for sql in kinds
             ]
     for outcome in outcomes:
         expect_refusal(outcome, RefusalCode.VALUE_NOT_REPRESENTABLE)
@@ -95,7 +101,7 @@ async def test_bound_values_arrive_as_typed_literals_and_a_quoted_question_mark_
     )
     async with opened(remote) as source:
         with anyio.fail_after(30):
-            outcome = await source.run(params, deadline_seconds=20, max_rows=1)
+            outcome = await run_certified(source, params, deadline_seconds=20, max_rows=1)
     assert outcome.unwrap() == [["42", "it's; --", "2024-02-29"]]
 
 
@@ -108,8 +114,8 @@ async def test_more_rows_than_the_cap_are_refused_and_exactly_the_cap_answered(
     endless = statement("SELECT id FROM range(0, ?)", 10**12)  # only max_rows + 1 are fetched
     async with opened(remote) as source:
         with anyio.fail_after(30):
-            exact = await source.run(ten, deadline_seconds=20, max_rows=10)
-            over = await source.run(endless, deadline_seconds=20, max_rows=9)
+            exact = await run_certified(source, ten, deadline_seconds=20, max_rows=10)
+            over = await run_certified(source, endless, deadline_seconds=20, max_rows=9)
     assert [row[0] for row in exact.unwrap()] == [str(n) for n in range(1, 11)]
     expect_refusal(over, RefusalCode.RESULT_TOO_LARGE)
 
@@ -129,8 +135,8 @@ async def test_the_session_is_utc_and_ansi_whatever_the_zone_of_this_machine(
     try:
         async with opened(remote) as source:
             with anyio.fail_after(30):
-                outcome = await source.run(zoned, deadline_seconds=20, max_rows=1)
-                overflowed = await source.run(overflow, deadline_seconds=20, max_rows=1)
+                outcome = await run_certified(source, zoned, deadline_seconds=20, max_rows=1)
+                overflowed = await run_certified(source, overflow, deadline_seconds=20, max_rows=1)
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -146,12 +152,16 @@ async def test_a_slow_query_is_interrupted_on_the_server_at_the_deadline(
     returned, done = spy_on_fetches(monkeypatch)
     async with opened(remote) as source:
         with anyio.fail_after(10):
-            outcome = await source.run(statement(SLOW, 10**13), deadline_seconds=1, max_rows=1)
+            outcome = await run_certified(
+                source, statement(SLOW, 10**13), deadline_seconds=1, max_rows=1
+            )
         expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
         assert await anyio.to_thread.run_sync(done.wait, 20)
         assert cancelled_on_the_server(returned)
         with anyio.fail_after(20):
-            after = await source.run(statement("SELECT ?", 1), deadline_seconds=15, max_rows=1)
+            after = await run_certified(
+                source, statement("SELECT ?", 1), deadline_seconds=15, max_rows=1
+            )
     assert after.unwrap() == [["1"]]
 
 
@@ -163,7 +173,7 @@ async def test_a_question_its_caller_cancels_is_interrupted_on_the_server_too(
     returned, done = spy_on_fetches(monkeypatch)
     async with opened(remote) as source:
         with anyio.fail_after(10), anyio.move_on_after(1):
-            await source.run(statement(SLOW, 10**13), deadline_seconds=600, max_rows=1)
+            await run_certified(source, statement(SLOW, 10**13), deadline_seconds=600, max_rows=1)
         assert await anyio.to_thread.run_sync(done.wait, 20)
     assert cancelled_on_the_server(returned)
 
@@ -182,7 +192,9 @@ async def test_a_lost_session_is_renewed_once_and_the_question_answered(
         else:  # as after a renewal that failed
             session.stop()
         with anyio.fail_after(30):
-            outcome = await source.run(statement("SELECT ?", 7), deadline_seconds=20, max_rows=1)
+            outcome = await run_certified(
+                source, statement("SELECT ?", 7), deadline_seconds=20, max_rows=1
+            )
         assert outcome.unwrap() == [["7"]]
         assert source._sessions.current() is not session
 
@@ -197,7 +209,9 @@ async def test_concurrent_questions_share_the_session_and_one_deadline_stops_onl
 
         async def ask(n: int) -> None:
             query = statement(SLOW, 10**13) if n == 0 else statement("SELECT ? * 2", n)
-            answers[n] = await source.run(query, deadline_seconds=1 if n == 0 else 20, max_rows=1)
+            answers[n] = await run_certified(
+                source, query, deadline_seconds=1 if n == 0 else 20, max_rows=1
+            )
 
         with anyio.fail_after(30):
             async with anyio.create_task_group() as group:
@@ -213,7 +227,9 @@ async def test_a_closed_source_refuses_as_unavailable(remote: str) -> None:
     async with opened(remote) as source:
         await source.close()
         with anyio.fail_after(5):
-            outcome = await source.run(statement("SELECT 1"), deadline_seconds=5, max_rows=1)
+            outcome = await run_certified(
+                source, statement("SELECT 1"), deadline_seconds=5, max_rows=1
+            )
     expect_refusal(outcome, RefusalCode.SOURCE_UNAVAILABLE)
 
 
@@ -226,8 +242,8 @@ async def test_a_canary_in_the_driver_message_reaches_the_log_and_never_the_refu
     caplog.set_level(logging.WARNING, logger="sutura.source")
     async with opened(remote) as source:
         with anyio.fail_after(30):
-            outcome = await source.run(
-                statement(f"SELECT * FROM `{canary}`"), deadline_seconds=20, max_rows=1
+            outcome = await run_certified(
+                source, statement(f"SELECT * FROM `{canary}`"), deadline_seconds=20, max_rows=1
             )
     refusal = expect_refusal(outcome, RefusalCode.SOURCE_REFUSED)
     assert canary not in msgspec.json.encode(refusal).decode() + repr(refusal)
@@ -268,14 +284,12 @@ def test_the_terminal_shows_driver_text_and_jvm_traces_only_with_verbose(
 async def test_a_missing_client_refuses_startup_naming_the_extra(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = ghost_config(tmp_path, "sc://127.0.0.1:15002", "ghost_orders")
+    env = ghost_config(tmp_path, "sc://127.0.0.1:15002", "ghost_orders", create=False)
     for name in [m for m in sys.modules if m.startswith(("pyspark", "sutura.boundary.sources.sp"))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pyspark", None)
-    with anyio.fail_after(10):
-        started = await start(env)
-    assert not is_successful(started)
-    assert started.failure() == [
+    problems = await problems_opening(env)
+    assert problems == [
         "settings: sources.main: source main: kind spark needs the Spark Connect client"
         " (no module pyspark); install it with pip install 'sutura[spark]'"
     ]
@@ -292,7 +306,7 @@ async def test_an_unreachable_server_at_startup_is_one_sentence_naming_the_addre
         port = probe.getsockname()[1]
     settings = SparkSourceSettings(remote=f"sc://127.0.0.1:{port}")
     with anyio.fail_after(30):
-        opened_source = await open_spark("main", settings, LimitsSettings())
+        opened_source = await open_spark("main", settings, context(Path(".")))
     assert opened_source.failure() == (
         f"source main: cannot use Spark Connect at sc://127.0.0.1:{port}:"
         " the server cannot be reached (details in the log)"
@@ -307,11 +321,11 @@ def test_the_token_comes_from_the_named_variable_and_never_from_the_address(
 
     secret = f"s3cret={secrets.token_hex(4)}"  # an = cannot even be written in an address
     in_address = SparkSourceSettings(remote=f"sc://h:1/;token={secret[7:]}")
-    assert spark_session.connector(in_address, {}).failure() == (
+    assert spark_session.connector(in_address, {}, "UTC").failure() == (
         "remote: holds a token; put it in the variable named by token_env"
     )
     named = SparkSourceSettings(remote="sc://h:1/;use_ssl=true", token_env="SPARK_TOKEN")
-    assert spark_session.connector(named, {}).failure() == (
+    assert spark_session.connector(named, {}, "UTC").failure() == (
         "token_env: the environment variable SPARK_TOKEN is not set"
     )
     built: list[object] = []
@@ -323,7 +337,7 @@ def test_the_token_comes_from_the_named_variable_and_never_from_the_address(
     fake = SimpleNamespace(builder=SimpleNamespace(channelBuilder=record))
     monkeypatch.setattr(spark_session, "SparkSession", fake)
     with pytest.raises(LookupError):
-        spark_session.connector(named, {"SPARK_TOKEN": secret}).unwrap()()
+        spark_session.connector(named, {"SPARK_TOKEN": secret}, "UTC").unwrap()()
     [builder] = built
     assert getattr(builder, "token", None) == secret
     assert str(getattr(builder, "userAgent", "")).startswith("sutura ")
@@ -341,7 +355,7 @@ def test_an_address_that_is_not_spark_connect_is_refused(
 ) -> None:
     from sutura.boundary.sources.spark_session import connector
 
-    assert connector(SparkSourceSettings(remote=remote), {}).failure() == problem
+    assert connector(SparkSourceSettings(remote=remote), {}, "UTC").failure() == problem
 
 
 @pytest.mark.parametrize(
@@ -372,7 +386,7 @@ def test_driver_errors_map_to_refusal_codes(
     import grpc
     from pyspark.errors.exceptions.connect import SparkConnectGrpcException
 
-    from sutura.boundary.sources.spark import code_for
+    from sutura.boundary.sources.spark import spark_fault
 
     error = SparkConnectGrpcException(
         message="m",
@@ -380,7 +394,8 @@ def test_driver_errors_map_to_refusal_codes(
         sql_state=fields.get("sql_state"),
         grpc_status_code=getattr(grpc.StatusCode, fields.get("grpc_status_code", "INTERNAL")),
     )
-    assert code_for(error) is code
+    classified = spark_fault(error)
+    assert classified is not None and certified_code(classified.fault) is code
 
 
 def test_a_server_older_than_3_5_is_refused_at_startup(client: None) -> None:

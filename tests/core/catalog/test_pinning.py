@@ -53,7 +53,7 @@ def _catalog(texts: dict[str, str]) -> Catalog:
 def _pinned(**replaced: str) -> PinnedDefinitions:
     texts = dict(SAMPLE)
     texts.update({name.replace("__", "/") + ".md": text for name, text in replaced.items()})
-    return pin(_catalog(texts), "v1")
+    return pin(_catalog(texts), "v1", "UTC")
 
 
 BASE = _pinned()
@@ -61,13 +61,15 @@ BASE = _pinned()
 
 def test_the_digest_is_the_sha256_of_the_canonical_form() -> None:
     catalog = _catalog(dict(SAMPLE))
-    assert BASE.digest == hashlib.sha256(canonical_form(catalog)).hexdigest()
+    assert BASE.digest == hashlib.sha256(canonical_form(catalog, "UTC")).hexdigest()
     assert len(BASE.digest) == 64
     assert set(BASE.metric_digests) == {"revenue", "paid_share"}
 
 
 def test_the_canonical_form_is_the_same_bytes_every_time() -> None:
-    assert canonical_form(_catalog(dict(SAMPLE))) == canonical_form(_catalog(dict(SAMPLE)))
+    assert canonical_form(_catalog(dict(SAMPLE)), "UTC") == canonical_form(
+        _catalog(dict(SAMPLE)), "UTC"
+    )
 
 
 def test_key_order_whitespace_comments_quoting_and_list_order_do_not_move_the_digest() -> None:
@@ -78,11 +80,11 @@ def test_key_order_whitespace_comments_quoting_and_list_order_do_not_move_the_di
 
 def test_file_names_and_file_order_do_not_move_the_digest() -> None:
     renamed = {f"elsewhere/{i}.md": text for i, text in enumerate(reversed(SAMPLE.values()))}
-    assert pin(_catalog(renamed), "v1").digest == BASE.digest
+    assert pin(_catalog(renamed), "v1", "UTC").digest == BASE.digest
 
 
 def test_the_version_label_does_not_move_the_digest() -> None:
-    other = pin(_catalog(dict(SAMPLE)), "v2")
+    other = pin(_catalog(dict(SAMPLE)), "v2", "UTC")
     assert (other.version, other.digest) == ("v2", BASE.digest)
 
 
@@ -167,3 +169,9 @@ def _top_level_blocks(text: str) -> tuple[list[str], str]:
 def test_any_order_of_the_top_level_keys_gives_the_same_digests(blocks: list[str]) -> None:
     text = "---\n" + "\n".join(blocks) + "\n---\n" + _top_level_blocks(REVENUE)[1]
     assert _pinned(metrics__revenue=text) == BASE
+
+
+def test_the_time_zone_moves_the_digest_and_every_metric_digest() -> None:
+    paris = pin(_catalog(dict(SAMPLE)), "v1", "Europe/Paris")
+    assert paris.digest != BASE.digest
+    assert all(paris.metric_digests[m] != d for m, d in BASE.metric_digests.items())

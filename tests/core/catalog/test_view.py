@@ -34,6 +34,7 @@ def test_the_quoted_text_half_is_notice_metric_grains_prose_dimensions_definitio
         "> Where the customer is billed.",
         "dimension: channel (group by only)",
         f"definitions: v7 (digest {DIGEST})",
+        "time zone: UTC",
     ]
 
 
@@ -48,6 +49,7 @@ def test_the_omitted_text_half_says_so_once_and_carries_no_prose() -> None:
         "values:\tEU\tUS",
         "dimension: channel (group by only)",
         f"definitions: v7 (digest {DIGEST})",
+        "time zone: UTC",
     ]
 
 
@@ -58,6 +60,7 @@ def test_the_quoted_structured_half_carries_every_description_and_the_setting() 
             "definition_version": "v7",
             "definition_digest": DIGEST,
             "metric_digests": [{"metric": "revenue", "digest": METRIC_DIGEST}],
+            "time_zone": "UTC",
         },
         "catalog_prose": "quoted",
         "metrics": [

@@ -12,13 +12,17 @@ from sutura.core.text.untrusted import CELLS, Case
 from tests.core.untrusted_samples import DIGEST, answer
 
 REPRESENTABLE = [case for case in CELLS if "surrogate" not in case.name]
-GOOD = "a\tb\n1\t\\N\n\\. rows: 1\ndefinitions: v1 (digest ab)\n  m: cd\nread from w as: p"
+GOOD = (
+    "a\tb\n1\t\\N\n\\. rows: 1\ndefinitions: v1 (digest ab)\n  m: cd\ntime zone: UTC\n"
+    "read from w as: p"
+)
 
 
 @pytest.mark.parametrize("case", REPRESENTABLE, ids=lambda c: c.name)
 def test_decoding_inverts_rendering_for_every_corpus_cell(case: Case) -> None:
     value = case.value
     hostile = Provenance(
+        time_zone="UTC",
         definition_version=value,
         definition_digest=DIGEST,
         metric_digests=[MetricDigest(metric=value, digest="ab")],
@@ -57,7 +61,7 @@ def test_a_well_formed_text_decodes_to_columns_rows_and_provenance() -> None:
             GOOD.replace("\\. rows: 1", "\\. rows: 01"),
             TextError(line=3, problem="expected \\. rows: <n>, after a header line"),
         ),
-        (GOOD + "\n\\. rows: 1", TextError(line=7, problem="a second line starting \\.")),
+        (GOOD + "\n\\. rows: 1", TextError(line=8, problem="a second line starting \\.")),
         (
             "a\n\\. rows: " + "9" * 5000 + "\ndefinitions: v (digest a)",
             TextError(line=2, problem="expected \\. rows: <n>, after a header line"),
@@ -86,13 +90,17 @@ def test_a_well_formed_text_decodes_to_columns_rows_and_provenance() -> None:
         ),
         (
             GOOD.replace("  m: cd", " m: cd"),
-            TextError(line=5, problem="expected read from <source> as: <posture>"),
+            TextError(line=5, problem="expected time zone: <IANA zone name>"),
+        ),
+        (
+            GOOD.replace("time zone: UTC", "time zone: Europe/Par is"),
+            TextError(line=6, problem="expected time zone: <IANA zone name>"),
         ),
         (
             GOOD + "\nextra",
-            TextError(line=7, problem="expected read from <source> as: <posture>"),
+            TextError(line=8, problem="expected read from <source> as: <posture>"),
         ),
-        (GOOD + "\n", TextError(line=7, problem="expected read from <source> as: <posture>")),
+        (GOOD + "\n", TextError(line=8, problem="expected read from <source> as: <posture>")),
         (
             GOOD.split("\ndefinitions")[0],
             TextError(line=4, problem="no definitions line after the row-count line"),
@@ -121,6 +129,7 @@ def test_the_worked_example_in_the_format_document_is_what_the_renderer_writes()
     document = (Path(__file__).parents[3] / "docs" / "text-format.md").read_text(encoding="utf-8")
     example = document.split("Worked example")[1].split("```\n")[1]
     provenance = Provenance(
+        time_zone="UTC",
         definition_version="v7",
         definition_digest="3f2a",
         metric_digests=[MetricDigest(metric="revenue", digest="9c1e")],

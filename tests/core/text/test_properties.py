@@ -39,6 +39,7 @@ def clean_answers(draw: st.DrawFn) -> Answer:
     cells = st.lists(st.none() | text, min_size=width, max_size=width)
     metric_digests = st.builds(MetricDigest, metric=text, digest=DIGESTS)
     provenance = Provenance(
+        time_zone="UTC",
         definition_version=draw(text),
         definition_digest=draw(DIGESTS),
         metric_digests=draw(st.lists(metric_digests, max_size=3)),
@@ -92,7 +93,7 @@ def _assert_text_properties(answer: Answer, text: str) -> None:
     # P3: one row-count line, found at the same place top-down and bottom-up, count verifies.
     marks = [i for i, line in enumerate(lines) if line.startswith("\\.")]
     assert marks == [1 + count] and lines[marks[0]] == f"\\. rows: {count}"
-    trailer = 1 + len(answer.provenance.metric_digests) + len(answer.provenance.executed_as)
+    trailer = 2 + len(answer.provenance.metric_digests) + len(answer.provenance.executed_as)
     assert len(lines) == 2 + count + trailer
     # P4: no escape-set character raw (bar the separators and escape backslashes); UTF-8 safe.
     assert not [ch for ch in text if is_escaped(ch) and ch not in "\t\n\\"]
@@ -144,7 +145,11 @@ def test_a_lone_surrogate_in_any_cell_refuses_the_answer(value: str) -> None:
         columns=["m"],
         rows=[["1"], [value]],
         provenance=Provenance(
-            definition_version="v", definition_digest="ab", metric_digests=[], executed_as=[]
+            time_zone="UTC",
+            definition_version="v",
+            definition_digest="ab",
+            metric_digests=[],
+            executed_as=[],
         ),
     )
     assert render_answer(hostile).failure().code is RefusalCode.VALUE_NOT_REPRESENTABLE
@@ -153,6 +158,7 @@ def test_a_lone_surrogate_in_any_cell_refuses_the_answer(value: str) -> None:
 def _corpus_answers(case: Case) -> list[Answer]:
     v = case.value
     provenance = Provenance(
+        time_zone="UTC",
         definition_version=v,
         definition_digest=DIGEST,
         metric_digests=[MetricDigest(metric=v, digest="ab")],

@@ -18,6 +18,7 @@ from tests.refusals import expect_refusal
 TRAILER = [
     "definitions: v7 (digest " + DIGEST + ")",
     "  revenue: " + METRIC_DIGEST,
+    "time zone: UTC",
     "read from warehouse as: shared-service-user",
 ]
 REPRESENTABLE = [case for case in CELLS if "surrogate" not in case.name]
@@ -91,6 +92,7 @@ def test_a_lone_surrogate_anywhere_refuses_the_whole_answer(case: Case, where: s
             columns=["m"],
             rows=[["1"]],
             provenance=Provenance(
+                time_zone="UTC",
                 definition_version="v7",
                 definition_digest=value,
                 metric_digests=[],
@@ -116,6 +118,7 @@ def test_an_answer_without_columns_is_refused() -> None:
 
 def test_a_digest_or_posture_holding_a_space_is_refused_as_ambiguous() -> None:
     spaced = Provenance(
+        time_zone="UTC",
         definition_version="v 7",
         definition_digest="ab",
         metric_digests=[MetricDigest(metric="a metric", digest="cd")],
@@ -131,6 +134,7 @@ def test_names_in_the_trailer_are_escaped_like_cells() -> None:
     assert lines[2:] == [
         f"definitions: v\\n7 (digest {DIGEST})",
         f"  read from x as: y: {METRIC_DIGEST}",
+        "time zone: UTC",
         "read from \\e as: shared-service-user",
     ]
 

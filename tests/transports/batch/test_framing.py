@@ -27,6 +27,7 @@ def answers(draw: st.DrawFn) -> Answer:
     width = draw(st.integers(1, 3))
     row = st.lists(st.none() | NAME, min_size=width, max_size=width)
     provenance = Provenance(
+        time_zone="UTC",
         definition_version=draw(NAME),
         definition_digest=draw(NO_SPACE),
         metric_digests=draw(st.lists(st.builds(MetricDigest, metric=NAME, digest=NO_SPACE))),

@@ -7,29 +7,31 @@ the failures no real data system produces on demand.
 """
 
 import datetime
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import duckdb
 import httpx
+from anyio.from_thread import start_blocking_portal
 from litestar import Litestar
-from returns.result import Result, Success
+from returns.pipeline import is_successful
 
-from sutura.boundary.answering import Service
-from sutura.boundary.sources.base import TextRows
+from sutura.boundary.service import Service
+from sutura.boundary.sources.skeleton import Classified, Fetched
 from sutura.boundary.startup import load
 from sutura.core.codec import decode_outcome
 from sutura.core.outcome.answer import Refused
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.compile import CompiledQuery, Dialect
+from sutura.core.sql.compile import Dialect
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS
-from sutura.root import Wiring
+from sutura.core.tool.capability import offered_by
 from sutura.transports.http.app import build_app
-from sutura.transports.http.serve import Started, start_app
+from sutura.transports.http.serve import Started, started_app
 
 TOKEN = "test-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -118,15 +120,35 @@ def environ(config: Path, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def assembled(config: Path, *, host: str | None = None) -> AsyncIterator[Started]:
+async def assembled(
+    config: Path, *, host: str | None = None, **environ_extra: str
+) -> AsyncIterator[Started]:
     """The app started from ``config`` through the path ``sutura serve`` takes."""
-    started = await start_app(Wiring(environ(config)), host=host)
-    assert isinstance(started, Success), started
-    value: Started = started.unwrap()
+    loaded = load(environ(config, **environ_extra))
+    assert is_successful(loaded), loaded.failure()
+    with anyio.fail_after(60):
+        opening = started_app(loaded.unwrap(), host=host)
+        started = await opening.__aenter__()
     try:
-        yield value
+        assert is_successful(started), started.failure()
+        yield started.unwrap()
     finally:
-        await value.service.close()
+        with anyio.fail_after(60):
+            await opening.__aexit__(None, None, None)
+
+
+@contextmanager
+def assembled_in_portal(config: Path, **environ_extra: str) -> Iterator[Started]:
+    """The app started from ``config``, for a synchronous test whose client runs its own loop
+    (schemathesis): the service is opened and closed in one event loop, in a portal thread."""
+
+    @asynccontextmanager
+    async def opened() -> AsyncIterator[Started]:
+        async with assembled(config, **environ_extra) as started:
+            yield started
+
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(opened()) as app:
+        yield app
 
 
 @asynccontextmanager
@@ -145,26 +167,39 @@ def refusal_of(response: httpx.Response) -> Refusal:
     return outcome.reason
 
 
-Run = Callable[[CompiledQuery], Awaitable[Result[TextRows, Refusal]]]
+Run = Callable[[str], Awaitable[list[list[object]]]]
+"""A double's fetch: the statement in, rows out (or a driver's error raised)."""
+Classify = Callable[[Exception], Classified | None]
 
 
 class DoubleSource:
-    """A source whose ``run`` is whatever the test says; records what it was asked."""
+    """A source whose every fetch is whatever the test says: rows (as the data system would
+    return them), or an error the test raises; records how often it was asked."""
 
     alias = "main"
     posture = "shared-service-user"
     dialect: Dialect = "duckdb"
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, *, classify: Classify | None = None) -> None:
         self._run = run
+        self._classify = classify
         self.calls = 0
 
-    async def run(
-        self, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
-    ) -> Result[TextRows, Refusal]:
+    def classify(self, error: Exception) -> Classified | None:
+        """The error table the test gave (a real driver's), else none: nothing is the
+        source's error."""
+        return None if self._classify is None else self._classify(error)
+
+    async def fetch(
+        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+    ) -> Fetched:
         """Count the call and hand it to the test's function."""
         self.calls += 1
-        return await self._run(compiled)
+        return Fetched([], await self._run(statement))
+
+    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+        """No model is checked against a double."""
+        return []
 
     async def close(self) -> None:
         """Nothing to release."""
@@ -182,6 +217,12 @@ def app_over(config: Path, source: DoubleSource, **changes: Any) -> Litestar:
             settings, server=msgspec.structs.replace(settings.server, **changes)
         )
     service = Service(
-        settings=settings, pinned=loaded.pinned, sources={"main": source}, today=lambda: FIRST_DAY
+        settings=settings,
+        pinned=loaded.pinned,
+        sources={"main": source},
+        runner=None,
+        offered=offered_by(False),
+        today=lambda: FIRST_DAY,
+        prompt=loaded.prompt(),
     )
     return build_app(service, settings)

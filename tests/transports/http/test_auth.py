@@ -5,12 +5,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from returns.result import Failure
+from returns.pipeline import is_successful
 
+from sutura.boundary.startup import load
 from sutura.core.settings import Environment
-from sutura.root import Wiring
 from sutura.transports.http.auth import bind_problems
-from sutura.transports.http.serve import start_app
+from sutura.transports.http.serve import started_app
 from tests.transports.http.deployments import (
     AUTH,
     QUESTION,
@@ -100,10 +100,7 @@ async def test_serving_beyond_loopback_without_a_token_is_refused(
     tmp_path: Path, host: str
 ) -> None:
     config = write_deployment(tmp_path, token=None)
-    with anyio.fail_after(20):
-        started = await start_app(Wiring(environ(config)), host=host)
-    assert isinstance(started, Failure)
-    assert started.failure() == [
+    assert await _refused(environ(config), host) == [
         f"server.host: binding {host} (not a loopback address) requires security.access_token"
     ]
 
@@ -113,11 +110,19 @@ async def test_a_deployment_outside_development_without_a_token_is_refused(
     tmp_path: Path, environment: str
 ) -> None:
     config = write_deployment(tmp_path, token=None)
-    wiring = Wiring(environ(config, SUTURA_ENVIRONMENT=environment))
+    problems = await _refused(environ(config, SUTURA_ENVIRONMENT=environment), "127.0.0.1")
+    assert any("security.access_token" in problem for problem in problems)
+
+
+async def _refused(environ: dict[str, str], host: str) -> list[str]:
+    """Why ``sutura serve`` does not start on ``host`` (the test fails if it starts)."""
+    loaded = load(environ)
+    if not is_successful(loaded):
+        return loaded.failure()
     with anyio.fail_after(20):
-        started = await start_app(wiring, host="127.0.0.1")
-    assert isinstance(started, Failure)
-    assert any("security.access_token" in problem for problem in started.failure())
+        async with started_app(loaded.unwrap(), host=host) as started:
+            assert not is_successful(started)
+            return started.failure()
 
 
 @pytest.mark.parametrize(

@@ -12,15 +12,12 @@ from typing import Any
 import anyio
 import pytest
 
-from sutura.root import Wiring
-from sutura.transports.http.serve import start_app
 from tests.transports.http.deployments import (
     AUTH,
     DIMENSION_PROSE,
     METRIC_PROSE,
     assembled,
     client,
-    environ,
     write_deployment,
 )
 
@@ -72,15 +69,10 @@ async def test_an_environment_variable_over_the_document_is_what_the_route_honou
     tmp_path: Path,
 ) -> None:
     config = write_deployment(tmp_path, prose="quoted")
-    wiring = Wiring(environ(config, SUTURA__PROMPT__CATALOG_PROSE="omitted"))
-    with anyio.fail_after(20):
-        started = (await start_app(wiring)).unwrap()
-    try:
-        async with client(started.app) as http:
-            with anyio.fail_after(10):
-                body = (await http.get("/v1/catalog", headers=AUTH)).json()
-    finally:
-        await started.service.close()
+    omitted = {"SUTURA__PROMPT__CATALOG_PROSE": "omitted"}
+    async with assembled(config, **omitted) as started, client(started.app) as http:
+        with anyio.fail_after(10):
+            body = (await http.get("/v1/catalog", headers=AUTH)).json()
     assert body["catalog_prose"] == "omitted"
     assert "description" not in set(_keys(body))
 

@@ -10,11 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from returns.result import Result, Success
 
-from sutura.boundary.sources.base import TextRows
-from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.sql.compile import CompiledQuery
+from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS, Case
 from tests.refusals import expect_refusal
@@ -55,8 +52,8 @@ async def test_every_corpus_cell_comes_back_byte_exact_as_one_json_string(
 
 @pytest.mark.parametrize("case", UNCARRIABLE, ids=lambda case: case.name)
 async def test_a_cell_strict_utf8_cannot_carry_is_refused_whole(tmp_path: Path, case: Case) -> None:
-    async def hostile(_compiled: CompiledQuery) -> Result[TextRows, Refusal]:
-        return Success([["2024-01-01", "fine", "1"], ["2024-01-01", case.value, "2"]])
+    async def hostile(_statement: str) -> list[list[object]]:
+        return [["2024-01-01", "fine", "1"], ["2024-01-01", case.value, "2"]]
 
     app = app_over(write_deployment(tmp_path), DoubleSource(hostile))
     async with client(app) as http:

@@ -7,11 +7,9 @@ import anyio
 import duckdb
 import httpx
 import pytest
-from returns.result import Result
 
-from sutura.boundary.sources.base import TextRows
-from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.sql.compile import CompiledQuery
+from sutura.boundary.sources.duckdb import duckdb_fault
+from sutura.core.outcome.refusal import RefusalCode
 from sutura.transports.http.wire import FAILURE_DETAILS, FailureCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
@@ -36,14 +34,15 @@ def _assert_nowhere(response: httpx.Response, canary: str) -> None:
         assert canary not in name and canary not in value
 
 
-async def test_a_table_renamed_under_the_catalog_is_refused_and_its_error_only_logged(
+async def test_a_statement_the_data_system_refuses_is_refused_and_its_error_only_logged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    config = write_deployment(tmp_path, table=CANARY)
-    with duckdb.connect(str(config / "cells.duckdb")) as connection:
-        connection.execute(f"ALTER TABLE {CANARY} RENAME TO moved_away")
+    async def refuse(_statement: str) -> list[list[object]]:
+        raise duckdb.CatalogException(f"Table with name {CANARY} does not exist!")
+
     caplog.set_level(logging.WARNING, logger="sutura")
-    async with assembled(config) as started, client(started.app) as http:
+    app = app_over(write_deployment(tmp_path), DoubleSource(refuse, classify=duckdb_fault))
+    async with client(app) as http:
         with anyio.fail_after(10):
             response = await http.post("/v1/query", json=QUESTION, headers=AUTH)
     assert response.status_code == 403
@@ -55,7 +54,7 @@ async def test_a_table_renamed_under_the_catalog_is_refused_and_its_error_only_l
 async def test_a_source_that_raises_is_an_internal_failure_with_a_fixed_sentence(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def explode(_compiled: CompiledQuery) -> Result[TextRows, Refusal]:
+    async def explode(_statement: str) -> list[list[object]]:
         raise RuntimeError(f"driver said: relation {CANARY} is on fire")
 
     caplog.set_level(logging.ERROR, logger="sutura")
@@ -78,9 +77,10 @@ async def test_a_source_that_cannot_be_reached_is_the_source_unavailable_refusal
 ) -> None:
     config = write_deployment(tmp_path)
     async with assembled(config) as started, client(started.app) as http:
-        await started.service.close()
+        for source in started.service.sources.values():
+            await source.close()
         with anyio.fail_after(10):
             response = await http.post("/v1/query", json=QUESTION, headers=AUTH)
     assert response.status_code == 503
     expect_refusal(refusal_of(response), RefusalCode.SOURCE_UNAVAILABLE)
-    assert "retry-after" not in response.headers
+    assert response.headers["retry-after"] == "1"

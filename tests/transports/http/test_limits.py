@@ -9,11 +9,8 @@ import anyio
 import httpx
 import pytest
 from litestar import Litestar
-from returns.result import Result, Success
 
-from sutura.boundary.sources.base import TextRows
-from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.sql.compile import CompiledQuery
+from sutura.core.outcome.refusal import RefusalCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,
@@ -30,7 +27,7 @@ from tests.transports.http.deployments import (
 
 pytestmark = pytest.mark.anyio
 
-ROWS: TextRows = [["2024-01-01", "a", "1"]]
+ROWS: list[list[object]] = [["2024-01-01", "a", "1"]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
@@ -104,7 +101,7 @@ async def test_a_body_that_does_not_arrive_by_the_deadline_is_a_timeout(tmp_path
 async def test_a_question_past_the_deadline_is_cancelled_and_refused(tmp_path: Path) -> None:
     cancelled = anyio.Event()
 
-    async def hang(_compiled: CompiledQuery) -> Result[TextRows, Refusal]:
+    async def hang(_statement: str) -> list[list[object]]:
         try:
             await anyio.sleep_forever()
         finally:
@@ -142,12 +139,12 @@ class Gate:
         self.full = anyio.Event()
         self.release = anyio.Event()
 
-    async def run(self, _compiled: CompiledQuery) -> Result[TextRows, Refusal]:
+    async def run(self, _statement: str) -> list[list[object]]:
         self.entered += 1
         if self.entered == self.expected:
             self.full.set()
         await self.release.wait()
-        return Success(ROWS)
+        return list(ROWS)
 
 
 async def test_a_question_beyond_the_admission_limit_is_refused_at_once(tmp_path: Path) -> None:
@@ -180,12 +177,12 @@ async def test_a_question_beyond_the_admission_limit_is_refused_at_once(tmp_path
 async def test_a_failed_question_gives_its_slot_back(tmp_path: Path) -> None:
     calls = 0
 
-    async def fail_once(_compiled: CompiledQuery) -> Result[TextRows, Refusal]:
+    async def fail_once(_statement: str) -> list[list[object]]:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise RuntimeError("first call fails")
-        return Success(ROWS)
+        return list(ROWS)
 
     app = app_over(write_deployment(tmp_path), DoubleSource(fail_once), max_concurrent_queries=1)
     async with client(app) as http:

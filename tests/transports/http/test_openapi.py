@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -26,9 +25,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from sutura.root import Wiring
-from sutura.transports.http.serve import Started, start_app
-from tests.transports.http.deployments import AUTH, environ, write_deployment
+from sutura.transports.http.serve import Started
+from tests.transports.http.deployments import AUTH, assembled_in_portal, write_deployment
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "openapi.json"
 UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
@@ -46,15 +44,8 @@ CHECKS = [
 def started(tmp_path: Path) -> Iterator[Started]:
     """The assembled app (a synchronous fixture: schemathesis drives it from its own loop)."""
 
-    async def start() -> Started:
-        with anyio.fail_after(20):
-            return (await start_app(Wiring(environ(write_deployment(tmp_path))))).unwrap()
-
-    value = anyio.run(start)
-    try:
+    with assembled_in_portal(write_deployment(tmp_path)) as value:
         yield value
-    finally:
-        anyio.run(value.service.close)
 
 
 def _document(started: Started) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """``POST /v1/sql/run``: 403 ``tool_not_enabled`` while off; raw rows or a raw refusal at its
 own status when on, never a provenance-shaped key; malformed bodies named, never echoed."""
 
+import json
 import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -20,14 +21,13 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from sutura.core.raw.outcome import RawRefusalCode, raw_status
-from sutura.root import Wiring
-from sutura.transports.http.serve import Started, start_app
+from sutura.transports.http.serve import Started
 from tests.transports.http.deployments import (
     AUTH,
     SLOW_TABLE,
     assembled,
+    assembled_in_portal,
     client,
-    environ,
     write_deployment,
 )
 
@@ -158,8 +158,10 @@ async def test_every_call_is_audited_on_the_log_and_never_in_the_response(
 ) -> None:
     caplog.set_level(logging.INFO, logger="sutura.audit")
     response = await _post(on, {"statement": "DROP TABLE cells"})
-    (record,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
-    assert "outcome=not_read_only" in record and record.endswith("statement=DROP TABLE cells")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
+    record = json.loads(line)
+    assert (record["capability"], record["outcome"]) == ("run_sql", "not_read_only")
+    assert record["statement"] == "DROP TABLE cells" and record["subject"] == "static-token"
     assert "sha256" not in response.text and "duration" not in response.text
 
 
@@ -177,16 +179,9 @@ async def test_the_api_document_is_the_same_whether_the_tool_is_on_or_off(tmp_pa
 def started_on(tmp_path: Path) -> Iterator[Started]:
     """An app with the tool on (synchronous: schemathesis drives it from its own loop)."""
 
-    async def start() -> Started:
-        config = write_deployment(tmp_path, settings=RUN_SQL + LIMITS)
-        with anyio.fail_after(20):
-            return (await start_app(Wiring(environ(config)))).unwrap()
-
-    value = anyio.run(start)
-    try:
+    config = write_deployment(tmp_path, settings=RUN_SQL + LIMITS)
+    with assembled_in_portal(config) as value:
         yield value
-    finally:
-        anyio.run(value.service.close)
 
 
 @pytest.mark.parametrize(

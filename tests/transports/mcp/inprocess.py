@@ -10,7 +10,6 @@ from mcp import Client
 
 from sutura.root import Wiring
 from sutura.transports.mcp.server import mcp_server
-from sutura.transports.mcp.starting import Starter
 
 EXAMPLE_QUESTION: dict[str, Any] = {
     "metrics": ["revenue"],
@@ -26,9 +25,9 @@ def wiring(config: Path, **environ: str) -> Wiring:
 
 
 @asynccontextmanager
-async def connected(starter: Starter, mode: str = "legacy") -> AsyncIterator[Client]:
+async def connected(starter: Wiring, mode: str = "legacy") -> AsyncIterator[Client]:
     """A client session with the server ``sutura mcp`` would serve for ``starter``."""
-    composed = mcp_server(starter).unwrap()
+    composed = mcp_server(starter.load()).unwrap()
     async with Client(composed.server, mode=mode) as client:
         yield client
 

@@ -1,6 +1,7 @@
 """run_sql over MCP: invisible and uncallable while off; its own tool, its own notice, no
 provenance anywhere and the database's words quoted when on; an audit record per call."""
 
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,7 +135,7 @@ async def test_malformed_arguments_are_invalid_params_naming_the_field(
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("run_sql", arguments)
     assert raised.value.code == -32602
-    assert raised.value.message.startswith(f"malformed arguments: {field}: ")
+    assert raised.value.message.startswith(f"malformed statement: {field}: ")
     assert "SECRET" not in raised.value.message
 
 
@@ -145,8 +146,9 @@ async def test_every_call_is_audited_on_the_log_and_the_record_never_reaches_the
     with anyio.fail_after(30):
         async with connected(wiring(config, **ENABLED)) as client:
             result = await client.call_tool("run_sql", {"statement": ORDERS})
-    (record,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
-    assert "outcome=raw_rows n=1" in record and record.endswith(f"statement={ORDERS}")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
+    record = json.loads(line)
+    assert (record["outcome"], record["rows"], record["statement"]) == ("answer", 1, ORDERS)
     assert "duration_ms" not in text_of(result) and "sha256" not in str(structured_of(result))
 
 

@@ -21,16 +21,17 @@ from sutura.core.outcome.answer import Refused
 from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.question.model import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
 from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
-from sutura.core.settings import RunSqlSettings, ToolsSettings
-from sutura.transports.mcp.schemas import QUESTION_INPUT
+from sutura.core.tool.capability import Capability, offered_by
+from sutura.transports.mcp.tools import TOOLS as TOOL_OF
 from sutura.transports.mcp.tools import tools_for
 from tests.core.untrusted_samples import answer, pinned
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "tool_schemas.txt"
 UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
-TOOLS = tools_for(ToolsSettings(run_sql=RunSqlSettings(enabled=True, source="main")))
+TOOLS = tools_for(offered_by(True))
 """Every tool, ``run_sql`` included: all of them are pinned and checked."""
-DEFAULT_TOOLS = tools_for(ToolsSettings())
+DEFAULT_TOOLS = tools_for(offered_by(False))
+QUESTION_INPUT = TOOL_OF[Capability.ASK_METRIC].input_schema
 TOOLS_LIST_BUDGET = 4096
 ENABLED_TOOLS_LIST_BUDGET = 5120
 

@@ -5,7 +5,6 @@ directory whose ``base.yaml`` an operator could have written, so the prose setti
 where the binary reads it.
 """
 
-import datetime
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,19 +14,15 @@ import anyio
 import msgspec
 import pytest
 from mcp.shared.exceptions import MCPError
-from returns.result import Result, Success
 
-from sutura.boundary.answering import Service
-from sutura.boundary.sources.base import TextRows
-from sutura.boundary.startup import Loaded
+from sutura.boundary import service as service_module
 from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE, CatalogProse
 from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import decode_outcome, encode, halves_of
 from sutura.core.outcome.answer import Answer
-from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.sql.compile import CompiledQuery, Dialect
-from sutura.root import Wiring
-from sutura.transports.mcp.server import FAILURE_SENTENCE, mcp_server
+from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.tool.reply import FAILURE_SENTENCE
+from sutura.transports.mcp.server import mcp_server
 from tests.refusals import expect_refusal
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import (
@@ -209,52 +204,18 @@ async def test_an_unknown_tool_is_invalid_params_that_does_not_echo_its_name(quo
     assert raised.value.code == -32602 and "SECRET" not in raised.value.message
 
 
-class _BrokenSource:
-    """A source whose driver breaks in a way no refusal covers."""
-
-    alias = "main"
-    posture = "shared-service-user"
-    dialect: Dialect = "duckdb"
-
-    async def run(
-        self, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
-    ) -> Result[TextRows, Refusal]:
-        raise RuntimeError("SECRET cause: the disk caught fire")
-
-    async def close(self) -> None:
-        return None
-
-
-class _Breaking:
-    """The real wiring, with the started service's source swapped for a broken one."""
-
-    def __init__(self, real: Wiring) -> None:
-        self._real = real
-
-    def load(self) -> Result[Loaded, list[str]]:
-        return self._real.load()
-
-    async def start(
-        self, *, anchors: bool = True, context: Loaded | None = None
-    ) -> Result[Service, list[str]]:
-        started = (await self._real.start(anchors=anchors, context=context)).unwrap()
-        await started.close()
-        broken = Service(
-            settings=started.settings,
-            pinned=started.pinned,
-            sources={"main": _BrokenSource()},
-            today=lambda: datetime.date(2025, 6, 1),
-        )
-        return Success(broken)
-
-
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_failure_is_an_error_result_with_a_fixed_sentence_and_its_cause_on_the_log(
-    quoted: Path, mode: str, caplog: pytest.LogCaptureFixture
+    quoted: Path, mode: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    caplog.set_level(logging.ERROR, logger="sutura.mcp")
+    async def explode(*_: object, **__: object) -> object:
+        raise RuntimeError("SECRET cause: the disk caught fire")
+
+    caplog.set_level(logging.ERROR, logger="sutura")
     with anyio.fail_after(30):
-        async with connected(_Breaking(wiring(quoted)), mode) as client:
+        async with connected(wiring(quoted), mode) as client:
+            await client.call_tool("describe_catalog", {})  # the service has started
+            monkeypatch.setattr(service_module, "run_certified", explode)
             result = await client.call_tool("ask_metric", EXAMPLE_QUESTION)
     assert result.is_error and text_of(result) == FAILURE_SENTENCE
     assert result.structured_content is None
@@ -264,5 +225,5 @@ async def test_a_failure_is_an_error_result_with_a_fixed_sentence_and_its_cause_
 
 def test_a_settings_problem_is_reported_before_anything_is_served(tmp_path: Path) -> None:
     (tmp_path / "base.yaml").write_text("prompt:\n  catalog_prose: summarised\n", "utf-8")
-    problems = mcp_server(wiring(tmp_path)).failure()
+    problems = mcp_server(wiring(tmp_path).load()).failure()
     assert any("prompt.catalog_prose" in problem for problem in problems)

@@ -5,16 +5,18 @@ It is handed to the driver apart from the connection string, so no log line or e
 from the connection string can carry it.
 
 Every pooled connection is configured once: autocommit (each answer opens its own ``BEGIN READ
-ONLY`` and always ends in ``ROLLBACK``), ``default_transaction_read_only``, UTC (so date
-truncation never depends on the server's zone) and a bound on idling inside a transaction.
+ONLY`` and always ends in ``ROLLBACK``), ``default_transaction_read_only``, the catalog's time
+zone (so date truncation never depends on the server's zone) and a bound on idling inside a
+transaction.
 """
 
 import logging
-import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final, NamedTuple
 
 import psycopg
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -31,8 +33,8 @@ CONNECT_TIMEOUT_SECONDS: Final = 10
 # A pool gives up retrying a lost server after this long; the next question then tries anew.
 _RECONNECT_SECONDS: Final = 5.0
 _SSLMODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
-_SESSION: Final = (
-    "SET default_transaction_read_only = on; SET TimeZone = 'UTC';"
+_SESSION: Final = sql.SQL(
+    "SET default_transaction_read_only = on; SET TimeZone = {zone};"
     " SET idle_in_transaction_session_timeout = 60000"
 )
 _ROLE: Final = "SELECT current_user, current_setting('is_superuser')"
@@ -43,8 +45,11 @@ def where(settings: PostgresSourceSettings) -> str:
     return f"{settings.host}:{settings.port}/{settings.database}"
 
 
-def read_password(settings: PostgresSourceSettings, base_dir: Path) -> Result[str | None, str]:
-    """The password from ``password_env`` or ``password_file``; None when neither is set.
+def read_password(
+    settings: PostgresSourceSettings, base_dir: Path, environ: Mapping[str, str]
+) -> Result[str | None, str]:
+    """The password from ``password_env`` (looked up in ``environ``, the environment the
+    composition root read) or ``password_file``; None when neither is set.
 
     A file's one trailing line break is not part of the password. A failure is a sentence that
     names the variable or the file, never the password.
@@ -52,7 +57,7 @@ def read_password(settings: PostgresSourceSettings, base_dir: Path) -> Result[st
     if settings.password_env is not None and settings.password_file is not None:
         return Failure("set password_env or password_file, not both")
     if settings.password_env is not None:
-        value = os.environ.get(settings.password_env)
+        value = environ.get(settings.password_env)
         if value is None:
             return Failure(f"the environment variable {settings.password_env} is not set")
         return Success(value)
@@ -126,8 +131,9 @@ class PoolHealth:
     that the server cannot be reached.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, time_zone: str) -> None:
         self.pool: Pool | None = None
+        self._session = _SESSION.format(zone=sql.Literal(time_zone))
         self._errors_at_success = 0
 
     def _errors(self) -> int:
@@ -140,15 +146,15 @@ class PoolHealth:
     async def configure(self, connection: Connection) -> None:
         """Configure a new pooled connection and record the success."""
         await connection.set_autocommit(True)
-        await connection.execute(_SESSION)
+        await connection.execute(self._session)
         self._errors_at_success = self._errors()
 
 
 async def open_pool(
-    alias: str, settings: PostgresSourceSettings, target: Target
+    alias: str, settings: PostgresSourceSettings, target: Target, time_zone: str
 ) -> Result[tuple[Pool, PoolHealth], str]:
     """A bounded pool with its first connection open, or a sentence naming the server."""
-    health = PoolHealth()
+    health = PoolHealth(time_zone)
     pool: Pool = AsyncConnectionPool(
         target.conninfo,
         kwargs=None if target.password is None else {"password": target.password},

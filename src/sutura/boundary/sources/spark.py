@@ -14,19 +14,21 @@ messages go to the ``sutura.source`` log, never into a refusal.
 
 import functools
 import logging
-import os
 import re
 import threading
 import uuid
-from typing import Final, TypeAlias
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final
 
 import anyio
 import anyio.to_thread
 from pyspark.errors import PySparkException
 from pyspark.sql.connect.session import SparkSession
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.boundary.sources.base import TextRows
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.skeleton import Classified, Fetched, SourceFaultError
 from sutura.boundary.sources.spark_session import (
     Connect,
     Sessions,
@@ -35,10 +37,9 @@ from sutura.boundary.sources.spark_session import (
     version_problem,
     where,
 )
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.settings import LimitsSettings, SparkSourceSettings
-from sutura.core.sql.cells import UnsupportedCellError, cell_text
-from sutura.core.sql.compile import CompiledQuery, Dialect
+from sutura.core.outcome.fault import Fault
+from sutura.core.settings import SparkSourceSettings
+from sutura.core.sql.compile import Dialect
 
 log = logging.getLogger("sutura.source")
 
@@ -49,57 +50,63 @@ _INTERRUPT_TRIES: Final = 120
 _LOST_SESSION: Final = "INVALID_HANDLE.SESSION"
 _GRPC_DETAILS: Final = re.compile(r'details = "([^"\n]*)"')
 
-Fetched: TypeAlias = list[list[object]] | PySparkException
-"""Raw rows as the Arrow result holds them, or the driver's error."""
-
 
 class SparkSource:
     """A Spark cluster under an alias, read through one Spark Connect session."""
 
+    dialect: Final[Dialect] = "spark"
+
     def __init__(self, alias: str, posture: str, sessions: Sessions) -> None:
         self.alias = alias
         self.posture = posture
-        self.dialect: Dialect = "spark"
         self._sessions = sessions
 
-    async def run(
-        self, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
-    ) -> Result[TextRows, Refusal]:
-        """Run ``compiled`` under a deadline, cancelled by its tag; see :class:`Source`."""
-        outcome: Result[TextRows, Refusal] | None = None
-        with anyio.move_on_after(deadline_seconds):
-            outcome = await self._attempt(compiled, max_rows, retry=True)
-        if outcome is None:
-            log.warning("source %s: query interrupted at the deadline", self.alias)
-            return Failure(refusal(RefusalCode.DEADLINE_EXCEEDED))
-        return outcome
+    def classify(self, error: Exception) -> Classified | None:
+        """The Spark Connect error table."""
+        return spark_fault(error)
+
+    async def fetch(
+        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+    ) -> Fetched:
+        """One statement under its own tag; once more on a new session if the server lost it."""
+        return await self._attempt(
+            lambda session: _Tagged(session, self.alias).fetch(statement, params, max_rows),
+            retry=True,
+        )
+
+    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+        """The columns (name, Spark type) a statement returns; no row is read."""
+        fetched = await self._attempt(
+            lambda session: _Tagged(session, self.alias).describe(statement), retry=True
+        )
+        return [
+            (name, str(kind)) for name, kind in zip(fetched.columns, fetched.rows[0], strict=True)
+        ]
 
     async def close(self) -> None:
-        """Stop the session; later runs refuse with ``source_unavailable``."""
+        """Stop the session; later fetches fail as ``unavailable``."""
         with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_SECONDS):
             await anyio.to_thread.run_sync(self._sessions.close, abandon_on_cancel=True)
 
     async def _attempt(
-        self, compiled: CompiledQuery, max_rows: int, *, retry: bool
-    ) -> Result[TextRows, Refusal]:
-        """One answer on the current session; once more on a new one if the server lost it."""
+        self, work: Callable[[SparkSession], Awaitable[Fetched]], *, retry: bool
+    ) -> Fetched:
+        """``work`` on the current session; once more on a new one if the server lost it."""
         session = self._sessions.current()
         if session is None:
-            log.warning("source %s: the source is closed", self.alias)
-            return Failure(refusal(RefusalCode.SOURCE_UNAVAILABLE))
-        tagged = _Tagged(session, self.alias)
-        fetched = await tagged.fetch(compiled, max_rows)
-        if not isinstance(fetched, PySparkException):
-            return _texts(fetched, max_rows, self.alias)
-        if retry and _session_lost(fetched):
-            log.info("source %s: the server lost the session (%s); renewing", self.alias, fetched)
-            renewed = await anyio.to_thread.run_sync(
-                functools.partial(_renew, self._sessions, session), abandon_on_cancel=True
-            )
-            if isinstance(renewed, PySparkException):
-                return Failure(_refusal_for(renewed, self.alias))
-            return await self._attempt(compiled, max_rows, retry=False)
-        return Failure(_refusal_for(fetched, self.alias))
+            raise SourceFaultError(Fault.UNAVAILABLE, "the source is closed")
+        try:
+            return await work(session)
+        except PySparkException as error:
+            if not (retry and _session_lost(error)):
+                raise
+            log.info("source %s: the server lost the session (%s); renewing", self.alias, error)
+        renewed = await anyio.to_thread.run_sync(
+            functools.partial(_renew, self._sessions, session), abandon_on_cancel=True
+        )
+        if isinstance(renewed, PySparkException):
+            raise renewed
+        return await self._attempt(work, retry=False)
 
 
 class _Tagged:
@@ -111,31 +118,40 @@ class _Tagged:
         self._tag = f"sutura-{uuid.uuid4().hex}"
         self._done = threading.Event()
 
-    async def fetch(self, compiled: CompiledQuery, max_rows: int) -> Fetched:
-        """The rows (at most ``max_rows + 1``) or the error; interrupted if cancelled."""
-        job = functools.partial(self._fetch, compiled, max_rows)
-        finished = False
-        try:
-            fetched = await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
-            finished = True
-        finally:
-            if not finished:  # the deadline passed, or the caller was cancelled
-                self._interrupt_in_background()
-        return fetched
+    async def fetch(self, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
+        """At most ``max_rows + 1`` rows, or the driver's error; interrupted if cancelled."""
+        return await self._interruptible(functools.partial(self._fetch, sql, params, max_rows))
 
-    def _fetch(self, compiled: CompiledQuery, max_rows: int) -> Fetched:
+    async def describe(self, sql: str) -> Fetched:
+        """The statement's column names, and their types as one row."""
+        return await self._interruptible(functools.partial(self._describe, sql))
+
+    async def _interruptible(self, job: Callable[[], Fetched]) -> Fetched:
+        try:
+            return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self._interrupt_in_background()
+            raise
+
+    def _fetch(self, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
         """Execute and fetch as Arrow (runs in a worker thread)."""
         self._session.addTag(self._tag)
         try:
-            frame = self._session.sql(compiled.sql, args=list(compiled.params))
+            frame = self._session.sql(sql, args=list(params))
             table = frame.limit(max_rows + 1).toArrow()
-        except PySparkException as err:
-            return err
         finally:
             self._session.removeTag(self._tag)
             self._done.set()
         columns = [column.to_pylist() for column in table.columns]
-        return [list(row) for row in zip(*columns, strict=True)]
+        return Fetched(list(table.column_names), [list(row) for row in zip(*columns, strict=True)])
+
+    def _describe(self, sql: str) -> Fetched:
+        try:
+            fields = self._session.sql(sql).schema.fields
+        finally:
+            self._done.set()
+        names = [field.name for field in fields]
+        return Fetched(names, [[field.dataType.simpleString() for field in fields]])
 
     def _interrupt_in_background(self) -> None:
         """Interrupt the tag now and until the worker returns, without making anyone wait."""
@@ -145,8 +161,8 @@ class _Tagged:
         for _ in range(_INTERRUPT_TRIES):
             try:
                 self._session.interruptTag(self._tag)
-            except PySparkException as err:
-                log.debug("source %s: interrupt failed: %s", self._alias, err)
+            except PySparkException as error:
+                log.debug("source %s: interrupt failed: %s", self._alias, error)
                 return
             if self._done.wait(_INTERRUPT_EVERY_SECONDS):
                 return
@@ -159,17 +175,6 @@ def _renew(sessions: Sessions, stale: SparkSession) -> SparkSession | PySparkExc
         return sessions.renew(stale)
     except PySparkException as err:
         return err
-
-
-def _texts(rows: list[list[object]], max_rows: int, alias: str) -> Result[TextRows, Refusal]:
-    """The rows as canonical text, refused over the cap or for a value without a text."""
-    if len(rows) > max_rows:
-        return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
-    try:
-        return Success([[cell_text(cell) for cell in row] for row in rows])
-    except UnsupportedCellError as err:
-        log.warning("source %s: %s", alias, err)
-        return Failure(refusal(RefusalCode.VALUE_NOT_REPRESENTABLE))
 
 
 def _condition(err: PySparkException) -> str:
@@ -188,45 +193,40 @@ def _grpc_status(err: PySparkException) -> str:
     return str(getattr(status(), "name", "")) if callable(status) else ""
 
 
-def code_for(err: PySparkException) -> RefusalCode:
-    """The refusal code for a driver error, by gRPC status, error condition and SQLSTATE."""
-    status, condition, state = _grpc_status(err), _condition(err), err.getSqlState() or ""
+def spark_fault(error: Exception) -> Classified | None:
+    """What a driver error stands for, by gRPC status, error condition and SQLSTATE."""
+    if not isinstance(error, PySparkException):
+        return None
+    status, condition = _grpc_status(error), _condition(error)
+    state = error.getSqlState() or ""
     if condition == "OPERATION_CANCELED" or status == "DEADLINE_EXCEEDED":
-        return RefusalCode.DEADLINE_EXCEEDED
+        return Classified(Fault.DEADLINE)
     if status == "RESOURCE_EXHAUSTED" or state.startswith("53"):
-        return RefusalCode.RESOURCES_EXHAUSTED
+        return Classified(Fault.RESOURCES)
     if condition.startswith("UNSUPPORTED_DATA_TYPE_FOR_ARROW"):  # a year-month interval, …
-        return RefusalCode.VALUE_NOT_REPRESENTABLE
-    lost = _session_lost(err) or status in {"UNAVAILABLE", "UNAUTHENTICATED"}
+        return Classified(Fault.VALUE)
+    lost = _session_lost(error) or status in {"UNAVAILABLE", "UNAUTHENTICATED"}
     if lost or state.startswith("08"):
-        return RefusalCode.SOURCE_UNAVAILABLE
-    return RefusalCode.SOURCE_REFUSED
-
-
-def _refusal_for(err: PySparkException, alias: str) -> Refusal:
-    """Log the driver's message and return the refusal that replaces it."""
-    code = code_for(err)
-    log.warning("source %s: %s: %s", alias, code.value, err)
-    return refusal(code)
+        return Classified(Fault.UNAVAILABLE)
+    return Classified(Fault.STATEMENT)
 
 
 async def open_spark(
-    alias: str, settings: SparkSourceSettings, limits: LimitsSettings
+    alias: str, settings: SparkSourceSettings, context: SourceContext
 ) -> Result[SparkSource, str]:
     """Open the Spark source ``alias``: one pinned session, proven to answer a query.
 
     Args:
         alias: The source's name in the settings.
         settings: Its settings; the token is read from the variable named by ``token_env``.
-        limits: The bounds; the deadline and row cap arrive with each query.
+        context: The environment the token is read from, and the catalog's time zone.
 
     Returns:
         The source, or an operator-facing sentence naming the address (the driver's own
         message is logged to ``sutura.source``).
     """
-    del limits  # memory and parallelism are the cluster's own
-    connect = connector(settings, os.environ)
-    if not isinstance(connect, Success):
+    connect = connector(settings, context.environ, context.time_zone)
+    if not is_successful(connect):
         return Failure(f"source {alias}: {connect.failure()}")
     quiet_driver_logs()
     first: SparkSession | str | None = None

@@ -10,8 +10,9 @@ from typing import Final
 
 from returns.result import Failure, Result
 
-from sutura.boundary.sources.base import Source
-from sutura.core.settings import LimitsSettings, SparkSourceSettings
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.skeleton import Source
+from sutura.core.settings import SparkSourceSettings
 
 log = logging.getLogger("sutura.source")
 
@@ -19,7 +20,7 @@ INSTALL: Final = "pip install 'sutura[spark]'"
 
 
 async def open_spark_if_installed(
-    alias: str, settings: SparkSourceSettings, limits: LimitsSettings
+    alias: str, settings: SparkSourceSettings, context: SourceContext
 ) -> Result[Source, str]:
     """Open the Spark source, or refuse naming the extra to install when the client is absent."""
     try:
@@ -32,4 +33,4 @@ async def open_spark_if_installed(
             f"source {alias}: kind spark needs the Spark Connect client{detail};"
             f" install it with {INSTALL}"
         )
-    return await open_spark(alias, settings, limits)
+    return await open_spark(alias, settings, context)

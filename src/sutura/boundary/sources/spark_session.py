@@ -4,9 +4,10 @@ The token comes from the environment variable named by ``token_env``, never from
 document: a ``token=`` inside ``remote`` is refused. It is handed to the channel builder apart
 from the address, so no operator sentence or log line built from the address can carry it.
 
-Every session is pinned the same way: time zone UTC (truncating a timestamp to its period never
-depends on the cluster's zone), ANSI mode (an overflowing sum is an error, never a NULL), and a
-short, bounded retry of a lost connection (the client's own default waits for minutes).
+Every session is pinned the same way: the catalog's time zone (truncating a timestamp to its
+period never depends on the cluster's zone), ANSI mode (an overflowing sum is an error, never a
+NULL), and a short, bounded retry of a lost connection (the client's own default waits for
+minutes).
 
 The client's loggers write to stderr on their own, JSON lines carrying the statement and the
 JVM stack trace; they are silenced unless ``sutura.source`` logs at DEBUG (``--verbose``).
@@ -30,7 +31,8 @@ from sutura.core.settings import SparkSourceSettings
 
 log = logging.getLogger("sutura.source")
 
-SESSION_CONF: Final = {"spark.sql.session.timeZone": "UTC", "spark.sql.ansi.enabled": "true"}
+TIME_ZONE_KEY: Final = "spark.sql.session.timeZone"
+SESSION_CONF: Final = {"spark.sql.ansi.enabled": "true"}
 MINIMUM_VERSION: Final = (3, 5)  # positional parameters bound by spark.sql(sql, args=[...])
 _RETRIES: Final = 3
 _MAX_BACKOFF_MS: Final = 1000
@@ -56,7 +58,9 @@ def where(settings: SparkSourceSettings) -> str:
         return "the configured remote"
 
 
-def connector(settings: SparkSourceSettings, environ: Mapping[str, str]) -> Result[Connect, str]:
+def connector(
+    settings: SparkSourceSettings, environ: Mapping[str, str], time_zone: str
+) -> Result[Connect, str]:
     """How to open sessions, or a sentence naming the bad address or the missing variable."""
     try:
         probe = DefaultChannelBuilder(settings.remote)
@@ -69,11 +73,11 @@ def connector(settings: SparkSourceSettings, environ: Mapping[str, str]) -> Resu
         token = environ.get(settings.token_env)
         if not token:
             return Failure(f"token_env: the environment variable {settings.token_env} is not set")
-    return Success(functools.partial(_new_session, settings.remote, token))
+    return Success(functools.partial(_new_session, settings.remote, token, time_zone))
 
 
-def _new_session(remote: str, token: str | None) -> SparkSession:
-    """A new session on its own channel, pinned to UTC and ANSI, with bounded retries."""
+def _new_session(remote: str, token: str | None, time_zone: str) -> SparkSession:
+    """A new session on its own channel, pinned to the time zone and ANSI, bounded retries."""
     builder = DefaultChannelBuilder(remote)
     builder.set(DefaultChannelBuilder.PARAM_USER_AGENT, _USER_AGENT)
     if token is not None:
@@ -83,7 +87,7 @@ def _new_session(remote: str, token: str | None) -> SparkSession:
         session.client.set_retry_policies(
             [DefaultPolicy(max_retries=_RETRIES, max_backoff=_MAX_BACKOFF_MS)]
         )
-        for key, value in SESSION_CONF.items():
+        for key, value in {**SESSION_CONF, TIME_ZONE_KEY: time_zone}.items():
             session.conf.set(key, value)
     except BaseException:
         session.stop()

@@ -9,8 +9,8 @@ order means nothing (columns, join keys, grains, required filters, dimensions, a
 are put in one fixed order; a ``via`` chain keeps its order, which is its meaning.
 
 >>> from sutura.core.catalog.model import Catalog
->>> canonical_form(Catalog(models=(), relationships=(), metrics=()))
-b'{"canonical_form":1,"metrics":[],"models":[],"relationships":[]}'
+>>> canonical_form(Catalog(models=(), relationships=(), metrics=()), "UTC")
+b'{"canonical_form":2,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
 """
 
 import hashlib
@@ -22,16 +22,17 @@ import msgspec
 from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
 from sutura.core.catalog.pinned import PinnedDefinitions
 
-CANONICAL_FORM_VERSION = 1
+CANONICAL_FORM_VERSION = 2
 
 _encoder = msgspec.json.Encoder(order="sorted")
 
 
-def canonical_form(catalog: Catalog) -> bytes:
+def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
     """The catalog's meaning as deterministic JSON bytes (keys sorted, prose left out)."""
     return _encoder.encode(
         {
             "canonical_form": CANONICAL_FORM_VERSION,
+            "time_zone": time_zone,
             "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
             "relationships": [
                 _relationship(r) for r in sorted(catalog.relationships, key=_by_name)
@@ -41,7 +42,7 @@ def canonical_form(catalog: Catalog) -> bytes:
     )
 
 
-def metric_canonical_form(catalog: Catalog, metric: Metric) -> bytes:
+def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
     """One metric's meaning together with the models and relationships it reads."""
     relationship_names = sorted({name for d in metric.dimensions for name in d.via})
     relationships = [r for r in (catalog.relationship(n) for n in relationship_names) if r]
@@ -51,29 +52,33 @@ def metric_canonical_form(catalog: Catalog, metric: Metric) -> bytes:
         {
             "canonical_form": CANONICAL_FORM_VERSION,
             "metric": _metric(metric),
+            "time_zone": time_zone,
             "models": [_model(m) for m in models],
             "relationships": [_relationship(r) for r in relationships],
         }
     )
 
 
-def pin(catalog: Catalog, version: str) -> PinnedDefinitions:
+def pin(catalog: Catalog, version: str, time_zone: str) -> PinnedDefinitions:
     """Pin a checked catalog under the operator's ``version`` label.
 
     Args:
         catalog: the catalog, as ``check_catalog`` built it.
         version: the operator's label (``catalog.version``); it does not enter any digest.
+        time_zone: the zone periods are counted in (``catalog.time_zone``); it enters every
+            digest, as it changes which rows a period holds.
 
     Returns:
         The pinned definitions: the catalog digest and one digest per metric.
     """
     return PinnedDefinitions(
         version=version,
-        digest=_sha256(canonical_form(catalog)),
+        digest=_sha256(canonical_form(catalog, time_zone)),
         metric_digests={
-            m.name: _sha256(metric_canonical_form(catalog, m))
+            m.name: _sha256(metric_canonical_form(catalog, m, time_zone))
             for m in sorted(catalog.metrics, key=_by_name)
         },
+        time_zone=time_zone,
         catalog=catalog,
     )
 

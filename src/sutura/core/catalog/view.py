@@ -14,6 +14,7 @@ is::
     > Where the customer is billed.
     dimension: channel (group by only)
     definitions: v7 (digest 3f2a)
+    time zone: UTC
 
 Names and values are escaped cells (lists are tab-separated), and every line of prose is
 escaped and prefixed ``> `` (split on ``\n`` only; nothing stripped, normalised or cut).
@@ -44,6 +45,7 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
     definition_version: str
     definition_digest: str
     metric_digests: list[MetricDigest]
+    time_zone: str
 
 
 Description = Carried | msgspec.UnsetType
@@ -144,6 +146,7 @@ def _texts(body: CatalogBody) -> Iterator[str]:
     provenance = body.provenance
     yield provenance.definition_version
     yield provenance.definition_digest
+    yield provenance.time_zone
     for digest in provenance.metric_digests:
         yield from (digest.metric, digest.digest)
     for metric in body.metrics:
@@ -166,7 +169,8 @@ class CatalogView:
         """Build the view; the only place the catalog meets the prose setting.
 
         >>> from sutura.core.catalog.model import Catalog
-        >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={},
+        >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
+        ...     metric_digests={},
         ...     catalog=Catalog(models=(), relationships=(), metrics=()))
         >>> view = CatalogView.of(pinned, CatalogProse.OMITTED)
         >>> view.body.catalog_prose, view.notice == catalog_notice(CatalogProse.OMITTED)
@@ -179,6 +183,7 @@ class CatalogView:
                 MetricDigest(metric=name, digest=digest)
                 for name, digest in pinned.metric_digests.items()
             ],
+            time_zone=pinned.time_zone,
         )
         metrics = [_metric(metric, prose) for metric in pinned.catalog.metrics]
         body = CatalogBody(provenance=provenance, catalog_prose=prose, metrics=metrics)
@@ -192,6 +197,7 @@ class CatalogView:
             lines += _metric_lines(metric)
         version = escape_cell(provenance.definition_version)
         lines.append(f"definitions: {version} (digest {escape_cell(provenance.definition_digest)})")
+        lines.append(f"time zone: {escape_cell(provenance.time_zone)}")
         return lines
 
     def text(self) -> Result[str, Refusal]:

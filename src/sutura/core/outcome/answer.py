@@ -28,6 +28,7 @@ class Provenance(Frozen, frozen=True):
     definition_version: str
     definition_digest: str
     metric_digests: list[MetricDigest]
+    time_zone: str
     executed_as: list[ExecutedAs]
 
 

@@ -13,6 +13,7 @@ def provenance_for(
 
     >>> from sutura.core.catalog.model import Catalog
     >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={"m": "cd"},
+    ...     time_zone="UTC",
     ...     catalog=Catalog(models=(), relationships=(), metrics=()))
     >>> read = [ExecutedAs(source="main", posture="shared-service-user")]
     >>> p = provenance_for(pinned, ["m"], read)
@@ -23,5 +24,6 @@ def provenance_for(
         definition_version=pinned.version,
         definition_digest=pinned.digest,
         metric_digests=[MetricDigest(metric=m, digest=pinned.metric_digests[m]) for m in metrics],
+        time_zone=pinned.time_zone,
         executed_as=list(executed_as),
     )

@@ -3,7 +3,7 @@ r"""The shipped decoder of text halves: a rendered answer or refusal back into i
 It accepts exactly what ``render_text`` writes and reports anything else as a
 :class:`TextError` naming the 1-based line and the problem; it never guesses.
 
->>> text = "a\tb\n\\e\t\\N\n\\. rows: 1\ndefinitions: v1 (digest ab)\n  m: cd"
+>>> text = "a\tb\n\\e\t\\N\n\\. rows: 1\ndefinitions: v1 (digest ab)\n  m: cd\ntime zone: UTC"
 >>> answer = decode_answer(text).unwrap()
 >>> answer.columns, answer.rows, answer.provenance.metric_digests[0].metric
 (['a', 'b'], [['', None]], 'm')
@@ -37,6 +37,7 @@ from sutura.core.text.render import (
     METRIC_SEPARATOR,
     SOURCE_PREFIX,
     SOURCE_SEPARATOR,
+    TIME_ZONE_PREFIX,
 )
 
 
@@ -62,6 +63,7 @@ _CODES: Final = {code.value: code for code in RefusalCode}
 _SHAPES: Final = {
     DEFINITIONS_PREFIX: "definitions: <version> (digest <digest>)",
     METRIC_PREFIX: "a metric's digest line, indented two spaces: <metric>: <digest>",
+    TIME_ZONE_PREFIX: "time zone: <IANA zone name>",
     SOURCE_PREFIX: "read from <source> as: <posture>",
 }
 
@@ -152,27 +154,38 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
     if not lines:
         return _fail(first, "no definitions line after the row-count line")
     metrics = list(takewhile(lambda line: line.startswith(METRIC_PREFIX), lines[1:]))
-    sources = lines[1 + len(metrics) :]
     metric_at = first + 1
-    source_at = metric_at + len(metrics)
+    zone_at = metric_at + len(metrics)
+    sources = lines[1 + len(metrics) + 1 :]
+    source_at = zone_at + 1
     return _definitions(lines[0], first).bind(
         lambda definitions: _collect(
             _split_right(line, METRIC_PREFIX, METRIC_SEPARATOR, metric_at + i)
             for i, line in enumerate(metrics)
         ).bind(
-            lambda digests: _collect(
-                _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
-                for i, line in enumerate(sources)
-            ).map(
-                lambda executed: Provenance(
-                    definition_version=definitions[0],
-                    definition_digest=definitions[1],
-                    metric_digests=[MetricDigest(metric=m, digest=d) for m, d in digests],
-                    executed_as=[ExecutedAs(source=s, posture=p) for s, p in executed],
+            lambda digests: _time_zone(lines[1 + len(metrics) :], zone_at).bind(
+                lambda zone: _collect(
+                    _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
+                    for i, line in enumerate(sources)
+                ).map(
+                    lambda executed: Provenance(
+                        definition_version=definitions[0],
+                        definition_digest=definitions[1],
+                        metric_digests=[MetricDigest(metric=m, digest=d) for m, d in digests],
+                        time_zone=zone,
+                        executed_as=[ExecutedAs(source=s, posture=p) for s, p in executed],
+                    )
                 )
             )
         )
     )
+
+
+def _time_zone(lines: Sequence[str], number: int) -> Result[str, TextError]:
+    """The time zone line (the first line after the metric digests)."""
+    if not lines or not lines[0].startswith(TIME_ZONE_PREFIX) or " " in lines[0][11:]:
+        return _fail(number, f"expected {_SHAPES[TIME_ZONE_PREFIX]}")
+    return _name(lines[0].removeprefix(TIME_ZONE_PREFIX), number)
 
 
 def decode_answer(text: str) -> Result[Answer, TextError]:

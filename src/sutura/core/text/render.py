@@ -9,6 +9,7 @@ with the *row-count line* ``\. rows: <n>`` and carries the provenance::
     \. rows: 2
     definitions: v7 (digest 3f2a)
       revenue: 9c1e
+    time zone: UTC
     read from warehouse as: shared-service-user
 
 Labels, cells and every name in the trailer go through :func:`~sutura.core.text.escape.escape_cell`,
@@ -37,6 +38,7 @@ DEFINITIONS_PREFIX: Final = "definitions: "
 DIGEST_SEPARATOR: Final = " (digest "
 METRIC_PREFIX: Final = "  "
 METRIC_SEPARATOR: Final = ": "
+TIME_ZONE_PREFIX: Final = "time zone: "
 SOURCE_PREFIX: Final = "read from "
 SOURCE_SEPARATOR: Final = " as: "
 
@@ -140,10 +142,10 @@ def _trailer_is_representable(provenance: Provenance) -> bool:
 
     Right-hand fields are parsed from the right, so a space in one would make a line ambiguous.
     """
-    names = [provenance.definition_version, provenance.definition_digest]
+    names = [provenance.definition_version, provenance.definition_digest, provenance.time_zone]
     names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
     names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
-    right = [provenance.definition_digest]
+    right = [provenance.definition_digest, provenance.time_zone]
     right += [m.digest for m in provenance.metric_digests]
     right += [e.posture for e in provenance.executed_as]
     return not any(map(has_lone_surrogate, names)) and not any(" " in r for r in right)
@@ -160,6 +162,7 @@ def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
         f"{METRIC_PREFIX}{escape_cell(m.metric)}{METRIC_SEPARATOR}{escape_cell(m.digest)}"
         for m in provenance.metric_digests
     ]
+    lines.append(f"{TIME_ZONE_PREFIX}{escape_cell(provenance.time_zone)}")
     lines += [
         f"{SOURCE_PREFIX}{escape_cell(e.source)}{SOURCE_SEPARATOR}{escape_cell(e.posture)}"
         for e in provenance.executed_as
@@ -176,6 +179,7 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
 
     >>> from sutura.core.outcome.answer import ExecutedAs, MetricDigest
     >>> provenance = Provenance(
+    ...     time_zone="UTC",
     ...     definition_version="v1", definition_digest="ab",
     ...     metric_digests=[MetricDigest(metric="m", digest="cd")],
     ...     executed_as=[ExecutedAs(source="wh", posture="shared-service-user")])
@@ -187,6 +191,7 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     \. rows: 2
     definitions: v1 (digest ab)
       m: cd
+    time zone: UTC
     read from wh as: shared-service-user
     >>> hostile = Answer(columns=["m"], rows=[["\ud800"]], provenance=provenance)
     >>> render_answer(hostile).failure().code

@@ -1,4 +1,4 @@
-"""``sutura mcp``: serve ``describe_catalog`` and ``ask_metric`` to an agent over stdio (MCP).
+"""``sutura mcp``: serve the capabilities to an agent over stdio (MCP).
 
 The MCP SDK is imported only when this command runs, so every other command starts without it.
 """
@@ -8,18 +8,20 @@ import argparse
 import anyio
 
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
+from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add ``mcp`` to ``sub``."""
-    mcp = sub.add_parser(
+def register(verbs: Verbs) -> None:
+    """Add ``mcp``."""
+    mcp = verbs.add(
         "mcp",
-        help="serve describe_catalog and ask_metric to an agent over stdio (MCP)",
-        description=(
-            "Speak MCP on stdin/stdout until the client closes stdin. Nothing but JSON-RPC is "
-            "written to stdout; problems and causes of failures go to stderr."
-        ),
+        "serve describe_catalog and ask_metric to an agent over stdio (MCP)",
+        "Speaks MCP on stdin/stdout until the client closes stdin. Nothing but JSON-RPC is "
+        "written to stdout; problems and causes of failures go to stderr. Register it with an "
+        "agent host by its absolute path (docs/mcp.md).",
+        "claude mcp add --transport stdio --env SUTURA_CONFIG_DIR=/opt/sutura/example "
+        "sutura -- /opt/sutura/.venv/bin/sutura mcp",
     )
     mcp.set_defaults(handler=run_mcp, serves=True)
 
@@ -29,7 +31,7 @@ def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     from sutura.transports.mcp.server import mcp_server
     from sutura.transports.mcp.stdio import serve_stdio
 
-    composed = unwrap_or_report(mcp_server(wiring))
+    composed = unwrap_or_report(mcp_server(wiring.load()))
     if isinstance(composed, int):
         return composed
     anyio.run(serve_stdio, composed.server)

@@ -22,18 +22,22 @@ from sutura.transports.batch.progress import progress_bar
 from sutura.transports.batch.records import DEFAULT_MAX_RECORD_BYTES
 from sutura.transports.batch.stream import Summary, render_stream
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 _PREFIX = "sutura: render: "
 _READ_BUFFER = 1 << 20
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add ``render`` to ``sub``."""
-    render = sub.add_parser(
+def register(verbs: Verbs) -> None:
+    """Add ``render``."""
+    render = verbs.add(
         "render",
-        help="render structured outcomes (JSON or JSON Lines) into text halves or validated JSON",
-        description="Streams a file of structured answers and refusals; see docs/batch.md.",
+        "render structured outcomes (JSON or JSON Lines) into text halves or validated JSON",
+        "Streams a file of structured answers and refusals, one text half per record framed "
+        "by a '\\. record <n>' line, or canonical JSON Lines with --to json. Exit 0 every "
+        "record rendered, 1 any record invalid, 2 usage (docs/batch.md).",
+        "sutura query revenue --grain year --last 2 year --json | sutura render -",
     )
     render.add_argument("input", metavar="INPUT", help="a JSON or JSON Lines file, or - for stdin")
     render.add_argument(

@@ -4,17 +4,20 @@ import argparse
 import sys
 
 import anyio
-from returns.result import Success
 
-from sutura.transports.cli.output import EXIT_OK, report
+from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
+from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add ``serve`` to ``sub``."""
-    serve = sub.add_parser(
+def register(verbs: Verbs) -> None:
+    """Add ``serve``."""
+    serve = verbs.add(
         "serve",
-        help="serve the HTTP JSON API (catalog, query, OpenAPI at /openapi.json, docs at /docs)",
+        "serve the HTTP JSON API (catalog, query, OpenAPI at /openapi.json, docs at /docs)",
+        "Opens the service (sources, models, anchors) and serves GET /v1/catalog, POST "
+        "/v1/query and, when enabled, POST /v1/sql/run until SIGINT or SIGTERM (docs/http.md).",
+        "SUTURA_CONFIG_DIR=example sutura serve --port 8765",
     )
     serve.add_argument("--host", help="listen address (default: server.host)")
     serve.add_argument(
@@ -29,16 +32,14 @@ def _announce(url: str) -> None:
 
 def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura serve``: start (or refuse, naming every reason), then serve until a signal."""
-    from sutura.transports.http.serve import serve, start_app
+    from sutura.transports.http.serve import serve
 
     if args.port is not None and not 0 <= args.port <= 65535:
         return report(["serve: --port must be between 0 and 65535"])
-
-    async def main() -> list[str]:
-        started = await start_app(wiring, host=args.host, port=args.port)
-        if not isinstance(started, Success):
-            return list(started.failure())
-        return await serve(started.unwrap(), _announce)
-
-    problems: list[str] = anyio.run(main)
+    loaded = unwrap_or_report(wiring.load())
+    if isinstance(loaded, int):
+        return loaded
+    problems: list[str] = anyio.run(
+        lambda: serve(loaded, _announce, host=args.host, port=args.port)
+    )
     return report(problems) if problems else EXIT_OK

@@ -1,32 +1,42 @@
-"""The commands of ``sutura``: each is ``handler(args, wiring) -> exit code``."""
+"""The commands of ``sutura``: each is ``handler(args, wiring) -> exit code``.
+
+Each command that reads data runs in one event loop, with one service opened and closed there
+(:mod:`.calling`). Each verb's help says what it does and shows an example.
+"""
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-import anyio
-from returns.result import Success
+from returns.pipeline import is_successful
 
-from sutura.boundary.answering import Service
+from sutura.boundary.service import Service
+from sutura.boundary.startup import Loaded
 from sutura.core.question.model import QuestionError
 from sutura.core.text.escape import escape_text
+from sutura.core.tool.arguments import decode_question
+from sutura.core.tool.capability import Capability
 from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, cmd_sql, present
-from sutura.transports.cli.output import (
-    EXIT_OK,
-    EXIT_USAGE,
-    emit,
-    report,
-    unwrap_or_report,
+from sutura.transports.cli.calling import call_once, with_service
+from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
+from sutura.transports.cli.question_args import (
+    QUESTION_EXAMPLE,
+    UsageError,
+    add_question_arguments,
+    question_arguments,
 )
-from sutura.transports.cli.question_args import add_question_arguments, question_from
+from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add every command to ``sub``."""
-    example = sub.add_parser(
-        "example", help="write the example catalog, data and settings to a directory"
+def register(verbs: Verbs) -> None:
+    """Add every command."""
+    example = verbs.add(
+        "example",
+        "write the example catalog, data and settings to a directory",
+        "Writes a small shop (catalog documents, a DuckDB file, base.yaml) that every other "
+        "command can read. Deterministic: the same --orders gives the same rows.",
+        "sutura example example && SUTURA_CONFIG_DIR=example sutura check",
     )
     example.add_argument(
         "directory", nargs="?", default="example", help="target directory (default: example)"
@@ -39,40 +49,73 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     example.set_defaults(handler=run_example)
 
-    check = sub.add_parser(
-        "check", help="validate settings and catalog, open sources, reproduce every anchor"
+    check = verbs.add(
+        "check",
+        "validate settings and catalog, open sources, check models, reproduce every anchor",
+        "Loads the settings and the catalog, opens every source, checks every model's table "
+        "and columns against its source, and reproduces every anchor: what `query`, `mcp` and "
+        "`serve` do before answering anything. Exit 0 when all of it holds.",
+        "SUTURA_CONFIG_DIR=example sutura check",
     )
     check.set_defaults(handler=run_check)
 
-    catalog = sub.add_parser("catalog", help="the catalog as an agent reads it (describe_catalog)")
+    catalog = verbs.add(
+        "catalog",
+        "the catalog as an agent reads it (describe_catalog)",
+        "Prints what describe_catalog returns: the text half, or the structured half with "
+        "--json. Honours prompt.catalog_prose. Touches no data.",
+        "sutura catalog --json",
+    )
     catalog.add_argument(
         "--json", action="store_true", help="print the structured half instead of the text half"
     )
     catalog.set_defaults(handler=run_catalog)
 
-    describe = sub.add_parser("describe", help="one metric's full pinned definition, for operators")
+    describe = verbs.add(
+        "describe",
+        "one metric's full pinned definition, for operators",
+        "Prints a metric's whole definition as pinned (model, measure, required filters, "
+        "dimensions, anchor) with its digest: the operator's view, never sent to an agent.",
+        "sutura describe revenue",
+    )
     describe.add_argument("metric", help="metric name")
     describe.set_defaults(handler=run_describe)
 
-    compile_ = sub.add_parser(
-        "compile", help="print a question's SQL, parameters and plan without touching data"
+    compile_ = verbs.add(
+        "compile",
+        "print a question's SQL, parameters and plan without touching data",
+        "Resolves and compiles a question exactly as `query` would, and prints the statement, "
+        "its bound parameters and the plan. Nothing is run.",
+        QUESTION_EXAMPLE.format(verb="compile"),
     )
     add_question_arguments(compile_)
     compile_.set_defaults(handler=run_compile)
 
-    query = sub.add_parser("query", help="answer a certified question (or refuse it)")
+    query = verbs.add(
+        "query",
+        "answer a certified question (or refuse it)",
+        "Asks one question of the certified metrics (ask_metric) and prints the answer's text "
+        "half, or with --json its structured half. Exit 0 answered, 1 refused, 2 malformed.",
+        QUESTION_EXAMPLE.format(verb="query"),
+    )
     add_question_arguments(query)
     query.add_argument(
         "--json", action="store_true", help="print the structured half instead of the text half"
     )
     query.set_defaults(handler=run_query)
 
-    prompt = sub.add_parser("prompt", help="print the agent prompt (markdown)")
+    prompt = verbs.add(
+        "prompt",
+        "print the agent prompt (markdown)",
+        "Prints the system prompt an agent gets (also sent as MCP's initialize instructions): "
+        "the workflow, every refusal's remedy, the bounds, the metrics. Touches no data.",
+        "sutura prompt > prompt.md",
+    )
     prompt.set_defaults(handler=run_prompt)
-    cmd_sql.register(sub)
-    cmd_render.register(sub)
-    cmd_serve.register(sub)
-    cmd_mcp.register(sub)
+    cmd_sql.register(verbs)
+    cmd_render.register(verbs)
+    cmd_serve.register(verbs)
+    cmd_mcp.register(verbs)
 
 
 def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -81,7 +124,7 @@ def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
 
     target = Path(args.directory)
     if args.orders < 1:
-        return report(["example: --orders must be at least 1"])
+        return _usage("example: --orders must be at least 1")
     write_example(target, orders=args.orders)
     emit(
         f"wrote the example catalog, data and settings to {target}/\n"
@@ -92,21 +135,20 @@ def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura check``."""
-    service = _start(wiring)
-    if isinstance(service, int):
-        return service
-    emit(present.check_summary(service))
-    anyio.run(service.close)
+
+    async def summary(_loaded: Loaded, service: Service) -> str:
+        return present.check_summary(service)
+
+    text = with_service(wiring, summary, anchors=True)
+    if isinstance(text, int):
+        return text
+    emit(text)
     return EXIT_OK
 
 
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
-    """``sutura catalog``."""
-    loaded = unwrap_or_report(wiring.load())
-    if isinstance(loaded, int):
-        return loaded
-    emit(present.catalog(loaded, as_json=args.json))
-    return EXIT_OK
+    """``sutura catalog``: the describe_catalog call, without opening any source."""
+    return call_once(wiring, Capability.DESCRIBE_CATALOG, None, as_json=args.json, data=False)
 
 
 def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -123,41 +165,25 @@ def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura compile``."""
-    question = question_from(args)
-    if not isinstance(question, Success):
+    try:
+        question = decode_question(question_arguments(args))
+    except UsageError as problem:
+        return _usage(str(problem))
+    if not is_successful(question):
         return _malformed(question.failure())
     loaded = unwrap_or_report(wiring.load())
     if isinstance(loaded, int):
         return loaded
-    service = Service(
-        settings=loaded.loaded.settings, pinned=loaded.pinned, sources={}, today=present.today
-    )
-    planned = service.plan(question.unwrap())
-    if not isinstance(planned, Success):
-        return present.print_plan_failure(planned.failure())
-    emit(present.compiled(planned.unwrap()[1]))
-    return EXIT_OK
+    return present.print_plan(present.plan_of(loaded, question.unwrap()))
 
 
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
-    question = question_from(args)
-    if not isinstance(question, Success):
-        return _malformed(question.failure())
-    service = _start(wiring)
-    if isinstance(service, int):
-        return service
-
-    async def ask() -> Any:
-        try:
-            return await service.ask(question.unwrap())
-        finally:
-            await service.close()
-
-    outcome = anyio.run(ask)
-    if isinstance(outcome, QuestionError):
-        return _malformed(outcome)
-    return present.print_outcome(outcome, as_json=args.json)
+    try:
+        arguments = question_arguments(args)
+    except UsageError as problem:
+        return _usage(str(problem))
+    return call_once(wiring, Capability.ASK_METRIC, arguments, as_json=args.json)
 
 
 def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -169,14 +195,11 @@ def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
-def _start(wiring: Wiring) -> Service | int:
-    async def go() -> Any:
-        return await wiring.start(anchors=True)
-
-    started = anyio.run(go)
-    return unwrap_or_report(started)
-
-
 def _malformed(error: QuestionError) -> int:
     print(f"sutura: {escape_text(error.sentence())}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _usage(problem: str) -> int:
+    print(f"sutura: {escape_text(problem)}", file=sys.stderr)
     return EXIT_USAGE

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from sutura import __version__
 from sutura.transports.cli import commands
 from sutura.transports.cli.output import EXIT_REFUSED, EXIT_USAGE
+from sutura.transports.cli.verbs import VERBOSE_HELP, Verbs
 from sutura.transports.cli.wiring import Wiring
 
 INTERNAL = (
@@ -19,16 +20,15 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and its flags."""
     parser = argparse.ArgumentParser(
         prog="sutura",
-        description="Certified answers from governed metric definitions, or a typed refusal.",
+        description="Certified answers from governed metric definitions, or a typed refusal. "
+        "`sutura COMMAND --help` describes each command, with an example.",
         epilog="Settings: SUTURA_CONFIG_DIR (base.yaml, <environment>.yaml), "
         "SUTURA_ENVIRONMENT, SUTURA__A__B.",
     )
     parser.add_argument("--version", action="version", version=f"sutura {__version__}")
-    parser.add_argument(
-        "--verbose", action="store_true", help="log details (and causes of failures) to stderr"
-    )
+    parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.register(sub)
+    commands.register(Verbs(sub))
     return parser
 
 

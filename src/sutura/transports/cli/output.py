@@ -3,7 +3,8 @@
 import sys
 from typing import TypeVar
 
-from returns.result import Result, Success
+from returns.pipeline import is_successful
+from returns.result import Result
 
 T = TypeVar("T")
 
@@ -21,9 +22,8 @@ def report(errors: list[str]) -> int:
 
 def unwrap_or_report(result: Result[T, list[str]]) -> T | int:
     """The value, or the exit code after reporting why there is none."""
-    if isinstance(result, Success):
-        value: T = result.unwrap()
-        return value
+    if is_successful(result):
+        return result.unwrap()
     return report(result.failure())
 
 

@@ -1,18 +1,30 @@
-"""Question flags of ``sutura query`` and ``sutura compile``, turned into a question document."""
+"""Question flags of ``sutura query`` and ``sutura compile``, turned into a question document.
+
+The document is decoded by the core's one codec, like a question any other surface receives.
+Flags that conflict, or that mean nothing without another, are usage errors (exit 2) — never
+silently ignored: ``--top`` needs ``--top-by`` and ``--top-by``/``--top-direction`` need
+``--top``; ``--last`` excludes ``--from``/``--to``; ``--include-current`` needs ``--last``;
+``--question`` excludes every other question flag.
+"""
 
 import argparse
 import sys
 from pathlib import Path
 
-import msgspec
-from returns.result import Failure, Result, Success
+from sutura.core.tool.arguments import Arguments
 
-from sutura.core.question.model import (
-    Question,
-    QuestionError,
-    convert_question,
-    decode_question_json,
-)
+QUESTION_EXAMPLE = """\
+examples:
+  sutura {verb} revenue --grain month --from 2024-01-01 --to 2024-07-01 --by channel
+  sutura {verb} order_count --grain week --last 4 week --include-current
+  sutura {verb} revenue --grain quarter --last 4 quarter --by region --top 3 --top-by revenue
+  sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
+                "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
+"""
+
+
+class UsageError(Exception):
+    """Flags that conflict or that mean nothing alone (exit 2, naming the flags)."""
 
 
 def add_question_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,16 +33,22 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--question",
         metavar="JSON",
-        help="the whole question as JSON, @FILE to read a file, - for stdin",
+        help="the whole question as JSON, @FILE to read a file, - for stdin "
+        "(no other question flag with it)",
     )
-    parser.add_argument("--grain", help="day, week, month, quarter or year")
+    parser.add_argument("--grain", help="day, week, month, quarter or year (one the metric lists)")
     parser.add_argument("--from", dest="start", metavar="DATE", help="first day (ISO), inclusive")
     parser.add_argument("--to", dest="end", metavar="DATE", help="last bound (ISO), exclusive")
     parser.add_argument(
-        "--last", nargs=2, metavar=("COUNT", "UNIT"), help="the last COUNT whole UNITs"
+        "--last",
+        nargs=2,
+        metavar=("COUNT", "UNIT"),
+        help="the last COUNT whole UNITs (day, week, month, quarter, year) before the current one",
     )
     parser.add_argument(
-        "--include-current", action="store_true", help="with --last: include the current unit"
+        "--include-current",
+        action="store_true",
+        help="with --last: the current, unfinished unit is the last of the COUNT",
     )
     parser.add_argument(
         "--by", action="append", default=[], metavar="DIMENSION", help="group by a dimension"
@@ -40,38 +58,92 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="DIM=VALUE",
-        help="keep rows where DIM is VALUE",
+        help="keep rows where DIM is VALUE (repeat for several values)",
     )
     parser.add_argument(
         "--where-not",
         action="append",
         default=[],
         metavar="DIM=VALUE",
-        help="drop rows where DIM is VALUE",
+        help="drop rows where DIM is VALUE (repeat for several values)",
     )
     parser.add_argument("--top", type=int, metavar="N", help="keep the first N rows by --top-by")
     parser.add_argument(
-        "--top-by", default="period", metavar="METRIC", help="metric (or period) that orders --top"
+        "--top-by", metavar="METRIC", help="with --top: the metric (or period) that orders rows"
     )
-    parser.add_argument("--top-direction", choices=("asc", "desc"), default="desc")
+    parser.add_argument(
+        "--top-direction", choices=("asc", "desc"), help="with --top: desc (default) or asc"
+    )
 
 
-def question_from(args: argparse.Namespace) -> Result[Question, QuestionError]:
-    """The question the arguments describe."""
+_QUESTION_FLAGS = {
+    "metrics": "METRIC",
+    "grain": "--grain",
+    "start": "--from",
+    "end": "--to",
+    "last": "--last",
+    "include_current": "--include-current",
+    "by": "--by",
+    "where": "--where",
+    "where_not": "--where-not",
+    "top": "--top",
+    "top_by": "--top-by",
+    "top_direction": "--top-direction",
+}
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    """The question flags given on the command line, as the user spelled them."""
+    return [
+        flag
+        for dest, flag in _QUESTION_FLAGS.items()
+        if getattr(args, dest) not in (None, False, [])
+    ]
+
+
+def _conflicts(args: argparse.Namespace) -> str | None:
+    given = _given(args)
+    if args.question is not None and given:
+        return f"--question carries the whole question; drop {', '.join(given)}"
+    if args.last is not None and (args.start is not None or args.end is not None):
+        return "--last and --from/--to are two ways to name the period; give one"
+    if args.include_current and args.last is None:
+        return "--include-current applies to --last only"
+    if args.top is not None and args.top_by is None:
+        return "--top needs --top-by (a metric of the question, or period)"
+    if args.top is None and (args.top_by is not None or args.top_direction is not None):
+        return "--top-by and --top-direction apply to --top only"
+    return None
+
+
+def question_arguments(args: argparse.Namespace) -> Arguments:
+    """The question the flags describe, as arguments the core decodes.
+
+    Raises:
+        UsageError: flags that conflict or mean nothing alone; or a ``--question`` file that
+            cannot be read.
+    """
+    problem = _conflicts(args)
+    if problem is not None:
+        raise UsageError(problem)
     if args.question is not None:
-        return _read_json(args.question).bind(decode_question_json)
-    return convert_question(_document(args))
+        read = _read_json(args.question)
+        if isinstance(read, str):
+            raise UsageError(read)
+        return read
+    return _document(args)
 
 
-def _read_json(spec: str) -> Result[bytes, QuestionError]:
+def _read_json(spec: str) -> bytes | str:
+    """The bytes of ``--question``, or the problem reading them."""
     try:
         if spec == "-":
-            return Success(sys.stdin.buffer.read())
+            return sys.stdin.buffer.read()
         if spec.startswith("@"):
-            return Success(Path(spec[1:]).read_bytes())
-    except OSError:
-        return Failure(QuestionError(field="--question", problem="the file cannot be read"))
-    return Success(spec.encode("utf-8", "surrogatepass"))
+            return Path(spec[1:]).read_bytes()
+    except OSError as error:
+        return f"--question: the file cannot be read ({error.strerror or 'unreadable'})"
+    return spec.encode("utf-8", "surrogatepass")
 
 
 def _document(args: argparse.Namespace) -> dict[str, object]:
@@ -95,7 +167,10 @@ def _document(args: argparse.Namespace) -> dict[str, object]:
     if filters:
         document["filters"] = filters
     if args.top is not None:
-        document["top"] = {"n": args.top, "by": args.top_by, "direction": args.top_direction}
+        top: dict[str, object] = {"n": args.top, "by": args.top_by}
+        if args.top_direction is not None:
+            top["direction"] = args.top_direction
+        document["top"] = top
     return document
 
 
@@ -109,8 +184,3 @@ def _filters(pairs: list[str], op: str) -> list[dict[str, object]]:
 
 def _int_or_text(text: str) -> int | str:
     return int(text) if text.isdigit() else text
-
-
-def question_json(question: Question) -> str:
-    """The question as compact JSON (what ``--question`` accepts)."""
-    return msgspec.json.encode(question).decode()

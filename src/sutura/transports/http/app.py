@@ -12,14 +12,15 @@ from typing import Any
 from litestar import Litestar, Response, Router
 from litestar.handlers import HTTPRouteHandler
 
-from sutura.boundary.answering import Service
+from sutura.boundary.service import Service
 from sutura.core.settings import Settings
+from sutura.core.tool.capability import Capability
 from sutura.transports.http import routes
 from sutura.transports.http.auth import Guard, bearer_guard
-from sutura.transports.http.errors import exception_handlers, failure_response
+from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
-from sutura.transports.http.sql_route import run_sql_route
+from sutura.transports.http.replies import failure_response
 from sutura.transports.http.wire import FailureCode, failure_body
 
 log = logging.getLogger("sutura.http")
@@ -38,14 +39,15 @@ def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
     token = settings.security.access_token
     guards: list[Guard] = [bearer_guard(token)] if token else []
     server = settings.server
-    admission = Admission(server.max_concurrent_queries)
-    return [
-        routes.health,
-        routes.openapi_document,
-        routes.catalog_route(service, settings.prompt.catalog_prose, guards),
-        routes.query_route(service, admission, server.request_timeout_seconds, guards),
-        run_sql_route(service, admission, server.request_timeout_seconds, guards),
-    ]
+    calls = routes.Calls(
+        service,
+        Admission(server.max_concurrent_queries),
+        server.request_timeout_seconds,
+        guards,
+        token=bool(token),
+    )
+    capability_routes = [routes.route_of(capability, calls) for capability in Capability]
+    return [routes.health, routes.openapi_document, *capability_routes]
 
 
 def build_app(service: Service, settings: Settings) -> Litestar:

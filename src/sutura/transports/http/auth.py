@@ -19,6 +19,8 @@ from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
 
 from sutura.core.settings import Environment
+from sutura.core.tool.caller import Caller, EveryAudience
+from sutura.core.tool.capability import Scope
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import FailureCode
 
@@ -50,6 +52,17 @@ def bind_problems(environment: Environment, host: str, *, token: str | None) -> 
             f"server.host: binding {host} (not a loopback address) requires security.access_token"
         ]
     return []
+
+
+def caller_of(request_id: str, *, token: bool) -> Caller:
+    """The caller of a request: the one identity this deployment knows (the holder of its static
+    token, or, without a token, whoever reaches its loopback address), holding every scope."""
+    return Caller(
+        subject="static-token" if token else "local:http",
+        scopes=frozenset(Scope),
+        audiences=EveryAudience.EVERY,
+        request_id=request_id,
+    )
 
 
 def bearer_guard(token: str) -> Guard:

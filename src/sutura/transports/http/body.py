@@ -1,28 +1,94 @@
-"""The question as a request body: decoded by sutura's own decoder, documented by litestar.
+"""A capability's request body: decoded by the core's one codec, documented from its Struct.
 
-Litestar's default body handling would decode a question itself and answer a malformed one with
-its own words (which can echo the value sent). This DTO hands the raw bytes to
-:func:`~sutura.core.question.model.decode_question_json` instead, so a malformed question is
-``400 not_a_question`` naming the field, never the value, while the OpenAPI document still
-describes the request body from the :class:`~sutura.core.question.model.Question` Struct itself.
+Litestar's default body handling would decode a body itself and answer a malformed one in its
+own words (which can echo the value sent). These DTOs hand the raw bytes to
+:func:`~sutura.core.tool.arguments.decode_arguments` instead — the decoder every surface's
+arguments go through — so malformed arguments are the same reply here as anywhere
+(``400 not_a_question`` / ``not_a_statement``, naming the field, never the value), while the
+OpenAPI document still describes the body from the Struct itself.
 """
 
-from returns.result import Success
+from collections.abc import Generator
+from typing import Any, ClassVar, Generic, TypeVar
 
-from sutura.core.question.model import Question, decode_question_json
-from sutura.transports.http.core_body import CoreDecodedBody
-from sutura.transports.http.errors import MalformedQuestionError
+from litestar._openapi.schema_generation import SchemaCreator
+from litestar.dto import AbstractDTO, DTOFieldDefinition
+from litestar.dto._backend import DTOBackend
+from litestar.openapi.spec import Reference, Schema
+from litestar.typing import FieldDefinition
+from returns.pipeline import is_successful
+
+from sutura.core.question.model import Question
+from sutura.core.raw.request import RawStatement
+from sutura.core.tool.arguments import (
+    decode_question,
+    decode_statement_arguments,
+    malformed_question,
+)
+from sutura.transports.http.replies import ReplyError
+
+T = TypeVar("T")
 
 
-class QuestionBody(CoreDecodedBody[Question]):
-    """Decode ``data: Question`` with the question decoder; describe it as the Struct."""
+class _CoreDecodedBody(AbstractDTO[T], Generic[T]):
+    """Decode with the core (``decode_bytes`` in the subclass); describe as ``body_type``."""
+
+    body_type: ClassVar[type[Any]]
+
+    def decode_builtins(self, value: dict[str, Any]) -> T:
+        """Not reachable: a body arrives as JSON bytes only."""
+        raise NotImplementedError("a body is decoded from bytes")
+
+    @classmethod
+    def create_for_field_definition(
+        cls,
+        field_definition: FieldDefinition,
+        handler_id: str,
+        backend_cls: type[DTOBackend] | None = None,
+    ) -> None:
+        """Nothing to build: the decoder is the core's."""
+
+    @classmethod
+    def create_openapi_schema(
+        cls, field_definition: FieldDefinition, handler_id: str, schema_creator: SchemaCreator
+    ) -> Reference | Schema:
+        """The request body's schema is the Struct's."""
+        return schema_creator.for_field_definition(FieldDefinition.from_annotation(cls.body_type))
+
+    @classmethod
+    def generate_field_definitions(
+        cls, model_type: type[Any]
+    ) -> Generator[DTOFieldDefinition, None, None]:
+        """No transfer model: the Struct is decoded whole."""
+        yield from ()
+
+    @classmethod
+    def detect_nested_field(cls, field_definition: FieldDefinition) -> bool:
+        """No nested transfer models."""
+        return False
+
+
+class QuestionBody(_CoreDecodedBody[Question]):
+    """``ask_metric``'s body: a question."""
 
     body_type = Question
 
     def decode_bytes(self, value: bytes) -> Question:
-        """The question, or :class:`MalformedQuestionError` naming the field."""
-        decoded = decode_question_json(value)
-        if not isinstance(decoded, Success):
-            raise MalformedQuestionError(decoded.failure())
-        question: Question = decoded.unwrap()
-        return question
+        """The question, or :class:`ReplyError` naming the field."""
+        decoded = decode_question(value)
+        if not is_successful(decoded):
+            raise ReplyError(malformed_question(decoded.failure()))
+        return decoded.unwrap()
+
+
+class StatementBody(_CoreDecodedBody[RawStatement]):
+    """``run_sql``'s body: ``{"statement": "..."}``."""
+
+    body_type = RawStatement
+
+    def decode_bytes(self, value: bytes) -> RawStatement:
+        """The statement, or :class:`ReplyError` naming the field."""
+        decoded = decode_statement_arguments(value)
+        if not is_successful(decoded):
+            raise ReplyError(decoded.failure())
+        return decoded.unwrap()

@@ -9,27 +9,17 @@ import logging
 from typing import Any, Final
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException
 from litestar.types import ExceptionHandlersMap
 
-from sutura.core.question.model import QuestionError
-from sutura.transports.http.wire import (
-    FailureBody,
-    FailureCode,
-    encode_wire,
-    failure_body,
-    not_a_question,
-)
+from sutura.transports.http.replies import ReplyError, failure_response, response_of
+from sutura.transports.http.wire import FailureBody, FailureCode, failure_body
 
 log = logging.getLogger("sutura.http")
 
-JSON: Final = "application/json"
-NO_STORE: Final = {"Cache-Control": "private, no-store"}
-
 # Headers a failure may carry; anything else an exception holds is dropped.
-_KEPT_HEADERS: Final = frozenset({"allow", "retry-after"})
+_KEPT_HEADERS: Final = frozenset({"allow", "retry-after", "www-authenticate"})
 
-_EMPTY_BODY: Final = QuestionError(field="$", problem="the body is empty")
 _BY_STATUS: Final[dict[int, FailureCode]] = {
     400: FailureCode.BAD_REQUEST,
     401: FailureCode.UNAUTHORIZED,
@@ -55,39 +45,18 @@ class HttpFailureError(Exception):
         return cls(failure_body(code), headers)
 
 
-class MalformedQuestionError(Exception):
-    """Raised while decoding a body that is not a question (a field, never a value)."""
-
-    def __init__(self, error: QuestionError) -> None:
-        super().__init__(error.field)
-        self.error = error
-
-
-def failure_response(body: FailureBody, headers: dict[str, str] | None = None) -> Response[Any]:
-    """The response for one failure body."""
-    return Response(
-        encode_wire(body),
-        status_code=body.status,
-        media_type=JSON,
-        headers={**NO_STORE, **(headers or {})},
-    )
-
-
 def _on_failure(_request: Request[Any, Any, Any], exc: HttpFailureError) -> Response[bytes]:
     return failure_response(exc.body, exc.headers)
 
 
-def _on_malformed(_request: Request[Any, Any, Any], exc: MalformedQuestionError) -> Response[bytes]:
-    return failure_response(not_a_question(exc.error))
+def _on_reply(_request: Request[Any, Any, Any], exc: ReplyError) -> Response[bytes]:
+    return response_of(exc.reply)
 
 
 def _on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     code = _BY_STATUS.get(exc.status_code)
     if code is None:
         return _on_anything(request, exc)
-    if isinstance(exc, ValidationException) and request.method == "POST":
-        # Only a question body fails litestar's own validation here: when it is absent.
-        return failure_response(not_a_question(_EMPTY_BODY))
     kept = {k: v for k, v in (exc.headers or {}).items() if k.lower() in _KEPT_HEADERS}
     return failure_response(failure_body(code), kept)
 
@@ -101,7 +70,7 @@ def exception_handlers() -> ExceptionHandlersMap:
     """The app's handlers: every exception ends in the closed channel."""
     return {
         HttpFailureError: _on_failure,
-        MalformedQuestionError: _on_malformed,
+        ReplyError: _on_reply,
         HTTPException: _on_http_exception,
         Exception: _on_anything,
     }

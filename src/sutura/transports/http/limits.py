@@ -19,9 +19,8 @@ import anyio
 from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
 from sutura.transports.http.errors import HttpFailureError
-from sutura.transports.http.wire import FailureCode
+from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureCode
 
-RETRY_AFTER_SECONDS: Final = 1
 _DEADLINE_KEY: Final = "sutura.deadline"
 
 

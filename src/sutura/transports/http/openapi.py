@@ -33,8 +33,7 @@ from sutura import __version__
 from sutura.core.catalog.prose import Carried
 from sutura.core.outcome.answer import Refused
 from sutura.core.raw.outcome import RawRefusal
-from sutura.transports.http.limits import RETRY_AFTER_SECONDS
-from sutura.transports.http.wire import FailureBody
+from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureBody
 
 BEARER: Final = "bearer"
 SECURED: Final[list[dict[str, list[str]]]] = [{BEARER: []}]

@@ -1,43 +1,41 @@
-"""The route handlers: decode → service → encode, nothing more.
+"""The routes: one per capability, derived from the vocabulary, plus health and the document.
 
-Each handler is built by a function that receives what it needs (the service, the operator's
-prose setting, the admission counter, the guards), so no handler reads a setting on its own and
-none can fall back to a default. Bodies are encoded by the core's codec: a value strict UTF-8
-JSON cannot carry becomes the refusal ``value_not_representable``, never a replacement character
-or a 500.
+Every ``/v1`` route does the same thing: decode its body with the core's codec, make the one
+capability call, and map the reply (:func:`~.replies.response_of`). What differs — the path, the
+method, the body it documents, whether it takes an admission slot, its documented statuses — is
+decided by one exhaustive ``match`` over :class:`~sutura.core.tool.capability.Capability`, so a
+route without a capability cannot be assembled and a new capability is a type error here.
 """
 
+import uuid
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
-import anyio
 import msgspec
 from litestar import Request, Response, get, post
-from litestar.handlers import HTTPRouteHandler
+from litestar.connection import ASGIConnection
+from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 from litestar.params import JSONBody
-from returns.result import Success
 
-from sutura.boundary.answering import Service
-from sutura.core.catalog.prose import CatalogProse
-from sutura.core.catalog.view import CatalogBody, CatalogView
-from sutura.core.codec import catalog_halves, encode
-from sutura.core.outcome.answer import Answer, Outcome, Refused
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.question.model import Question, QuestionError
+from sutura.boundary.service import Service
+from sutura.core.catalog.view import CatalogBody
+from sutura.core.outcome.answer import Answer
+from sutura.core.question.model import Question
+from sutura.core.raw.outcome import RawRows
+from sutura.core.raw.request import RawStatement
+from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import Malformed, NotOffered
 from sutura.transports.http import openapi as doc
-from sutura.transports.http.auth import Guard
-from sutura.transports.http.body import QuestionBody
-from sutura.transports.http.errors import (
-    JSON,
-    NO_STORE,
-    MalformedQuestionError,
-)
+from sutura.transports.http.auth import Guard, caller_of
+from sutura.transports.http.body import QuestionBody, StatementBody
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
+from sutura.transports.http.replies import JSON, ReplyError, response_of
 from sutura.transports.http.wire import Health
 
 _HEALTH: Final = Health()
-_DEADLINE_EXCEEDED: Final = refusal(RefusalCode.DEADLINE_EXCEEDED)
+_EMPTY_BODY: Final = "the body is empty"
 
 
 @get("/health", sync_to_thread=False, summary="Liveness")
@@ -52,63 +50,90 @@ def openapi_document(request: Request[Any, Any, Any]) -> Response[bytes]:
     return Response(msgspec.json.encode(request.app.openapi_schema.to_schema()), media_type=JSON)
 
 
-def _encoded(outcome: Outcome) -> Response[Any]:
-    """An answer (200) or a refusal (its own status), encoded by the core's codec."""
-    data = encode(outcome)
-    if isinstance(data, Success):
-        status = 200 if isinstance(outcome, Answer) else outcome.reason.status
-        return Response(data.unwrap(), status_code=status, media_type=JSON, headers=NO_STORE)
-    return _refused(data.failure())
+class Calls:
+    """What every capability route shares: the service, the bounds, the guards, the caller."""
+
+    def __init__(
+        self,
+        service: Service,
+        admission: Admission,
+        timeout: float,
+        guards: Sequence[Guard],
+        *,
+        token: bool,
+    ) -> None:
+        self.service = service
+        self.admission = admission
+        self.timeout = timeout
+        self.guards = list(guards)
+        self._token = token
+
+    async def reply(
+        self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
+    ) -> Response[Any]:
+        """The one call, as a response; an empty body is malformed arguments."""
+        if arguments is None and capability is not Capability.DESCRIBE_CATALOG:
+            malformed = Malformed(capability=capability, field="$", problem=_EMPTY_BODY)
+            return response_of(malformed)
+        caller = caller_of(uuid.uuid4().hex, token=self._token)
+        deadline = seconds_left(request.scope, self.timeout)
+        return response_of(await self.service.call(capability, arguments, caller, deadline))
+
+    def offered(self, capability: Capability) -> list[Guard]:
+        """The guards, plus one refusing the capability before its body is read when this
+        deployment does not offer it."""
+        if capability in self.service.offered:
+            return self.guards
+
+        async def not_offered(_c: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
+            raise ReplyError(NotOffered(capability=capability))
+
+        return [*self.guards, not_offered]
 
 
-def _refused(reason: Refusal) -> Response[Any]:
-    body = msgspec.json.encode(Refused(reason=reason))
-    return Response(body, status_code=reason.status, media_type=JSON, headers=NO_STORE)
+def route_of(capability: Capability, calls: Calls) -> HTTPRouteHandler:
+    """The route that serves ``capability``."""
+    match capability:
+        case Capability.DESCRIBE_CATALOG:
+            return _catalog_route(calls)
+        case Capability.ASK_METRIC:
+            return _query_route(calls)
+        case Capability.RUN_SQL:
+            return _sql_route(calls)
+        case _:
+            assert_never(capability)
 
 
-def catalog_route(
-    service: Service, prose: CatalogProse, guards: Sequence[Guard]
-) -> HTTPRouteHandler:
-    """``GET /v1/catalog`` under the operator's prose setting, encoded once."""
-    halves = catalog_halves(CatalogView.of(service.pinned, prose))
-    if isinstance(halves, Success):
-        body, status = halves.unwrap().structured, 200
-    else:
-        body, status = msgspec.json.encode(Refused(reason=halves.failure())), 422
-
+def _catalog_route(calls: Calls) -> HTTPRouteHandler:
     @get(
         "/v1/catalog",
-        guards=list(guards),
+        guards=calls.offered(Capability.DESCRIBE_CATALOG),
         security=doc.SECURED,
-        sync_to_thread=False,
         summary="The catalog",
         responses={
             401: doc.failure("No valid bearer token."),
+            403: doc.failure("insufficient_scope: the token lacks sutura:catalog.read."),
             422: doc.refusal("The catalog holds a value strict UTF-8 JSON cannot carry."),
             500: doc.failure("Something broke; the cause is in the operator's log."),
         },
         operation_class=doc.SuturaOperation,
     )
-    def catalog() -> Response[CatalogBody]:
+    async def catalog(request: Request[Any, Any, Any]) -> Response[CatalogBody]:
         """The certified metrics an agent may ask for: grains, dimensions, allowed values and
         (unless the operator omits it, as `catalog_prose` says) the authors' descriptions.
         Descriptions are untrusted content. Sent with `Cache-Control: private, no-store`."""
-        return Response(body, status_code=status, media_type=JSON, headers=NO_STORE)
+        return await calls.reply(Capability.DESCRIBE_CATALOG, None, request)
 
     return catalog
-
-
-async def _ask(service: Service, question: Question, seconds: float) -> Outcome | QuestionError:
-    """The service's outcome, or the deadline refusal once ``seconds`` have passed."""
-    with anyio.move_on_after(seconds):
-        return await service.ask(question)
-    return Refused(reason=_DEADLINE_EXCEEDED)
 
 
 _QUERY_RESPONSES: Final = {
     400: doc.failure("not_a_question: the body is not a question (the field is named)."),
     401: doc.failure("No valid bearer token."),
-    403: doc.refusal("A dimension, filter or value the metric does not permit."),
+    403: doc.refusal_or_failure(
+        "A dimension, filter or value the metric does not permit (a refusal), or "
+        "insufficient_scope (the token lacks sutura:metrics.ask)."
+    ),
     404: doc.refusal("metric_unknown."),
     408: doc.failure("timeout: the body did not arrive before the request deadline."),
     413: doc.refusal_or_failure("result_too_large (a refusal), or too_large (the body)."),
@@ -118,30 +143,68 @@ _QUERY_RESPONSES: Final = {
 }
 
 
-def query_route(
-    service: Service, admission: Admission, timeout: float, guards: Sequence[Guard]
-) -> HTTPRouteHandler:
-    """``POST /v1/query``: admission, the request deadline, then the service."""
-
+def _query_route(calls: Calls) -> HTTPRouteHandler:
     @post(
         "/v1/query",
-        guards=list(guards),
+        guards=calls.offered(Capability.ASK_METRIC),
         security=doc.SECURED,
         dto=QuestionBody,
         return_dto=None,
         status_code=200,
-        middleware=[DefineMiddleware(RequestDeadline, seconds=timeout)],
+        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
         summary="Ask a certified question",
         responses=_QUERY_RESPONSES,
         operation_class=doc.SuturaOperation,
     )
-    async def query(data: JSONBody[Question], request: Request[Any, Any, Any]) -> Response[Answer]:
+    async def query(
+        request: Request[Any, Any, Any], data: JSONBody[Question | None] = None
+    ) -> Response[Answer]:
         """Answer a question about certified metrics with provenance, or refuse it with a
         typed reason at the reason's status. Cells are text; null is SQL NULL."""
-        with admission.slot():
-            outcome = await _ask(service, data, seconds_left(request.scope, timeout))
-        if isinstance(outcome, QuestionError):
-            raise MalformedQuestionError(outcome)
-        return _encoded(outcome)
+        with calls.admission.slot():
+            return await calls.reply(Capability.ASK_METRIC, data, request)
 
     return query
+
+
+_SQL_RESPONSES: Final = {
+    400: doc.failure("not_a_statement: the body is not {statement} (the field is named)."),
+    401: doc.failure("No valid bearer token."),
+    403: doc.raw_refusal_or_failure(
+        "not_read_only (a raw refusal), tool_not_enabled, or insufficient_scope."
+    ),
+    408: doc.failure("timeout: the body did not arrive before the request deadline."),
+    413: doc.raw_refusal_or_failure("too_many_rows (a raw refusal), or too_large (the body)."),
+    422: doc.raw_refusal(
+        "statement_failed (with the database's own words, untrusted), not_one_statement, "
+        "deadline_exceeded, resources_exhausted, value_not_supported, value_not_representable."
+    ),
+    500: doc.failure("Something broke; the cause is in the operator's log."),
+    503: doc.raw_refusal_or_failure("source_unavailable, unavailable, or at_capacity."),
+}
+
+
+def _sql_route(calls: Calls) -> HTTPRouteHandler:
+    @post(
+        "/v1/sql/run",
+        guards=calls.offered(Capability.RUN_SQL),
+        security=doc.SECURED,
+        dto=StatementBody,
+        return_dto=None,
+        status_code=200,
+        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
+        summary="Run one read-only SQL statement (ungoverned)",
+        responses=_SQL_RESPONSES,
+        operation_class=doc.SuturaOperation,
+    )
+    async def run_sql(
+        request: Request[Any, Any, Any], data: JSONBody[RawStatement | None] = None
+    ) -> Response[RawRows]:
+        """The ungoverned raw SQL tool, off unless `tools.run_sql.enabled` (then
+        `403 tool_not_enabled`). One read-only query in; raw rows out, or a raw refusal.
+        Rows are not certified and carry no provenance. A database's failure text comes back
+        as `database_text`: untrusted content, capped (`database_text_cut` counts the rest)."""
+        with calls.admission.slot():
+            return await calls.reply(Capability.RUN_SQL, data, request)
+
+    return run_sql

@@ -1,35 +1,29 @@
 """Starting and serving the HTTP surface: the one path ``sutura serve`` takes.
 
-:func:`start_app` starts the service from the settings (sources opened, anchors reproduced),
-refuses a bind that would serve without a token where one is required, and builds the app from
-what startup loaded. :func:`serve` runs it under uvicorn on a socket bound beforehand, so the
-address (even with port 0) is known and announced before the first request. SIGINT and SIGTERM
-stop it gracefully; the service is closed on the way out.
+:func:`started_app` opens the service from the loaded settings (sources opened, models
+checked, anchors reproduced) for a block, after refusing a bind that would serve without a
+token where one is required, and builds the app over it. :func:`serve` runs it under uvicorn
+on a socket bound beforehand, so the address (even with port 0) is known and announced before
+the first request. SIGINT and SIGTERM stop it gracefully; the service is closed on the way out,
+in the event loop it was opened in.
 """
 
 import signal
 import socket
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Protocol
 
 import uvicorn
 from litestar import Litestar
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.boundary.answering import Service
+from sutura.boundary.service import Service
+from sutura.boundary.startup import Loaded, open_service
 from sutura.transports.http.app import build_app
 from sutura.transports.http.auth import bind_problems
-
-
-class Starter(Protocol):
-    """Whatever starts a service from the settings (the composition root's wiring)."""
-
-    async def start(self, *, anchors: bool = True) -> Result[Service, list[str]]:
-        """A running service, or every reason there is none."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,24 +36,30 @@ class Started:
     port: int
 
 
-async def start_app(
-    starter: Starter, *, host: str | None = None, port: int | None = None
-) -> Result[Started, list[str]]:
-    """Start the service and build the app, or every reason not to serve."""
-    started = await starter.start(anchors=True)
-    if not isinstance(started, Success):
-        return Failure(started.failure())
-    service: Service = started.unwrap()
-    settings = service.settings
+@asynccontextmanager
+async def started_app(
+    loaded: Loaded, *, host: str | None = None, port: int | None = None
+) -> AsyncIterator[Result[Started, list[str]]]:
+    """The app over a service opened for the block, or every reason not to serve.
+
+    A bind that would serve without a token where one is required is refused before any
+    source is opened.
+    """
+    settings = loaded.loaded.settings
     bind_host = settings.server.host if host is None else host
     token = settings.security.access_token
     problems = bind_problems(settings.environment, bind_host, token=token)
     if problems:
-        await service.close()
-        return Failure(problems)
-    app = build_app(service, settings)
-    bind_port = settings.server.port if port is None else port
-    return Success(Started(app=app, service=service, host=bind_host, port=bind_port))
+        yield Failure(problems)
+        return
+    async with open_service(loaded, anchors=True) as opened:
+        if not is_successful(opened):
+            yield Failure(opened.failure())
+            return
+        service = opened.unwrap()
+        app = build_app(service, settings)
+        bind_port = settings.server.port if port is None else port
+        yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
 
 
 class _Server(uvicorn.Server):
@@ -97,12 +97,18 @@ def bind(host: str, port: int) -> socket.socket:
     return listener
 
 
-async def serve(started: Started, announce: Callable[[str], None]) -> list[str]:
-    """Serve ``started.app`` until a signal; ``announce`` receives the URL once bound.
+async def serve(
+    loaded: Loaded, announce: Callable[[str], None], *, host: str | None, port: int | None
+) -> list[str]:
+    """Serve until a signal; ``announce`` receives the URL once bound.
 
-    Returns the reasons it could not listen (none once it has served), and closes the service.
+    Returns every reason it could not serve (none once it has served); the service is closed
+    on the way out, in the same event loop it was opened in.
     """
-    try:
+    async with started_app(loaded, host=host, port=port) as ready:
+        if not is_successful(ready):
+            return ready.failure()
+        started = ready.unwrap()
         try:
             listener = bind(started.host, started.port)
         except OSError as err:
@@ -119,8 +125,6 @@ async def serve(started: Started, announce: Callable[[str], None]) -> list[str]:
         announce(_url(listener))
         await _Server(config).serve(sockets=[listener])
         return []
-    finally:
-        await started.service.close()
 
 
 def _url(listener: socket.socket) -> str:

@@ -17,8 +17,11 @@ from typing import Final, Literal, assert_never
 import msgspec
 
 from sutura.core.base import Frozen
-from sutura.core.codec import CodecError
-from sutura.core.question.model import QuestionError
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import Malformed, NotPermitted
+
+RETRY_AFTER_SECONDS: Final = 1
+"""What ``Retry-After`` says: at capacity, or a data system that could not be reached."""
 
 
 class FailureCode(StrEnum):
@@ -29,6 +32,7 @@ class FailureCode(StrEnum):
     NOT_A_STATEMENT = "not_a_statement"
     BAD_REQUEST = "bad_request"
     TOOL_NOT_ENABLED = "tool_not_enabled"
+    INSUFFICIENT_SCOPE = "insufficient_scope"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     TIMEOUT = "timeout"
@@ -45,7 +49,7 @@ def failure_status(code: FailureCode) -> int:
             return 401
         case FailureCode.NOT_A_QUESTION | FailureCode.NOT_A_STATEMENT | FailureCode.BAD_REQUEST:
             return 400
-        case FailureCode.TOOL_NOT_ENABLED:
+        case FailureCode.TOOL_NOT_ENABLED | FailureCode.INSUFFICIENT_SCOPE:
             return 403
         case FailureCode.NOT_FOUND:
             return 404
@@ -74,6 +78,9 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     FailureCode.BAD_REQUEST: "The request is malformed; see the API schema at /openapi.json.",
     FailureCode.TOOL_NOT_ENABLED: (
         "The raw SQL tool is not enabled on this deployment; ask a certified question instead."
+    ),
+    FailureCode.INSUFFICIENT_SCOPE: (
+        "The caller's token does not grant the scope this operation needs; ask the operator."
     ),
     FailureCode.NOT_FOUND: "There is no such route; see the API schema at /openapi.json.",
     FailureCode.METHOD_NOT_ALLOWED: (
@@ -111,17 +118,28 @@ def failure_body(code: FailureCode) -> FailureBody:
     return FailureBody(code=code, status=failure_status(code), detail=FAILURE_DETAILS[code])
 
 
-def not_a_question(error: QuestionError) -> FailureBody:
-    """The ``not_a_question`` body for a malformed question: the field and the problem."""
-    code = FailureCode.NOT_A_QUESTION
-    return FailureBody(code=code, status=failure_status(code), detail=error.sentence())
+def malformed_body(reply: Malformed) -> FailureBody:
+    """The failure body for malformed arguments: the field and the problem, never the value."""
+    code = _malformed_code(reply.capability)
+    return FailureBody(code=code, status=failure_status(code), detail=reply.sentence())
 
 
-def not_a_statement(error: CodecError) -> FailureBody:
-    """The ``not_a_statement`` body for a malformed raw tool body: the path and the problem."""
-    code = FailureCode.NOT_A_STATEMENT
-    detail = f"malformed statement: {error.path}: {error.problem}"
-    return FailureBody(code=code, status=failure_status(code), detail=detail)
+def insufficient_scope(reply: NotPermitted) -> FailureBody:
+    """The failure body naming the scope the caller lacks."""
+    code = FailureCode.INSUFFICIENT_SCOPE
+    return FailureBody(code=code, status=failure_status(code), detail=reply.sentence())
+
+
+def _malformed_code(capability: Capability) -> FailureCode:
+    match capability:
+        case Capability.DESCRIBE_CATALOG:
+            return FailureCode.BAD_REQUEST
+        case Capability.ASK_METRIC:
+            return FailureCode.NOT_A_QUESTION
+        case Capability.RUN_SQL:
+            return FailureCode.NOT_A_STATEMENT
+        case _:
+            assert_never(capability)
 
 
 _ENCODER: Final = msgspec.json.Encoder()

@@ -25,12 +25,7 @@ from typing import Any, Final
 
 import msgspec
 
-from sutura.core.catalog.view import CatalogBody
 from sutura.core.codec import schema_hook
-from sutura.core.outcome.answer import Outcome
-from sutura.core.question.model import Question
-from sutura.core.raw.outcome import RawOutcome
-from sutura.core.raw.request import RawStatement
 
 Schema = dict[str, Any]
 
@@ -161,24 +156,9 @@ def input_schema(kind: Any) -> Schema:
 def output_schema(kind: Any) -> Schema:
     """The shape of a msgspec Struct, or union of tagged Structs, as an output schema.
 
+    >>> from sutura.core.outcome.answer import Outcome
     >>> output_schema(Outcome)["anyOf"][1]["properties"]["outcome"]
     {'enum': ['refusal']}
     """
     shape: Schema = _shape(_compact(kind))
     return shape
-
-
-QUESTION_INPUT: Final = input_schema(Question)
-"""``ask_metric``'s input: the question of the spec, closed at every level."""
-
-OUTCOME_OUTPUT: Final = output_schema(Outcome)
-"""``ask_metric``'s output: an answer or a refusal, told apart by ``outcome``."""
-
-CATALOG_OUTPUT: Final = output_schema(CatalogBody)
-"""``describe_catalog``'s output: the structured catalog."""
-
-STATEMENT_INPUT: Final = input_schema(RawStatement)
-"""``run_sql``'s input: ``{statement}`` and nothing else."""
-
-RAW_OUTPUT: Final = output_schema(RawOutcome)
-"""``run_sql``'s output: raw rows or a raw refusal, told apart by ``outcome``; never provenance."""

@@ -1,23 +1,25 @@
 """The MCP server of ``sutura mcp``: the low-level SDK ``Server``, composed from the settings.
 
-Three channels, as the spec names them:
+Its tools are the capabilities (:mod:`.tools`); a tool call is one capability call
+(``Service.call``), and its reply is mapped to MCP's channels, as the spec names them:
 
 - an answer or a refusal is a normal tool result: ``structured_content`` is the structured half
   (it carries ``outcome``) and ``content`` one text block holding the text half, both built
   from one value;
 - malformed arguments are a JSON-RPC error, invalid params (-32602), whose message names the
-  field and never the value the caller sent;
-- a failure (anything unexpected) is a result with ``is_error`` and a fixed sentence; its cause
-  goes to the log on stderr, never to the caller.
+  field and never the value the caller sent; so is a tool this deployment does not offer;
+- a capability the caller may not use, and a failure, are results with ``is_error`` and a fixed
+  sentence; a failure's cause goes to the log on stderr, never to the caller.
 
 The SDK's low-level server validates no arguments and turns a handler's exception into a
 JSON-RPC error, so both are handled here.
 """
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final, assert_never
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -26,23 +28,29 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura import __version__
-from sutura.core.codec import convert_statement, halves_of, raw_halves
-from sutura.core.question.model import QuestionError, convert_question
-from sutura.transports.mcp.starting import Starter, Starting, lifespan_of
-from sutura.transports.mcp.surface import Surface, surface_of, tool_result
-from sutura.transports.mcp.tools import ASK_METRIC, DESCRIBE_CATALOG, RUN_SQL
-
-FAILURE_SENTENCE: Final = (
-    "sutura failed: something broke while answering, and nothing was answered. The operator's "
-    "log has the cause; the same question may work later."
+from sutura.boundary.startup import Loaded
+from sutura.core.codec import Halves
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability, offered_by
+from sutura.core.tool.reply import (
+    FAILURE_SENTENCE,
+    Answered,
+    Declined,
+    Failed,
+    Malformed,
+    NotOffered,
+    NotPermitted,
+    Reply,
 )
+from sutura.transports.mcp.starting import Starting, lifespan_of
+from sutura.transports.mcp.tools import tools_for
+
 UNKNOWN_TOOL: Final = "unknown tool: tools/list names the tools this server offers"
-NO_ARGUMENTS: Final = "malformed arguments: $: describe_catalog takes no arguments"
 
 log = logging.getLogger("sutura.mcp")
 
-Arguments = Mapping[str, Any] | None
-Handler = Callable[[Starting, Arguments], Awaitable[types.CallToolResult]]
+NewCaller = Callable[[], Caller]
+"""Who is calling: for stdio, the one local caller of the process, with a fresh request id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,88 +65,91 @@ def _invalid_params(sentence: str) -> MCPError:
     return MCPError(code=types.INVALID_PARAMS, message=sentence)
 
 
-class _Tools:
-    """The tool handlers of one surface: ``run_sql`` only when the surface lists it."""
+def tool_result(halves: Halves) -> types.CallToolResult:
+    """A tool result carrying both halves of one value: the text, and the structured JSON."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=halves.text)],
+        structured_content=halves.structured_object(),
+    )
 
-    def __init__(self, surface: Surface) -> None:
-        self._surface = surface
-        self._handlers: dict[str, Handler] = {
-            DESCRIBE_CATALOG: self._describe_catalog,
-            ASK_METRIC: self._ask_metric,
-        }
-        if any(tool.name == RUN_SQL for tool in surface.tools.tools):
-            self._handlers[RUN_SQL] = self._run_sql
+
+def _error_result(sentence: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=sentence)], is_error=True)
+
+
+def result_of(reply: Reply) -> types.CallToolResult:
+    """A reply as MCP carries it (raises the JSON-RPC error for a malformed call)."""
+    match reply:
+        case Answered() | Declined():
+            return tool_result(reply.halves)
+        case Malformed():
+            raise _invalid_params(reply.sentence())
+        case NotOffered():
+            raise _invalid_params(UNKNOWN_TOOL)
+        case NotPermitted():
+            return _error_result(reply.sentence())
+        case Failed():
+            return _error_result(reply.sentence())
+        case _:
+            assert_never(reply)
+
+
+def local_caller() -> Caller:
+    """The caller of a stdio server: the user who started it, with a request id per call."""
+    return Caller.local(request_id=uuid.uuid4().hex, surface="mcp")
+
+
+class _Tools:
+    """The tool list of one deployment, and the one handler of every call."""
+
+    def __init__(self, offered: frozenset[Capability], new_caller: NewCaller) -> None:
+        self._offered = offered
+        self._listed = types.ListToolsResult(tools=list(tools_for(offered)))
+        self._new_caller = new_caller
 
     async def list_tools(
         self, ctx: ServerRequestContext[Starting], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         ctx.lifespan_context.begin()  # the handshake needs no data; the calls after it will
-        return self._surface.tools
+        return self._listed
 
     async def call_tool(
         self, ctx: ServerRequestContext[Starting], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        handler = self._handlers.get(params.name)
-        if handler is None:
+        capability = next((c for c in self._offered if c.value == params.name), None)
+        if capability is None:
             raise _invalid_params(UNKNOWN_TOOL)
         try:
-            return await handler(ctx.lifespan_context, params.arguments)
-        except MCPError:
-            raise
+            service = await ctx.lifespan_context.service()
+            caller = self._new_caller()
+            deadline = service.settings.limits.deadline_seconds
+            reply = await service.call(capability, params.arguments, caller, deadline)
         except Exception:
             log.exception("%s failed", params.name)
-            return types.CallToolResult(
-                content=[types.TextContent(text=FAILURE_SENTENCE)], is_error=True
-            )
-
-    async def _describe_catalog(
-        self, starting: Starting, arguments: Arguments
-    ) -> types.CallToolResult:
-        if arguments:
-            raise _invalid_params(NO_ARGUMENTS)
-        await starting.service()  # nothing is told before the service has started
-        return self._surface.catalog
-
-    async def _ask_metric(self, starting: Starting, arguments: Arguments) -> types.CallToolResult:
-        question = convert_question(arguments if arguments is not None else {})
-        if not is_successful(question):
-            raise _invalid_params(question.failure().sentence())
-        service = await starting.service()
-        outcome = await service.ask(question.unwrap())
-        if isinstance(outcome, QuestionError):
-            raise _invalid_params(outcome.sentence())
-        return tool_result(halves_of(outcome))
-
-    async def _run_sql(self, starting: Starting, arguments: Arguments) -> types.CallToolResult:
-        statement = convert_statement(arguments if arguments is not None else {})
-        if not is_successful(statement):
-            failure = statement.failure()
-            raise _invalid_params(f"malformed arguments: {failure.path}: {failure.problem}")
-        service = await starting.service()
-        outcome = await service.run_sql(statement.unwrap().statement)
-        return tool_result(raw_halves(outcome))
+            return _error_result(FAILURE_SENTENCE)
+        return result_of(reply)
 
 
-def mcp_server(starter: Starter) -> Result[McpServer, list[str]]:
+def mcp_server(
+    loaded: Result[Loaded, list[str]], new_caller: NewCaller = local_caller
+) -> Result[McpServer, list[str]]:
     """The server ``sutura mcp`` serves: settings and catalog loaded, the service not yet started.
 
     Every problem with the settings or the catalog is returned as operator sentences before
     anything is served; problems opening sources or reproducing anchors stop the run they
     happen in (see :mod:`sutura.transports.mcp.starting`).
     """
-    loaded = starter.load()
     if not is_successful(loaded):
         return Failure(loaded.failure())
-    surface = surface_of(loaded.unwrap())
-    if not is_successful(surface):
-        return Failure(surface.failure())
-    tools = _Tools(surface.unwrap())
+    context = loaded.unwrap()
+    settings = context.loaded.settings
+    tools = _Tools(offered_by(settings.tools.run_sql.enabled), new_caller)
     errors: list[str] = []
     server: Server[Starting] = Server(
         "sutura",
         version=__version__,
-        instructions=surface.unwrap().instructions,
-        lifespan=lifespan_of(starter, loaded.unwrap(), errors),
+        instructions=context.prompt(),
+        lifespan=lifespan_of(context, errors),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
     )

@@ -4,7 +4,8 @@ An agent host spawns ``sutura mcp``, sends ``initialize`` and ``tools/list``, an
 later, when its user asks. Neither handshake request needs a data source, so the server
 answers them as soon as the catalog is pinned. The first ``tools/list`` or tool call begins
 the start: the compiler and the SQL dialects are loaded in a worker thread (so the reply
-already on its way is not held up), then the sources are opened and every anchor reproduced.
+already on its way is not held up), then the service is opened (``open_service``: sources,
+models checked, anchors) in a task that holds it for the whole run, and closes it at the end.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -17,34 +18,20 @@ import datetime
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import anyio
 import anyio.to_thread
 from returns.pipeline import is_successful
-from returns.result import Result
 
-from sutura.boundary.answering import Service
-from sutura.boundary.startup import Loaded
+from sutura.boundary.service import Service
+from sutura.boundary.startup import Loaded, open_service, utc_today
 from sutura.core.catalog.model import Metric
 from sutura.core.question.model import Question, Range
+from sutura.core.sql.planning import plan_question
 
 log = logging.getLogger("sutura.mcp")
 _PROBE_RANGE: Final = Range(start=datetime.date(2000, 1, 1), end=datetime.date(2001, 1, 1))
-
-
-class Starter(Protocol):
-    """The composition's two ways to start (``sutura.root.Wiring`` is one)."""
-
-    def load(self) -> Result[Loaded, list[str]]:
-        """Settings and catalog, no data touched."""
-        ...
-
-    async def start(
-        self, *, anchors: bool = True, context: Loaded | None = None
-    ) -> Result[Service, list[str]]:
-        """A running service started from ``context``: sources open, anchors reproduced."""
-        ...
 
 
 def _probe(metric: Metric) -> Question:
@@ -57,79 +44,75 @@ def _probe(metric: Metric) -> Question:
 def warm(loaded: Loaded) -> None:
     """Compile one question per metric without touching data: it loads the compiler and the
     SQL dialect of every source, which would otherwise load on the event loop."""
-    settings, pinned = loaded.loaded.settings, loaded.pinned
-    planner = Service(settings=settings, pinned=pinned, sources={}, today=datetime.date.today)
-    for metric in pinned.catalog.metrics:
-        planner.plan(_probe(metric))
+    today = utc_today()
+    for metric in loaded.pinned.catalog.metrics:
+        plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
 
 
 class Starting:
-    """One run's service: started in the background, awaited by every tool call."""
+    """One run's service: opened in the background, held until the run ends."""
 
-    def __init__(self, starter: Starter, loaded: Loaded, errors: list[str]) -> None:
-        self._starter = starter
+    def __init__(self, loaded: Loaded, errors: list[str]) -> None:
         self._loaded = loaded
         self._errors = errors
         self._begun = anyio.Event()
         self._ready = anyio.Event()
+        self._done = anyio.Event()
         self._service: Service | None = None
 
     def begin(self) -> None:
         """Let the start begin (idempotent)."""
         self._begun.set()
 
-    async def run(self, stop: anyio.CancelScope) -> None:
-        """Once begun, start the service; on failure record why and stop the server.
+    def end(self) -> None:
+        """Let the service close (idempotent)."""
+        self._done.set()
 
-        The start is shielded: cancelled halfway, it could leave a source open. It is bounded
-        all the same, by the sources' own deadlines.
-        """
+    async def hold(self, stop: anyio.CancelScope) -> None:
+        """Once begun, open the service and hold it until :meth:`end`; on failure record why
+        and stop the server. Opening and closing are shielded: cancelled halfway, they could
+        leave a source open. They are bounded all the same, by the sources' own deadlines."""
         await self._begun.wait()
         with anyio.CancelScope(shield=True):
             try:
                 await anyio.to_thread.run_sync(warm, self._loaded)
             except Exception:  # only a head start: the start itself reports real problems
                 log.debug("warm-up failed", exc_info=True)
-            started = await self._starter.start(anchors=True, context=self._loaded)
-        if not is_successful(started):
-            self._errors.extend(started.failure())
-            stop.cancel()
-            return
-        self._service = started.unwrap()
-        self._ready.set()
+        async with open_service(self._loaded, anchors=True) as started:
+            if not is_successful(started):
+                self._errors.extend(started.failure())
+                stop.cancel()
+                return
+            self._service = started.unwrap()
+            self._ready.set()
+            await self._done.wait()
 
     async def service(self) -> Service:
         """The started service, once the start has succeeded (beginning it if need be)."""
         self.begin()
         await self._ready.wait()
-        if self._service is None:  # set before the event, by run(); never None here
+        if self._service is None:  # set before the event, by hold(); never None here
             raise RuntimeError("the service is ready but missing")
         return self._service
-
-    async def close(self) -> None:
-        """Close the service's sources, if it started."""
-        if self._service is not None:
-            await self._service.close()
 
 
 Lifespan = Callable[[Any], AbstractAsyncContextManager[Starting]]
 
 
-def lifespan_of(starter: Starter, loaded: Loaded, errors: list[str]) -> Lifespan:
-    """The server's lifespan: each run starts its own service, and closes it at the end."""
+def lifespan_of(loaded: Loaded, errors: list[str]) -> Lifespan:
+    """The server's lifespan: each run opens its own service, and closes it at the end."""
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[Starting]:
-        starting = Starting(starter, loaded, errors)
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(starting.run, group.cancel_scope)
-                try:
-                    yield starting
-                finally:
-                    group.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):  # after the start has ended, either way
-                await starting.close()
+        starting = Starting(loaded, errors)
+        async with anyio.create_task_group() as group:
+            group.start_soon(starting.hold, group.cancel_scope)
+            try:
+                yield starting
+            finally:
+                # Closing is shielded inside open_service; cancelling only stops a start
+                # still under way, or the wait of a held service.
+                starting.end()
+                group.cancel_scope.cancel()
 
     return lifespan

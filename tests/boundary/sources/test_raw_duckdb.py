@@ -9,16 +9,18 @@ import duckdb
 import msgspec
 import pytest
 
-from sutura.boundary.raw_sql.duckdb_raw import (
+from sutura.boundary.sources.duckdb import open_duckdb
+from sutura.boundary.sources.duckdb_raw import (
     DuckDBRaw,
     execute_on_engine,
     locked_instance,
     open_duckdb_raw,
 )
-from sutura.boundary.sources.duckdb import open_duckdb
+from sutura.boundary.sources.skeleton import run_raw
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 from sutura.core.text.untrusted import Case
+from tests.boundary.sources.opening import context
 from tests.raw_sql_bypass import (
     CANARY,
     CORPUS,
@@ -65,7 +67,9 @@ def _settings(path: Path) -> DuckDBSourceSettings:
 @pytest.fixture
 async def runner(data_file: Path) -> AsyncIterator[DuckDBRaw]:
     """The raw runner over ``data_file``."""
-    opened = open_duckdb_raw("main", _settings(data_file), data_file.parent, LIMITS).unwrap()
+    opened = open_duckdb_raw(
+        "main", _settings(data_file), context(data_file.parent, LIMITS)
+    ).unwrap()
     try:
         yield opened
     finally:
@@ -74,7 +78,13 @@ async def runner(data_file: Path) -> AsyncIterator[DuckDBRaw]:
 
 async def _run(runner: DuckDBRaw, statement: str, max_rows: int = MAX_ROWS) -> RawOutcome:
     with anyio.fail_after(DEADLINE_SECONDS + 5):
-        return await runner.run(statement, deadline_seconds=DEADLINE_SECONDS, max_rows=max_rows)
+        return await run_raw(
+            runner,
+            statement,
+            deadline_seconds=DEADLINE_SECONDS,
+            max_rows=max_rows,
+            grace_seconds=runner.grace_seconds,
+        )
 
 
 def _code(outcome: RawOutcome) -> str:
@@ -100,7 +110,7 @@ def _leaks(outcome: RawOutcome) -> bool:
 
 
 def test_the_runner_opens_every_setting_of_the_lockdown(data_file: Path) -> None:
-    connection = locked_instance(data_file, _settings(data_file), LIMITS)
+    connection = locked_instance(data_file, _settings(data_file), context(data_file.parent, LIMITS))
     try:
         found = connection.execute(
             "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access',"
@@ -148,7 +158,7 @@ def test_every_bypass_fails_on_the_locked_engine_with_no_parser_gate(
     data_file: Path, tmp_path: Path, case: Bypass
 ) -> None:
     paths = paths_in(tmp_path)
-    connection = locked_instance(data_file, _settings(data_file), LIMITS)
+    connection = locked_instance(data_file, _settings(data_file), context(data_file.parent, LIMITS))
     try:
         before = connection.execute(STATE).fetchall()
         outcome = execute_on_engine(connection.cursor(), spelled(case.duckdb, paths), MAX_ROWS)
@@ -169,7 +179,7 @@ def test_a_python_variable_in_the_calling_frame_is_no_table_on_the_locked_engine
     # The control: on a default connection, the variable's name reads the variable.
     assert plain.execute(f"SELECT * FROM {SECRET_RELATION}").fetchall() == [("TOPSECRET",)]
     plain.close()
-    locked = locked_instance(data_file, _settings(data_file), LIMITS)
+    locked = locked_instance(data_file, _settings(data_file), context(data_file.parent, LIMITS))
     try:
         secret_relation = locked.sql("SELECT 'TOPSECRET' AS s")
         with pytest.raises(duckdb.CatalogException):
@@ -237,7 +247,7 @@ async def test_a_directory_of_files_is_read_from_a_private_read_only_copy(tmp_pa
     files.mkdir()
     (files / "orders.csv").write_text("id,amount\n1,2.50\n2,3.75\n", encoding="utf-8")
     settings = DuckDBSourceSettings(path=str(files))
-    runner = open_duckdb_raw("files", settings, tmp_path, LIMITS).unwrap()
+    runner = open_duckdb_raw("files", settings, context(tmp_path, LIMITS)).unwrap()
     try:
         rows = await _run(runner, "SELECT id, amount FROM orders ORDER BY id")
         dropped = await _run(runner, "DROP TABLE orders")
@@ -250,9 +260,13 @@ async def test_a_directory_of_files_is_read_from_a_private_read_only_copy(tmp_pa
 
 
 async def test_the_runner_and_the_certified_source_read_one_file_at_once(data_file: Path) -> None:
-    certified = open_duckdb("main", _settings(data_file), data_file.parent, LIMITS).unwrap()
+    certified = open_duckdb(
+        "main", _settings(data_file), context(data_file.parent, LIMITS)
+    ).unwrap()
     try:
-        raw = open_duckdb_raw("main", _settings(data_file), data_file.parent, LIMITS).unwrap()
+        raw = open_duckdb_raw(
+            "main", _settings(data_file), context(data_file.parent, LIMITS)
+        ).unwrap()
         outcome = await _run(raw, "SELECT count(*) FROM t")
         await raw.close()
     finally:
@@ -262,7 +276,7 @@ async def test_the_runner_and_the_certified_source_read_one_file_at_once(data_fi
 
 def test_a_missing_path_is_an_operator_sentence(tmp_path: Path) -> None:
     settings = DuckDBSourceSettings(path="nowhere.duckdb")
-    problem = open_duckdb_raw("main", settings, tmp_path, LIMITS).failure()
+    problem = open_duckdb_raw("main", settings, context(tmp_path, LIMITS)).failure()
     assert problem == f"{tmp_path / 'nowhere.duckdb'} does not exist"
 
 
@@ -273,7 +287,9 @@ async def test_a_closed_runner_refuses_as_unavailable(runner: DuckDBRaw) -> None
 
 async def test_a_statement_over_the_memory_limit_is_resources_exhausted(data_file: Path) -> None:
     small = LimitsSettings(memory_limit="32MB", deadline_seconds=DEADLINE_SECONDS)
-    runner = open_duckdb_raw("main", _settings(data_file), data_file.parent, small).unwrap()
+    runner = open_duckdb_raw(
+        "main", _settings(data_file), context(data_file.parent, small)
+    ).unwrap()
     statement = (
         "SELECT max(length(s)) FROM (SELECT string_agg(range::VARCHAR, ',') AS s"
         " FROM range(20000000))"

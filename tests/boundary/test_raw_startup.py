@@ -2,13 +2,14 @@
 
 from pathlib import Path
 
-import anyio
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from sutura.boundary.answering import Service
-from sutura.boundary.startup import load, start
+from sutura.boundary.startup import load
 from sutura.core.raw.outcome import RawRows
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import Answered, NotOffered
+from tests.services import call, problems_opening, serving
 from tests.transports.mcp.configs import settings_document
 
 pytestmark = pytest.mark.anyio
@@ -20,37 +21,21 @@ def _environ(config: Path, **extra: str) -> dict[str, str]:
     return {"SUTURA_CONFIG_DIR": str(config), **extra}
 
 
-async def _started(environ: dict[str, str]) -> Service:
-    with anyio.fail_after(30):
-        return (await start(environ, anchors=False)).unwrap()
-
-
 async def test_the_runner_is_started_only_when_the_tool_is_enabled(
     example_dir: Path, tmp_path: Path
 ) -> None:
     config = settings_document(tmp_path / "config", example_dir, prose=None)
-    off = await _started(_environ(config))
-    assert off.raw is None
-    await off.close()
-    on = await _started(_environ(config, **ENABLED))
-    try:
-        assert on.raw is not None and on.raw.alias == "main"
-        with anyio.fail_after(10):
-            outcome = await on.run_sql("SELECT count(*) AS orders FROM orders")
-    finally:
-        await on.close()
-    assert isinstance(outcome, RawRows) and outcome.columns == ["orders"]
-
-
-async def test_a_service_without_the_tool_has_no_way_to_run_a_statement(
-    example_dir: Path, tmp_path: Path
-) -> None:
-    service = await _started(_environ(settings_document(tmp_path, example_dir, prose=None)))
-    try:
-        with pytest.raises(RuntimeError):
-            await service.run_sql("SELECT 1")
-    finally:
-        await service.close()
+    async with serving(_environ(config), anchors=False) as off:
+        assert Capability.RUN_SQL not in off.offered
+        refused = await call(off, Capability.RUN_SQL, {"statement": "SELECT 1"})
+    assert refused == NotOffered(capability=Capability.RUN_SQL)
+    async with serving(_environ(config, **ENABLED), anchors=False) as on:
+        assert Capability.RUN_SQL in on.offered
+        reply = await call(
+            on, Capability.RUN_SQL, {"statement": "SELECT count(*) AS n FROM orders"}
+        )
+    assert isinstance(reply, Answered) and isinstance(reply.value, RawRows)
+    assert reply.value.columns == ["n"]
 
 
 def test_a_source_run_sql_cannot_read_is_refused_before_anything_starts(
@@ -80,8 +65,6 @@ async def test_a_postgres_role_that_may_read_server_files_stops_the_start(
             f"    user: {info.get('user') or 'postgres'}\n"
         )
     environ = _environ(config, **{**ENABLED, "SUTURA__TOOLS__RUN_SQL__SOURCE": "admin"})
-    with anyio.fail_after(30):
-        problems = (await start(environ, anchors=False)).failure()
-    (problem,) = problems
+    (problem,) = await problems_opening(environ, anchors=False)
     assert problem.startswith("settings: tools.run_sql.source: admin: the role ")
     assert "may read or write server files" in problem

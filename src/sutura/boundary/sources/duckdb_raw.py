@@ -4,12 +4,12 @@ It cannot share the certified source's connection: that one is already locked wi
 setting below, and DuckDB refuses to open the same file twice in one process with a different
 configuration. So the runner opens its own in-memory instance configured at startup with no
 extension autoloading or autoinstalling, no community or unsigned extensions, no replacement
-scans of Python variables, no persistent secrets, the operator's memory limit and threads;
-attaches the data ``READ_ONLY`` as the catalog ``data`` and detaches its own writable
-``memory`` database, so every catalog that could persist anything is read-only to the engine;
-then turns external access off (no file, no URL, no ``ATTACH``, ``COPY``, ``INSTALL``, ``LOAD``)
-and locks the configuration, last. A directory of CSV/Parquet files is first loaded, exactly as
-the certified source loads it, into a scratch database file that only this runner reads.
+scans of Python variables, no persistent secrets, the catalog's time zone, the operator's memory
+limit and threads; attaches the data ``READ_ONLY`` as the catalog ``data`` and detaches its own
+writable ``memory`` database, so every catalog that could persist anything is read-only to the
+engine; then turns external access off (no file, no URL, no ``ATTACH``, ``COPY``, ``INSTALL``,
+``LOAD``) and locks the configuration, last. A directory of CSV/Parquet files is first loaded,
+exactly as the certified source loads it, into a scratch database file only this runner reads.
 
 Each call gets its own cursor in a worker thread. DuckDB's own parser must find exactly one
 statement of type ``SELECT``; sqlglot must agree (``check_statement``); the one statement the
@@ -30,31 +30,39 @@ from typing import Final
 import anyio
 import anyio.to_thread
 import duckdb
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.boundary.raw_sql.base import INTERRUPT_GRACE_SECONDS, rows_outcome
-from sutura.boundary.sources.duckdb import load_directory
-from sutura.core.raw.check import check_statement, readable
-from sutura.core.raw.outcome import (
-    RawOutcome,
-    RawRefusal,
-    RawRefusalCode,
-    raw_failure,
-    raw_refusal,
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.duckdb import close_connection, duckdb_fault, interrupt
+from sutura.boundary.sources.duckdb_files import load_directory
+from sutura.boundary.sources.skeleton import (
+    Classified,
+    Faulted,
+    Fetched,
+    Rejected,
+    raw_outcome,
 )
-from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
+from sutura.core.outcome.fault import Fault
+from sutura.core.raw.check import check_statement
+from sutura.core.raw.outcome import RawOutcome, RawRefusalCode, raw_refusal
+from sutura.core.settings import DuckDBSourceSettings
 
 log = logging.getLogger("sutura.source")
 
 DATA_CATALOG: Final = "data"
 """The catalog the data is attached as; unqualified names resolve in it."""
 
+INTERRUPT_GRACE_SECONDS: Final = 2.0
+"""How long past its deadline a caller may wait for a stopped statement to unwind."""
+
 _REINTERRUPT_SECONDS: Final = 0.05
-_CLOSE_WAIT_SECONDS: Final = 5.0
 
 
 class DuckDBRaw:
     """The raw runner over one DuckDB source: a locked instance, and its scratch directory."""
+
+    grace_seconds: Final = INTERRUPT_GRACE_SECONDS
 
     def __init__(
         self, alias: str, connection: duckdb.DuckDBPyConnection, scratch: Path | None
@@ -63,95 +71,76 @@ class DuckDBRaw:
         self._connection = connection
         self._scratch = scratch
 
-    async def run(self, statement: str, *, deadline_seconds: float, max_rows: int) -> RawOutcome:
-        """Run ``statement`` on its own cursor; see :class:`~.base.RawRunner`."""
-        try:
-            cursor = self._connection.cursor()
-        except duckdb.Error as err:
-            log.warning("run_sql on %s: no cursor: %s", self.alias, err)
-            return raw_refusal(RawRefusalCode.SOURCE_UNAVAILABLE)
-        deadline_at = time.monotonic() + deadline_seconds
-        job = functools.partial(run_checked, cursor, statement, max_rows, deadline_at)
-        outcome: RawOutcome | None = None
-        with anyio.move_on_after(deadline_seconds + INTERRUPT_GRACE_SECONDS):
-            outcome = await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
-        return raw_refusal(RawRefusalCode.DEADLINE_EXCEEDED) if outcome is None else outcome
+    def classify(self, error: Exception) -> Classified | None:
+        """DuckDB's error table."""
+        return duckdb_fault(error)
+
+    async def fetch_statement(
+        self, statement: str, max_rows: int, deadline_at: float
+    ) -> Fetched | Rejected:
+        """Check and run ``statement`` on its own cursor, under a watchdog (a worker thread)."""
+        cursor = self._connection.cursor()
+        watchdog_at = time.monotonic() + (deadline_at - anyio.current_time())
+        job = functools.partial(run_checked, cursor, statement, max_rows, watchdog_at)
+        return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
 
     async def close(self) -> None:
         """Close the instance (retrying while an interrupted statement unwinds); drop scratch."""
-        with anyio.move_on_after(_CLOSE_WAIT_SECONDS):
-            while True:
-                try:
-                    self._connection.close()
-                    break
-                except duckdb.ConnectionException:  # closed already
-                    break
-                except duckdb.ResourceInUseException:
-                    _interrupt(self._connection)
-                    await anyio.sleep(0.01)
+        await close_connection(self._connection, self.alias)
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
 
 
 def run_checked(
     cursor: duckdb.DuckDBPyConnection, statement: str, max_rows: int, deadline_at: float
-) -> RawOutcome:
-    """Both parsers' verdicts, then the one statement under the deadline (a worker thread)."""
+) -> Fetched | Rejected:
+    """Both parsers' verdicts, then the one statement under the watchdog (a worker thread)."""
     try:
-        if not isinstance(readable(statement), Success):
-            return raw_refusal(RawRefusalCode.NOT_READ_ONLY)
         parsed = _one_select(cursor, statement)
-        if isinstance(parsed, RawRefusal):
+        if isinstance(parsed, Rejected):
             return parsed
         second = check_statement(statement, "duckdb")
-        if not isinstance(second, Success):
-            return second.failure()
+        if not is_successful(second):
+            return Rejected(second.failure())
         with _watchdog(cursor, deadline_at):
-            return execute_on_engine(cursor, parsed, max_rows)
+            return fetch_on_engine(cursor, parsed, max_rows)
     finally:
         cursor.close()
 
 
-def _one_select(cursor: duckdb.DuckDBPyConnection, statement: str) -> duckdb.Statement | RawRefusal:
+def _one_select(cursor: duckdb.DuckDBPyConnection, statement: str) -> duckdb.Statement | Rejected:
     """The one statement DuckDB's own parser finds, when it is a ``SELECT``."""
-    try:
-        statements = cursor.extract_statements(statement)
-    except duckdb.Error as err:
-        return _refusal_for(err)
+    statements = cursor.extract_statements(statement)
     if len(statements) != 1:
-        return raw_refusal(RawRefusalCode.NOT_ONE_STATEMENT)
+        return Rejected(raw_refusal(RawRefusalCode.NOT_ONE_STATEMENT))
     if statements[0].type != duckdb.StatementType.SELECT:
-        return raw_refusal(RawRefusalCode.NOT_READ_ONLY)
+        return Rejected(raw_refusal(RawRefusalCode.NOT_READ_ONLY))
     return statements[0]
+
+
+def fetch_on_engine(
+    cursor: duckdb.DuckDBPyConnection, statement: duckdb.Statement | str, max_rows: int
+) -> Fetched:
+    """Execute on the locked instance and fetch ``max_rows + 1`` rows, with no parser gate."""
+    cursor.execute(statement)
+    columns = [str(column[0]) for column in cursor.description or ()]
+    return Fetched(columns, cursor.fetchmany(max_rows + 1))
 
 
 def execute_on_engine(
     cursor: duckdb.DuckDBPyConnection, statement: duckdb.Statement | str, max_rows: int
 ) -> RawOutcome:
-    """Execute on the locked instance and fetch ``max_rows + 1`` rows, with no parser gate.
+    """The outcome of a statement run on the locked instance alone, without either parser.
 
-    The gates are the caller's (:func:`run_checked`); the tests call this alone to show that
-    the lockdown holds without them.
+    The gates are :func:`run_checked`'s; the tests call this to show the lockdown holds without
+    them.
     """
     try:
-        cursor.execute(statement)
-        columns = [str(column[0]) for column in cursor.description]
-        rows = cursor.fetchmany(max_rows + 1)
-    except duckdb.Error as err:
-        return _refusal_for(err)
-    return rows_outcome(columns, rows, max_rows, "duckdb")
-
-
-def _refusal_for(err: duckdb.Error) -> RawRefusal:
-    """The refusal for a DuckDB error: the engine's words for a statement it refused."""
-    if isinstance(err, duckdb.InterruptException):
-        return raw_refusal(RawRefusalCode.DEADLINE_EXCEEDED)
-    if isinstance(err, duckdb.OutOfMemoryException):
-        return raw_refusal(RawRefusalCode.RESOURCES_EXHAUSTED)
-    if isinstance(err, duckdb.IOException | duckdb.ConnectionException):
-        log.warning("run_sql: the DuckDB data is unavailable: %s", err)
-        return raw_refusal(RawRefusalCode.SOURCE_UNAVAILABLE)
-    return raw_failure(str(err))
+        fetched: Fetched | Faulted = fetch_on_engine(cursor, statement, max_rows)
+    except duckdb.Error as error:
+        classified = duckdb_fault(error) or Classified(Fault.STATEMENT)
+        fetched = Faulted(classified.fault, classified.words)
+    return raw_outcome(fetched, max_rows, "duckdb")
 
 
 @contextmanager
@@ -165,7 +154,7 @@ def _watchdog(cursor: duckdb.DuckDBPyConnection, deadline_at: float) -> Iterator
     def watch() -> None:
         wait = deadline_at - time.monotonic()
         while not done.wait(max(wait, 0.0)):
-            _interrupt(cursor)
+            interrupt(cursor)
             wait = _REINTERRUPT_SECONDS
 
     threading.Thread(target=watch, name="sutura-run-sql-deadline", daemon=True).start()
@@ -175,27 +164,19 @@ def _watchdog(cursor: duckdb.DuckDBPyConnection, deadline_at: float) -> Iterator
         done.set()
 
 
-def _interrupt(cursor: duckdb.DuckDBPyConnection) -> None:
-    try:
-        cursor.interrupt()
-    except duckdb.Error as err:  # closed, or nothing running
-        log.debug("run_sql: interrupt: %s", err)
-
-
 def open_duckdb_raw(
-    alias: str, settings: DuckDBSourceSettings, base_dir: Path, limits: LimitsSettings
+    alias: str, settings: DuckDBSourceSettings, context: SourceContext
 ) -> Result[DuckDBRaw, str]:
     """The raw runner over the DuckDB source ``alias``, or an operator sentence."""
-    path = Path(settings.path)
-    path = path if path.is_absolute() else base_dir / path
+    path = context.path(settings.path)
     if not path.exists():
         return Failure(f"{path} does not exist")
     scratch = Path(tempfile.mkdtemp(prefix="sutura-run-sql-")) if path.is_dir() else None
     try:
         data = path if scratch is None else _loaded_copy(path, scratch / "data.duckdb")
-        return Success(DuckDBRaw(alias, locked_instance(data, settings, limits), scratch))
-    except (duckdb.Error, _LoadError) as err:
-        log.error("run_sql on %s: cannot open %s: %s", alias, path, err)
+        return Success(DuckDBRaw(alias, locked_instance(data, settings, context), scratch))
+    except (duckdb.Error, _LoadError) as error:
+        log.error("run_sql on %s: cannot open %s: %s", alias, path, error)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
         return Failure(f"cannot open {path} read-only for run_sql (details in the log)")
@@ -215,7 +196,7 @@ def _loaded_copy(directory: Path, target: Path) -> Path:
 
 
 def locked_instance(
-    data: Path, settings: DuckDBSourceSettings, limits: LimitsSettings
+    data: Path, settings: DuckDBSourceSettings, context: SourceContext
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory instance with only ``data`` attached, read-only, and every setting locked."""
     config: dict[str, str | bool | int | float | list[str]] = {
@@ -225,7 +206,7 @@ def locked_instance(
         "allow_unsigned_extensions": False,
         "python_enable_replacements": False,
         "allow_persistent_secrets": False,
-        "memory_limit": limits.memory_limit,
+        "memory_limit": context.limits.memory_limit,
     }
     if settings.threads is not None:
         config["threads"] = settings.threads
@@ -235,6 +216,7 @@ def locked_instance(
         connection.execute(f"ATTACH {literal} AS {DATA_CATALOG} (READ_ONLY)")
         connection.execute(f"USE {DATA_CATALOG}")
         connection.execute("DETACH memory")
+        connection.execute("SET TimeZone = ?", [context.time_zone])
         connection.execute("SET enable_external_access = false")
         connection.execute("SET lock_configuration = true")
     except duckdb.Error:

@@ -1,0 +1,274 @@
+"""The one call every surface makes: ``call(capability, arguments, caller, deadline) -> Reply``.
+
+Everything a call needs happens here, once, in this order: is the capability offered; may
+the caller use it; decode the arguments (one codec); resolve and compile a question against the
+pinned catalog; run it on its source under the deadline; shape the rows; build both halves from
+the one value; time the call and write its audit record. A transport only maps the
+:data:`~sutura.core.tool.reply.Reply` to its own envelope.
+
+A refusal is a reply like an answer. Anything unexpected is :class:`Failed`, with a fixed
+sentence; its cause goes to the ``sutura.service`` log, never to the caller.
+"""
+
+import datetime
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Final, assert_never
+
+import anyio
+from returns.pipeline import is_successful
+from returns.result import Result
+
+from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.catalog.view import CatalogView
+from sutura.core.codec import (
+    Halves,
+    catalog_halves,
+    halves_of,
+    outcome_halves,
+    raw_halves,
+    raw_outcome_halves,
+)
+from sutura.core.outcome.answer import Answer, ExecutedAs, Outcome, Refused
+from sutura.core.outcome.provenance import provenance_for
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.question.model import Question, QuestionError
+from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
+from sutura.core.settings import Settings
+from sutura.core.sql.planning import Plan, plan_question
+from sutura.core.sql.shape import shape_rows
+from sutura.core.tool.arguments import (
+    Arguments,
+    decode_catalog_request,
+    decode_question,
+    decode_statement_arguments,
+    malformed_question,
+)
+from sutura.core.tool.audit import AuditRecord, shown, statement_digest
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import (
+    Answered,
+    Declined,
+    Failed,
+    NotOffered,
+    NotPermitted,
+    Reply,
+    outcome_code,
+)
+
+log = logging.getLogger("sutura.service")
+audit_log = logging.getLogger("sutura.audit")
+
+_DEADLINE: Final = refusal(RefusalCode.DEADLINE_EXCEEDED)
+
+
+class Service:
+    """Every capability over pinned definitions and opened sources.
+
+    Built and closed by :func:`sutura.boundary.startup.open_service` only, so its sources live
+    exactly as long as the ``async with`` block that uses them.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        pinned: PinnedDefinitions,
+        sources: Mapping[str, Source],
+        runner: RawRunner | None,
+        offered: frozenset[Capability],
+        today: Callable[[], datetime.date],
+        prompt: str,
+    ) -> None:
+        self.settings = settings
+        self.pinned = pinned
+        self.sources = sources
+        self.prompt = prompt
+        self._runner = runner
+        self._today = today
+        self._catalog = _catalog_reply(pinned, settings)
+        self.offered = offered
+
+    async def call(
+        self, capability: Capability, arguments: Arguments, caller: Caller, deadline: float
+    ) -> Reply:
+        """What ``caller`` asking ``capability`` with ``arguments`` comes to, within
+        ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner)."""
+        started = time.monotonic()
+        asked = _Asked()
+        reply: Reply | None = None
+        try:
+            reply = await self._reply(capability, arguments, caller, deadline, asked)
+        except Exception:
+            log.exception("%s failed (request %s)", capability.value, caller.request_id)
+            reply = Failed(capability=capability)
+        finally:
+            self._audit(capability, caller, reply, asked, time.monotonic() - started)
+        return reply
+
+    def plan(self, question: Question) -> Result[Plan, Refusal | QuestionError]:
+        """Resolve and compile ``question`` without touching data."""
+        return plan_question(question, self.pinned, self.settings, self._today())
+
+    async def answer(self, question: Question, deadline: float) -> Outcome | QuestionError:
+        """The outcome of ``question`` (used by the anchors; surfaces go through :meth:`call`)."""
+        seconds = min(deadline, self.settings.limits.deadline_seconds)
+        with anyio.move_on_after(seconds):
+            return await self._answer(question, seconds)
+        return Refused(reason=_DEADLINE)
+
+    async def _reply(
+        self,
+        capability: Capability,
+        arguments: Arguments,
+        caller: Caller,
+        deadline: float,
+        asked: "_Asked",
+    ) -> Reply:
+        if capability not in self.offered:
+            return NotOffered(capability=capability)
+        if not caller.permits(capability):
+            return NotPermitted(capability=capability)
+        match capability:
+            case Capability.DESCRIBE_CATALOG:
+                request = decode_catalog_request(arguments)
+                return self._catalog if is_successful(request) else request.failure()
+            case Capability.ASK_METRIC:
+                question = decode_question(arguments)
+                if not is_successful(question):
+                    return malformed_question(question.failure())
+                asked.metrics = list(question.unwrap().metrics)
+                return _outcome_reply(await self.answer(question.unwrap(), deadline))
+            case Capability.RUN_SQL:
+                statement = decode_statement_arguments(arguments)
+                if not is_successful(statement):
+                    return statement.failure()
+                asked.statement = statement.unwrap().statement
+                return _raw_reply(await self._run_sql(asked.statement, deadline))
+            case _:
+                assert_never(capability)
+
+    async def _answer(self, question: Question, seconds: float) -> Outcome | QuestionError:
+        planned = plan_question(question, self.pinned, self.settings, self._today())
+        if not is_successful(planned):
+            problem = planned.failure()
+            return problem if isinstance(problem, QuestionError) else Refused(reason=problem)
+        resolved, compiled = planned.unwrap()
+        source = self.sources[compiled.source]
+        rows = await run_certified(
+            source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
+        )
+        shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched))
+        if not is_successful(shaped):
+            return Refused(reason=shaped.failure())
+        executed = [ExecutedAs(source=source.alias, posture=source.posture)]
+        provenance = provenance_for(self.pinned, resolved.metric_names, executed)
+        return Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
+
+    async def _run_sql(self, statement: str, deadline: float) -> RawOutcome:
+        runner = self._runner
+        if runner is None:  # offered only with a runner; checked before decoding
+            return raw_refusal(RawRefusalCode.SOURCE_UNAVAILABLE)
+        limits = self.settings.limits
+        return await run_raw(
+            runner,
+            statement,
+            deadline_seconds=min(deadline, limits.deadline_seconds),
+            max_rows=limits.max_rows,
+            grace_seconds=runner.grace_seconds,
+        )
+
+    def _audit(
+        self,
+        capability: Capability,
+        caller: Caller,
+        reply: Reply | None,
+        asked: "_Asked",
+        seconds: float,
+    ) -> None:
+        statement = asked.statement
+        record = AuditRecord(
+            request_id=caller.request_id,
+            subject=caller.subject,
+            capability=capability.value,
+            outcome="no_outcome" if reply is None else outcome_code(reply),
+            duration_ms=round(1000 * seconds),
+            definition_digest=self.pinned.digest,
+            metrics=asked.metrics,
+            rows=_rows_of(reply),
+            statement_sha256=None if statement is None else statement_digest(statement),
+            statement=None if statement is None else shown(statement),
+        )
+        audit_log.info("%s", record.line())
+
+
+class _Asked:
+    """What a call asked for, as its audit record names it (filled while it is decoded)."""
+
+    def __init__(self) -> None:
+        self.metrics: list[str] = []
+        self.statement: str | None = None
+
+
+def _rows_of(reply: Reply | None) -> int | None:
+    """How many rows an answer or raw result carried (none for anything else)."""
+    match reply:
+        case Answered(value=Answer() | RawRows() as value):
+            return len(value.rows)
+        case _:
+            return None
+
+
+def _catalog_reply(pinned: PinnedDefinitions, settings: Settings) -> Reply:
+    """``describe_catalog``'s reply under the operator's prose setting, built once."""
+    view = CatalogView.of(pinned, settings.prompt.catalog_prose)
+    halves = catalog_halves(view)
+    if is_successful(halves):
+        return Answered(
+            capability=Capability.DESCRIBE_CATALOG, halves=halves.unwrap(), value=view.body
+        )
+    refused = Refused(reason=halves.failure())
+    return Declined(
+        capability=Capability.DESCRIBE_CATALOG, halves=halves_of(refused), value=refused
+    )
+
+
+def _outcome_reply(outcome: Outcome | QuestionError) -> Reply:
+    """An answer or a refusal with both halves; a malformed question found while resolving."""
+    match outcome:
+        case QuestionError():
+            return malformed_question(outcome)
+        case Answer():
+            halves = outcome_halves(outcome)
+            if is_successful(halves):
+                return Answered(
+                    capability=Capability.ASK_METRIC, halves=halves.unwrap(), value=outcome
+                )
+            return _declined(Refused(reason=halves.failure()))
+        case Refused():
+            return _declined(outcome)
+        case _:
+            assert_never(outcome)
+
+
+def _declined(refused: Refused) -> Declined:
+    return Declined(capability=Capability.ASK_METRIC, halves=halves_of(refused), value=refused)
+
+
+def _raw_reply(outcome: RawOutcome) -> Reply:
+    """Raw rows or a raw refusal, with both halves (or the refusal replacing both)."""
+    halves = raw_outcome_halves(outcome)
+    if not is_successful(halves):
+        refused = halves.failure()
+        return Declined(capability=Capability.RUN_SQL, halves=raw_halves(refused), value=refused)
+    both: Halves = halves.unwrap()
+    match outcome:
+        case RawRows():
+            return Answered(capability=Capability.RUN_SQL, halves=both, value=outcome)
+        case RawRefusal():
+            return Declined(capability=Capability.RUN_SQL, halves=both, value=outcome)
+        case _:
+            assert_never(outcome)

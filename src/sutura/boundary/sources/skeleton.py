@@ -1,0 +1,266 @@
+"""What every source and every raw runner shares, written once.
+
+A data system is two things sutura cannot write for it: its connection (how one statement is
+fetched, at most ``max_rows + 1`` rows, and how it is stopped when the caller stops waiting) and
+its error table (which of its errors is which :class:`~sutura.core.outcome.fault.Fault`). This
+module is everything else:
+
+- the deadline: the fetch runs under it; when it passes, the fetch is cancelled (each
+  connection stops its own statement on cancellation) and the fault is ``deadline``;
+- the row cap: more than ``max_rows`` rows is a refusal, never a cut;
+- the canonical text of every cell (:func:`~sutura.core.sql.cells.cell_text`);
+- classification: a driver error becomes a fault through the driver's own table, and the
+  fault becomes the refusal the caller gets (:mod:`~sutura.core.outcome.fault`);
+- logging: every driver message goes to the ``sutura.source`` log, never to a caller — except
+  the data system's own words about a statement the raw SQL tool ran, which the raw tool returns
+  as untrusted content.
+"""
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import NamedTuple, Protocol, TypeVar, assert_never
+
+import anyio
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from sutura.core.outcome.fault import Fault, certified_code, raw_code
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.raw.check import readable
+from sutura.core.raw.outcome import (
+    RawOutcome,
+    RawRefusal,
+    RawRefusalCode,
+    RawRows,
+    raw_failure,
+    raw_refusal,
+)
+from sutura.core.sql.cells import UnsupportedCellError, cell_text
+from sutura.core.sql.compile import CompiledQuery, Dialect
+
+log = logging.getLogger("sutura.source")
+
+T = TypeVar("T")
+
+TextRows = list[list[str | None]]
+"""Rows of canonical text cells; ``None`` is SQL NULL."""
+
+
+class Fetched(NamedTuple):
+    """What a statement returned: its column labels and at most ``max_rows + 1`` rows."""
+
+    columns: list[str]
+    rows: Sequence[Sequence[object]]
+
+
+class Classified(NamedTuple):
+    """What a driver error stands for, and the data system's own words about the statement
+    (only for ``statement``, only when they are the data system's words, not the driver's)."""
+
+    fault: Fault
+    words: str | None = None
+
+
+class SourceFaultError(Exception):
+    """Raised by a connection for a fault it found itself (no free connection, a closed
+    source): classified without the driver's table."""
+
+    def __init__(self, fault: Fault, reason: str) -> None:
+        super().__init__(reason)
+        self.fault = fault
+
+
+class Faulted(NamedTuple):
+    """No rows: the fault, and the data system's own words when it refused the statement."""
+
+    fault: Fault
+    words: str | None = None
+
+
+class Rejected(NamedTuple):
+    """A raw statement the runner would not run (not one statement, not read-only)."""
+
+    refusal: RawRefusal
+
+
+class Classifier(Protocol):
+    """A data system's error table."""
+
+    @property
+    def alias(self) -> str:
+        """The source's alias in the settings (for the log)."""
+        ...
+
+    def classify(self, error: Exception) -> Classified | None:
+        """What ``error`` stands for, or None when it is not the data system's error."""
+        ...
+
+
+class Source(Classifier, Protocol):
+    """A data system under an alias, read with one posture, speaking one dialect."""
+
+    @property
+    def posture(self) -> str:
+        """Whose identity reads the data (``shared-service-user``)."""
+        ...
+
+    @property
+    def dialect(self) -> Dialect:
+        """The SQL dialect statements for this source are compiled to."""
+        ...
+
+    async def fetch(
+        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+    ) -> Fetched:
+        """Run one compiled statement and fetch at most ``max_rows + 1`` rows.
+
+        Raises the driver's own error; stops the statement on the server when cancelled.
+        ``deadline_at`` is the event loop's clock reading by which the caller stops waiting.
+        """
+        ...
+
+    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+        """The columns (name, the source's own type) a statement returns, reading no row.
+
+        Raises the driver's own error (a missing table, a missing column).
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release the connection; a later fetch fails as ``unavailable``."""
+        ...
+
+
+class RawRunner(Classifier, Protocol):
+    """A data system read by statements a caller wrote, with nothing but reads allowed."""
+
+    @property
+    def grace_seconds(self) -> float:
+        """How long past the deadline a stopped statement may take to unwind."""
+        ...
+
+    async def fetch_statement(
+        self, statement: str, max_rows: int, deadline_at: float
+    ) -> Fetched | Rejected:
+        """Check and run one read-only statement; at most ``max_rows + 1`` rows.
+
+        Raises the driver's own error; stops the statement when cancelled.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release what the runner holds."""
+        ...
+
+
+async def bounded(
+    driver: Classifier,
+    job: Callable[[float], Awaitable[T]],
+    *,
+    deadline_seconds: float,
+    grace_seconds: float = 0.0,
+) -> T | Faulted:
+    """Run ``job(deadline_at)`` until the deadline (plus ``grace_seconds`` for a connection that
+    stops its statement itself), classifying the driver's errors."""
+    deadline_at = anyio.current_time() + deadline_seconds
+    result: T | Faulted | None = None
+    with anyio.move_on_after(deadline_seconds + grace_seconds):
+        try:
+            result = await job(deadline_at)
+        except Exception as error:
+            classified = _classified(driver, error)
+            if classified is None:
+                raise
+            log.warning("source %s: %s: %s", driver.alias, classified.fault.value, error)
+            result = Faulted(classified.fault, classified.words)
+    if result is None:
+        log.warning("source %s: stopped at the deadline", driver.alias)
+        return Faulted(Fault.DEADLINE)
+    return result
+
+
+def _classified(driver: Classifier, error: Exception) -> Classified | None:
+    if isinstance(error, SourceFaultError):
+        return Classified(error.fault)
+    return driver.classify(error)
+
+
+def _texts(rows: Sequence[Sequence[object]], alias: str) -> TextRows | Fault:
+    try:
+        return [[cell_text(cell) for cell in row] for row in rows]
+    except UnsupportedCellError as error:
+        log.warning("source %s: %s", alias, error)
+        return Fault.VALUE
+
+
+async def run_certified(
+    source: Source, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
+) -> Result[TextRows, Refusal]:
+    """Run a compiled question on ``source``: its rows as text, or the refusal.
+
+    Fetches at most ``max_rows + 1`` rows and refuses with ``result_too_large`` above
+    ``max_rows``: an answer is never truncated. Past ``deadline_seconds`` the statement is
+    stopped and refused with ``deadline_exceeded``.
+    """
+
+    async def job(deadline_at: float) -> Fetched:
+        return await source.fetch(compiled.sql, compiled.params, max_rows, deadline_at)
+
+    result = await bounded(source, job, deadline_seconds=deadline_seconds)
+    match result:
+        case Faulted(fault=fault):
+            return Failure(refusal(certified_code(fault)))
+        case Fetched(rows=rows):
+            if len(rows) > max_rows:
+                return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
+            texts = _texts(rows, source.alias)
+            if isinstance(texts, Fault):
+                return Failure(refusal(certified_code(texts)))
+            return Success(texts)
+        case _:
+            assert_never(result)
+
+
+async def run_raw(
+    runner: RawRunner,
+    statement: str,
+    *,
+    deadline_seconds: float,
+    max_rows: int,
+    grace_seconds: float = 0.0,
+) -> RawOutcome:
+    """Run one caller-written statement on ``runner``: raw rows, or a raw refusal.
+
+    More than ``max_rows`` rows is ``too_many_rows`` (never a cut); past the deadline the
+    statement is stopped and refused with ``deadline_exceeded``.
+    """
+    if not is_successful(readable(statement)):
+        return raw_refusal(RawRefusalCode.NOT_READ_ONLY)
+
+    async def job(deadline_at: float) -> Fetched | Rejected:
+        return await runner.fetch_statement(statement, max_rows, deadline_at)
+
+    result = await bounded(
+        runner, job, deadline_seconds=deadline_seconds, grace_seconds=grace_seconds
+    )
+    return raw_outcome(result, max_rows, runner.alias)
+
+
+def raw_outcome(result: Fetched | Rejected | Faulted, max_rows: int, alias: str) -> RawOutcome:
+    """The raw tool's outcome for what a runner fetched (or why it fetched nothing)."""
+    match result:
+        case Faulted(fault=Fault.STATEMENT, words=words):
+            return raw_failure(words)
+        case Faulted(fault=fault):
+            return raw_refusal(raw_code(fault))
+        case Rejected(refusal=rejected):
+            return rejected
+        case Fetched(columns=columns, rows=rows):
+            if len(rows) > max_rows:
+                return raw_refusal(RawRefusalCode.TOO_MANY_ROWS)
+            texts = _texts(rows, alias)
+            if isinstance(texts, Fault):
+                return raw_refusal(raw_code(texts))
+            return RawRows(columns=list(columns), rows=texts)
+        case _:
+            assert_never(result)

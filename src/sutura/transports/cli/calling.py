@@ -1,0 +1,107 @@
+"""One command, one event loop, one service: how every command that answers makes its call.
+
+:func:`call_once` loads the settings and the catalog, opens the service for the block (in the
+one event loop the command runs), makes the one capability call as the local caller, closes the
+service, and maps the reply to the command line: the text half (or, with ``--json``, the
+structured half) on stdout and the exit code — ``0`` answered, ``1`` refused or failed, ``2``
+malformed arguments (usage).
+"""
+
+import sys
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Final, TypeVar, assert_never
+
+import anyio
+from returns.pipeline import is_successful
+
+from sutura.boundary.service import Service
+from sutura.boundary.startup import Loaded, open_service
+from sutura.core.text.escape import escape_text
+from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import (
+    Answered,
+    Declined,
+    Failed,
+    Malformed,
+    NotOffered,
+    NotPermitted,
+    Reply,
+)
+from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit, report
+from sutura.transports.cli.wiring import Wiring
+
+T = TypeVar("T")
+
+NOT_ENABLED: Final = (
+    "sql: the raw SQL tool is not enabled on this deployment (tools.run_sql.enabled)"
+)
+
+
+def with_service(
+    wiring: Wiring,
+    use: Callable[[Loaded, Service], Awaitable[T]],
+    *,
+    anchors: bool,
+    data: bool = True,
+) -> T | int:
+    """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
+    there is no service."""
+
+    async def main() -> T | list[str]:
+        loaded = wiring.load()
+        if not is_successful(loaded):
+            return loaded.failure()
+        async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
+            if not is_successful(started):
+                return started.failure()
+            return await use(loaded.unwrap(), started.unwrap())
+
+    result: T | list[str] = anyio.run(main)
+    return report(result) if isinstance(result, list) else result
+
+
+def call_once(
+    wiring: Wiring,
+    capability: Capability,
+    arguments: Arguments,
+    *,
+    as_json: bool,
+    anchors: bool = True,
+    data: bool = True,
+) -> int:
+    """Make one capability call and print its reply; the exit code."""
+
+    async def use(_loaded: Loaded, service: Service) -> Reply:
+        caller = Caller.local(request_id=uuid.uuid4().hex, surface="cli")
+        deadline = service.settings.limits.deadline_seconds
+        return await service.call(capability, arguments, caller, deadline)
+
+    reply = with_service(wiring, use, anchors=anchors, data=data)
+    return reply if isinstance(reply, int) else print_reply(reply, as_json=as_json)
+
+
+def print_reply(reply: Reply, *, as_json: bool) -> int:
+    """A reply on the command line: one half on stdout, or a problem on stderr; the exit code."""
+    match reply:
+        case Answered():
+            emit(reply.halves.structured.decode() if as_json else reply.halves.text)
+            return EXIT_OK
+        case Declined():
+            emit(reply.halves.structured.decode() if as_json else reply.halves.text)
+            return EXIT_REFUSED
+        case Malformed():
+            print(f"sutura: {escape_text(reply.sentence())}", file=sys.stderr)
+            return EXIT_USAGE
+        case NotOffered():
+            return report(
+                [NOT_ENABLED if reply.capability is Capability.RUN_SQL else reply.sentence()]
+            )
+        case NotPermitted():
+            return report([reply.sentence()])
+        case Failed():
+            return report([reply.sentence()])
+        case _:
+            assert_never(reply)
