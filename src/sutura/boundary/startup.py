@@ -2,6 +2,7 @@
 
 import datetime
 from collections.abc import Mapping
+from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
@@ -13,8 +14,10 @@ from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.base import Source
 from sutura.boundary.sources.open import open_source
 from sutura.core.base import Frozen
+from sutura.core.catalog.error import CatalogError
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.prompt import render_prompt
+from sutura.core.text.escape import escape_text
 
 MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
@@ -47,7 +50,7 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     pinned = load_catalog(catalog_dir, loaded.settings.catalog.version)
     if not isinstance(pinned, Success):
-        return Failure([f"{catalog_dir}/{e.sentence()}" for e in pinned.failure()])
+        return Failure(catalog_problems(catalog_dir, pinned.failure()))
     instructions = _read_instructions(loaded)
     if not isinstance(instructions, Success):
         return Failure([instructions.failure()])
@@ -64,6 +67,21 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     return Success(
         Loaded(loaded=loaded, pinned=pinned.unwrap(), instructions=instructions.unwrap())
     )
+
+
+def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]:
+    """One line naming the catalog directory that was read, then each problem the way the
+    catalog docs show it, its file relative to that directory.
+
+    >>> error = CatalogError(file="m.md", line=7, key="extra", problem="unknown key")
+    >>> print(*catalog_problems(Path("/srv/catalog"), [error]), sep="\\n")
+    catalog /srv/catalog: 1 problem; files are named relative to this directory
+    m.md:7: extra: unknown key
+    """
+    count = f"{len(errors)} problem" + ("" if len(errors) == 1 else "s")
+    where = escape_text(str(catalog_dir))
+    heading = f"catalog {where}: {count}; files are named relative to this directory"
+    return [heading, *(e.sentence() for e in errors)]
 
 
 async def start(
