@@ -4,6 +4,7 @@ import datetime
 from collections.abc import Mapping
 from pathlib import Path
 
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.answering import Service, unknown_source_aliases
@@ -44,15 +45,15 @@ class Loaded(Frozen, frozen=True):
 def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     """Settings and catalog, validated together; every problem as one operator sentence."""
     settings = load_settings(environ)
-    if not isinstance(settings, Success):
+    if not is_successful(settings):
         return Failure([e.sentence() for e in settings.failure()])
     loaded = settings.unwrap()
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     pinned = load_catalog(catalog_dir, loaded.settings.catalog.version)
-    if not isinstance(pinned, Success):
+    if not is_successful(pinned):
         return Failure(catalog_problems(catalog_dir, pinned.failure()))
     instructions = _read_instructions(loaded)
-    if not isinstance(instructions, Success):
+    if not is_successful(instructions):
         return Failure([instructions.failure()])
     missing = unknown_source_aliases(pinned.unwrap(), loaded.settings)
     if missing:
