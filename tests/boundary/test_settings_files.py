@@ -1,11 +1,18 @@
 """Settings layers: defaults, base.yaml, <environment>.yaml, SUTURA__A__B."""
 
+# ruff: noqa: E501 - the expected sentences read best whole, one table row per line
+
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from returns.pipeline import is_successful
 from returns.result import Success
 
 from sutura.boundary.settings_files import SettingsError, load_settings
 from sutura.core.catalog.prose import CatalogProse
+from sutura.core.settings import PostgresSourceSettings
 
 
 def _errors(environ: dict[str, str]) -> list[SettingsError]:
@@ -70,7 +77,8 @@ def test_broken_yaml_names_the_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "base.yaml").write_text("limits:\n  max_rows: [1,\n")
     [error] = _errors({"SUTURA_CONFIG_DIR": str(tmp_path)})
     assert error.origin.endswith("base.yaml")
-    assert "not valid YAML" in error.problem and "line" in error.problem
+    assert (error.line, error.problem) == (3, "not valid YAML")
+    assert error.sentence().endswith("base.yaml:3: not valid YAML")
 
 
 def test_production_without_a_token_names_every_offending_key() -> None:
@@ -89,3 +97,91 @@ def test_relative_paths_resolve_against_the_config_dir(tmp_path: Path) -> None:
     (tmp_path / "base.yaml").write_text("catalog: {dir: cat}\n")
     loaded = load_settings({"SUTURA_CONFIG_DIR": str(tmp_path)}).unwrap()
     assert loaded.resolve(loaded.settings.catalog.dir) == (tmp_path / "cat").resolve()
+
+
+@pytest.mark.parametrize(
+    ("written", "sentence"),
+    [
+        ("server: &s {port: 1}\nlimits: *s\n", "base.yaml:1: YAML anchors and aliases are not allowed; write each value out"),
+        ('catalog:\n  dir: "cat\\ud800"\n', "base.yaml:2: catalog.dir: holds a lone surrogate escape, which is not text"),
+        ("environment: development\n", "base.yaml:1: environment: is chosen by SUTURA_ENVIRONMENT alone, not by a layer"),
+        ("server:\n  port: {x: 1}\n", "base.yaml:2: server.port.x: no key goes under server.port, which holds a single value"),
+        ("limits:\n  max_rowz: 5\n", "base.yaml:2: limits.max_rowz: unknown key"),
+        ("sources:\n  main: {path: x}\n", "base.yaml:2: sources.main.kind: missing required key"),
+        ("- server\n", "base.yaml:1: expected a mapping of sections"),
+        ("a: b\n\x00\n", "base.yaml:2: not valid YAML"),
+    ],
+)  # fmt: skip
+def test_a_settings_file_problem_names_the_file_line_and_key(
+    tmp_path: Path, written: str, sentence: str
+) -> None:
+    (tmp_path / "base.yaml").write_text(written, encoding="utf-8")
+    [error] = _errors({"SUTURA_CONFIG_DIR": str(tmp_path)})
+    assert error.sentence() == f"{tmp_path}/{sentence}"
+
+
+@pytest.mark.parametrize(
+    ("environ", "sentence"),
+    [
+        ({"SUTURA__SERVER____PORT": "1"}, "SUTURA__SERVER____PORT: server..port: each part between double underscores must name a key"),
+        ({"SUTURA__SECURITY__ACCESS_TOKEN": "tok\udcffen-0123456789"}, "SUTURA__SECURITY__ACCESS_TOKEN: security.access_token: the value is not valid UTF-8"),
+        ({"SUTURA__ENVIRONMENT": "development"}, "SUTURA__ENVIRONMENT: environment: is chosen by SUTURA_ENVIRONMENT alone, not by a layer"),
+        ({"SUTURA__PROMPT__CATALOG_PROSE": "x\x1b[2J"}, "SUTURA__PROMPT__CATALOG_PROSE: prompt.catalog_prose: expected one of quoted, omitted"),
+        ({"SUTURA__SERVER__PORT": "1", "SUTURA__server__port": "2"}, "SUTURA__server__port: server.port: SUTURA__SERVER__PORT sets this key too"),
+    ],
+)  # fmt: skip
+def test_an_environment_variable_problem_names_the_variable_and_key(
+    environ: dict[str, str], sentence: str
+) -> None:
+    assert [e.sentence() for e in _errors(environ)] == [sentence]
+
+
+def test_a_settings_error_escapes_its_origin_and_key() -> None:
+    error = SettingsError(origin="base\x1b[2J.yaml", line=2, key="a\u202eb", problem="unknown key")
+    assert error.sentence() == "base\\u001b[2J.yaml:2: a\\u202eb: unknown key"
+
+
+def test_a_higher_layer_of_the_same_kind_refines_a_source_key_by_key(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text("sources:\n  main: {kind: postgres, host: db}\n")
+    (tmp_path / "test.yaml").write_text("sources:\n  main: {kind: postgres, port: 6432}\n")
+    environ = {"SUTURA_CONFIG_DIR": str(tmp_path), "SUTURA_ENVIRONMENT": "test"}
+    source = load_settings(environ).unwrap().settings.sources["main"]
+    assert source == PostgresSourceSettings(host="db", port=6432)
+
+
+_YAMLISH = st.sampled_from(
+    ["\n", " ", ":", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "!!str ", '"', "'", "\\ud800",
+     "server", "port", "sources", "main", "kind", "duckdb", "limits", "max_rows", "1", "#"]
+)  # fmt: skip
+
+
+@given(st.lists(st.one_of(_YAMLISH, st.text(max_size=3)), max_size=40).map("".join))
+@settings(max_examples=200, deadline=None)
+def test_any_settings_file_gives_settings_or_printable_errors_never_an_exception(
+    tmp_path_factory: pytest.TempPathFactory, written: str
+) -> None:
+    config = tmp_path_factory.getbasetemp() / "any_settings_file"
+    config.mkdir(exist_ok=True)
+    (config / "base.yaml").write_text(written, encoding="utf-8")
+    result = load_settings({"SUTURA_CONFIG_DIR": str(config)})
+    if not is_successful(result):
+        assert all(e.sentence().isprintable() for e in result.failure())
+
+
+_PART = st.sampled_from(["SERVER", "PORT", "SOURCES", "MAIN", "KIND", "PATH", "X", "", "server"])
+
+
+@given(
+    st.dictionaries(
+        st.lists(_PART, min_size=1, max_size=5).map(lambda p: "SUTURA__" + "__".join(p)),
+        st.sampled_from(["1", "postgres", "duckdb", "x", "", "\udcff"]),
+        max_size=6,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_any_environment_variables_give_settings_or_named_errors_never_an_exception(
+    environ: dict[str, str],
+) -> None:
+    result = load_settings(environ)
+    if not is_successful(result):
+        assert all(e.sentence().isprintable() for e in result.failure())

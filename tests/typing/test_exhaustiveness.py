@@ -4,6 +4,7 @@ The proof runs mypy on two copies of the real ``core/catalog/prose.py`` (which h
 the setting): unchanged, it passes; with one more member, each reader's ``assert_never``
 fails. A second test reads every module of the package and fails on a reader that is not such
 a match: a comparison against a member, or a match over it without ``assert_never`` last.
+``Posture`` (whose identity reads a source) is held to the same gate.
 """
 
 import ast
@@ -47,11 +48,14 @@ def test_a_new_catalog_prose_member_fails_mypy_at_every_reader(tmp_path: Path) -
     assert run.returncode == 1
 
 
-def _is_prose_member(node: ast.AST) -> bool:
+CLOSED_VOCABULARIES = frozenset({"CatalogProse", "Posture"})
+
+
+def _is_closed_member(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
-        and node.value.id == "CatalogProse"
+        and node.value.id in CLOSED_VOCABULARIES
     )
 
 
@@ -73,16 +77,16 @@ def _loose_readers(tree: ast.AST) -> list[int]:
     lines: list[int] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
-            if any(map(_is_prose_member, [node.left, *node.comparators])):
+            if any(map(_is_closed_member, [node.left, *node.comparators])):
                 lines.append(node.lineno)
         elif isinstance(node, ast.Match):
             patterns = [n for case in node.cases for n in ast.walk(case.pattern)]
-            if any(map(_is_prose_member, patterns)) and not _ends_with_assert_never(node):
+            if any(map(_is_closed_member, patterns)) and not _ends_with_assert_never(node):
                 lines.append(node.lineno)
     return lines
 
 
-def test_every_reader_of_the_prose_setting_is_an_exhaustive_match() -> None:
+def test_every_reader_of_the_prose_setting_or_a_posture_is_an_exhaustive_match() -> None:
     loose = {
         str(path.relative_to(PACKAGE)): found
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -97,3 +101,5 @@ def test_the_gate_catches_a_comparison_and_an_open_match() -> None:
         "match p:\n    case CatalogProse.QUOTED:\n        pass\n    case _:\n        pass\n"
     )
     assert _loose_readers(compared) == [1] and _loose_readers(opened) == [1]
+    posture = ast.parse("if p is Posture.SHARED_SERVICE_USER:\n    pass\n")
+    assert _loose_readers(posture) == [1]

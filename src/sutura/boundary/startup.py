@@ -37,6 +37,7 @@ from sutura.core.outcome.answer import Answer, Refused
 from sutura.core.prompt import render_prompt
 from sutura.core.question.model import Question, QuestionError, Range
 from sutura.core.sql.probe import schema_probe
+from sutura.core.text.escape import escape_text
 from sutura.core.tool.capability import Capability, offered_by
 
 MAX_INSTRUCTIONS_BYTES = 64 * 1024
@@ -85,9 +86,19 @@ class Loaded(Frozen, frozen=True):
         )
 
 
-def catalog_sentence(catalog_dir: Path, error: CatalogError) -> str:
-    """One catalog problem as an operator sentence."""
-    return f"{catalog_dir}/{error.sentence()}"
+def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]:
+    """One line naming the catalog directory that was read, then each problem the way the
+    catalog docs show it, its file relative to that directory.
+
+    >>> error = CatalogError(file="m.md", line=7, key="extra", problem="unknown key")
+    >>> print(*catalog_problems(Path("/srv/catalog"), [error]), sep="\\n")
+    catalog /srv/catalog: 1 problem; files are named relative to this directory
+    m.md:7: extra: unknown key
+    """
+    count = f"{len(errors)} problem" + ("" if len(errors) == 1 else "s")
+    where = escape_text(str(catalog_dir))
+    heading = f"catalog {where}: {count}; files are named relative to this directory"
+    return [heading, *(e.sentence() for e in errors)]
 
 
 def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
@@ -107,7 +118,7 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     catalog_settings = loaded.settings.catalog
     catalog = read_catalog(catalog_dir, catalog_settings.version, catalog_settings.time_zone)
     if not is_successful(catalog):
-        return Failure([catalog_sentence(catalog_dir, e) for e in catalog.failure()])
+        return Failure(catalog_problems(catalog_dir, catalog.failure()))
     instructions = _read_instructions(loaded)
     if not is_successful(instructions):
         return Failure([instructions.failure()])
@@ -222,13 +233,10 @@ async def _open_all(
 
 async def _model_problems(loaded: Loaded, sources: Mapping[str, Source]) -> list[str]:
     """Every model checked against the table its source really has."""
-    errors: list[str] = []
+    errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(
-            catalog_sentence(loaded.catalog_dir, error)
-            for error in await _model_errors(loaded, model, sources[model.source])
-        )
-    return errors
+        errors.extend(await _model_errors(loaded, model, sources[model.source]))
+    return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
 async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[CatalogError]:

@@ -1,7 +1,7 @@
 """Settings: the shape of every layer, with the built-in defaults. Loading is in the boundary."""
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, assert_never
 
 import msgspec
 
@@ -15,6 +15,15 @@ class Environment(StrEnum):
     DEVELOPMENT = "development"
     TEST = "test"
     PRODUCTION = "production"
+
+
+class Posture(StrEnum):
+    """``sources.<alias>.posture``: whose identity reads a source's data (named in provenance).
+
+    ``impersonation-at-source`` (the caller's identity) comes with caller identity, later.
+    """
+
+    SHARED_SERVICE_USER = "shared-service-user"
 
 
 class ServerSettings(Frozen, frozen=True):
@@ -45,7 +54,7 @@ class DuckDBSourceSettings(Frozen, tag="duckdb", tag_field="kind", frozen=True):
     """A DuckDB database file, or a directory of CSV/Parquet files exposed as tables."""
 
     path: str
-    posture: str = "shared-service-user"
+    posture: Posture = Posture.SHARED_SERVICE_USER
     threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
@@ -60,7 +69,7 @@ class PostgresSourceSettings(Frozen, tag="postgres", tag_field="kind", frozen=Tr
     password_file: str | None = None
     sslmode: str = "prefer"
     pool_size: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
-    posture: str = "shared-service-user"
+    posture: Posture = Posture.SHARED_SERVICE_USER
 
 
 class SparkSourceSettings(Frozen, tag="spark", tag_field="kind", frozen=True):
@@ -68,7 +77,7 @@ class SparkSourceSettings(Frozen, tag="spark", tag_field="kind", frozen=True):
 
     remote: str = "sc://127.0.0.1:15002"
     token_env: str | None = None
-    posture: str = "shared-service-user"
+    posture: Posture = Posture.SHARED_SERVICE_USER
 
 
 SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSettings
@@ -133,4 +142,23 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
         problems.append(("tools.run_sql.source", "required when tools.run_sql.enabled is true"))
     if run_sql.source is not None and run_sql.source not in settings.sources:
         problems.append(("tools.run_sql.source", "names no configured source"))
+    for alias, source in sorted(settings.sources.items()):
+        if (problem := posture_problem(source.posture)) is not None:
+            problems.append((f"sources.{alias}.posture", problem))
     return problems
+
+
+def posture_problem(posture: Posture) -> str | None:
+    """Why a source read under ``posture`` cannot be opened at startup, or None when it can.
+
+    Every source is opened once, at startup, with the deployment's own credential; a posture
+    that reads as someone else must say here how its source opens.
+
+    >>> posture_problem(Posture.SHARED_SERVICE_USER) is None
+    True
+    """
+    match posture:
+        case Posture.SHARED_SERVICE_USER:
+            return None
+        case _:
+            assert_never(posture)

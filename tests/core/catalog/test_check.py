@@ -190,6 +190,53 @@ def test_a_via_chain_of_two_steps_reaches_the_last_model() -> None:
     assert catalog.metrics[1].dimensions[0].via == ("order_customer", "customer_region")
 
 
+def test_a_relationship_between_models_of_two_sources_is_refused_at_its_target_model() -> None:
+    customers = CUSTOMERS.replace("source: main", "source: crm")
+    sentences = _sentences(sample_documents(models__customers=customers))
+    assert (
+        "relationships/order_customer.md:5: target_model: the model 'customers' reads the "
+        "source 'crm' and the model 'orders' reads 'main'; one statement reads one source, "
+        "so a relationship joins models of one source"
+    ) in sentences
+
+
+def test_a_dimension_reached_through_a_relationship_into_another_source_is_refused() -> None:
+    customers = CUSTOMERS.replace("source: main", "source: crm")
+    sentences = _sentences(sample_documents(models__customers=customers))
+    assert sentences[-1] == (
+        "metrics/revenue.md:16: dimensions[0].via: the relationship 'order_customer' leads to "
+        "the model 'customers' on the source 'crm', but the metric's model 'orders' reads "
+        "'main'; one statement reads one source"
+    )
+    assert len(sentences) == 2  # the relationship, and the one dimension that walks it
+
+
+def test_a_via_chain_is_refused_at_the_step_that_leaves_the_metric_source() -> None:
+    regions = (
+        "---\nkind: model\nname: regions\nsource: geo\ntable: shop_regions\n"
+        "columns: [region_code, region_name]\n---\n"
+    )
+    customers = CUSTOMERS.replace("customer_segment]", "customer_segment, region_code]")
+    step = (
+        "---\nkind: relationship\nname: customer_region\norigin_model: customers\n"
+        "target_model: regions\nkeys:\n  - equal: {origin: region_code, target: region_code}\n"
+        "join_type: many_to_one\n---\n"
+    )
+    text = REVENUE.replace("via: order_customer", "via: [order_customer, customer_region]")
+    text = text.replace("column: sales_region", "column: region_name")
+    documents = sample_documents(
+        models__customers=customers,
+        models__regions=regions,
+        relationships__customer_region=step,
+        metrics__revenue=text,
+    )
+    assert _sentences(documents)[-1].startswith(
+        "metrics/revenue.md:16: dimensions[0].via[1]: the relationship 'customer_region' "
+        "leads to the model 'regions' on the source 'geo', but the metric's model 'orders' "
+        "reads 'main'"
+    )
+
+
 @pytest.mark.parametrize(
     ("old", "new", "sentence"),
     [

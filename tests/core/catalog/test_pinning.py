@@ -128,13 +128,23 @@ def test_a_change_of_meaning_in_a_metric_moves_its_digest_and_the_catalog_digest
         ("table: shop_orders", "table: shop_orders_v2"),
         ("  - name: amount\n    type: DECIMAL(12,2)", "  - name: amount\n    type: DECIMAL(14,2)"),
         ("  - is_paid\n", "  - is_paid\n  - is_gift\n"),
-        ("source: main", "source: warehouse"),
     ],
 )
 def test_a_change_of_meaning_in_a_model_moves_the_digest_of_every_metric_reading_it(
     old: str, new: str
 ) -> None:
     changed = _pinned(models__orders=ORDERS.replace(old, new))
+    assert changed.digest != BASE.digest
+    assert changed.metric_digests["revenue"] != BASE.metric_digests["revenue"]
+    assert changed.metric_digests["paid_share"] != BASE.metric_digests["paid_share"]
+
+
+def test_moving_the_models_to_another_source_moves_the_digest_of_every_metric() -> None:
+    customers = SAMPLE["models/customers.md"]
+    changed = _pinned(
+        models__orders=ORDERS.replace("source: main", "source: warehouse"),
+        models__customers=customers.replace("source: main", "source: warehouse"),
+    )
     assert changed.digest != BASE.digest
     assert changed.metric_digests["revenue"] != BASE.metric_digests["revenue"]
     assert changed.metric_digests["paid_share"] != BASE.metric_digests["paid_share"]

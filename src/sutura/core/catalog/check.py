@@ -2,7 +2,8 @@
 
 Names are unique per kind; a metric's model exists and has every column the metric reads;
 every ``via`` chain walks from the metric's model through existing relationships to a model
-that has the dimension's column; relationships join existing models on existing columns.
+that has the dimension's column; relationships join existing models on existing columns, and
+no relationship joins two sources (``crossing``).
 """
 
 import re
@@ -11,6 +12,7 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.crossing import source_crossings
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.catalog.front_matter import nearest_line
 from sutura.core.catalog.model import (
@@ -79,6 +81,7 @@ def check_catalog(documents: Sequence[Document]) -> Result[Catalog, list[Catalog
         errors.extend(_relationship_errors(index, doc, relationship))
     for doc, metric in index.metrics.values():
         errors.extend(_metric_errors(index, doc, metric))
+    errors.extend(source_crossings(index.models, index.relationships, index.metrics))
     if errors:
         return Failure(errors)
     return Success(

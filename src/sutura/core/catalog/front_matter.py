@@ -2,7 +2,8 @@
 
 Every scalar stays the text the author wrote: YAML's implicit typing never runs, so
 ``2024-01-01``, ``1.50`` and ``yes`` stay text. A plain ``null``, ``~`` or empty scalar is
-``None``. Anchors, aliases, merge keys, tags and duplicate keys are refused, naming the line.
+``None``. Anchors, aliases, merge keys, tags, duplicate keys and lone surrogates (``"\\ud800"``,
+which no UTF-8 text can hold) are refused, naming the line.
 
 >>> text = "---\\nkind: metric\\ngrains: [day, 2024-01-01]\\n---\\nProse.\\n"
 >>> front = read_front_matter("m.md", text)
@@ -19,6 +20,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
+from sutura.core.text.escape import has_lone_surrogate
 
 PlainValue = str | None | list["PlainValue"] | dict[str, "PlainValue"]
 
@@ -28,6 +30,7 @@ _MAX_DEPTH = 16
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_SURROGATE = "a lone surrogate (an escape from \\ud800 to \\udfff), which is not text"
 
 
 class FrontMatter(Frozen, frozen=True):
@@ -183,6 +186,9 @@ def _plain(file_label: str, node: yaml.Node, path: str, lines: dict[str, int]) -
             items.append(_plain(file_label, item, item_path, lines))
         return items
     value = str(node.value)
+    if has_lone_surrogate(value):
+        problem = f"the value holds {_SURROGATE}; write the character itself"
+        _refuse(file_label, _line_of(node.start_mark), path, problem)
     if (
         isinstance(node, yaml.ScalarNode) and node.style is None and value in _NULLS
     ):  # a plain (unquoted) null
@@ -199,6 +205,8 @@ def _mapping(
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
             _refuse(file_label, line, path, "keys must be plain names (no merge keys)")
         key = str(key_node.value)
+        if has_lone_surrogate(key):
+            _refuse(file_label, line, path, f"a key holds {_SURROGATE}")
         key_path = f"{path}.{key}" if path else key
         if key in result:
             _refuse(file_label, line, key_path, f"the key {quoted(key)} appears twice")

@@ -1,0 +1,1 @@
+"""Reading the settings layers: strict YAML files, environment variables, merging, validation."""

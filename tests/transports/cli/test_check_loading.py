@@ -1,0 +1,60 @@
+"""``sutura check`` run as the console script, over deployments an operator got wrong."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.edited_example import BASE, customers_on_crm, edited_example
+
+SCRIPT = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
+
+
+def _check(config: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SUTURA_CONFIG_DIR": str(config), **extra}
+    env = {k: v for k, v in env.items() if not k.startswith("SUTURA__") or k in extra}
+    return subprocess.run(
+        [*SCRIPT, "check"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_check_refuses_a_dimension_that_reaches_another_source_naming_file_line_and_key(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    base = BASE + "  crm: {kind: duckdb, path: crm.duckdb}\n"
+    checked = _check(edited_example(example_dir, tmp_path, customers_on_crm, base))
+    assert checked.returncode == 1 and checked.stdout == ""
+    lines = checked.stderr.splitlines()
+    catalog_dir = (tmp_path / "catalog").resolve()
+    assert lines[0].startswith(f"sutura: catalog {catalog_dir}: ")
+    assert lines[0].endswith("problems; files are named relative to this directory")
+    assert "sutura: revenue.md:18: dimensions[0].via: the relationship 'order_customer'" in (
+        checked.stderr
+    )
+    assert all(str(tmp_path) not in line for line in lines[1:])
+
+
+def test_check_names_a_lone_surrogate_escape_instead_of_an_internal_error(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    def escaped(name: str, text: str) -> str:
+        return (
+            text.replace("value: cancelled", 'value: "\\udc00"') if name == "revenue.md" else text
+        )
+
+    checked = _check(edited_example(example_dir, tmp_path, escaped))
+    assert checked.returncode == 1
+    assert "internal error" not in checked.stderr
+    assert (
+        "sutura: revenue.md:14: required_filters[0].not_equals.value: the value holds a lone"
+        in (checked.stderr)
+    )
+
+
+def test_check_names_a_deeply_nested_settings_file_instead_of_an_internal_error(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    config = edited_example(example_dir, tmp_path, base=BASE + "limits: " + "[" * 900 + "]" * 900)
+    checked = _check(config)
+    assert checked.returncode == 1
+    assert checked.stderr == f"sutura: {config / 'base.yaml'}:4: nests deeper than 16 levels\n"
