@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
-from tests.conformance.pack import EXTRA_CATALOG
+from tests.conformance.pack import EXTRA_CATALOG, Rows, add_pack_rows, oracle_rows
 from tests.postgres import copy_from_duckdb, scratch_database
 
 PASSWORD_VAR = "SUTURA_CONFORMANCE_PASSWORD"
@@ -17,10 +17,12 @@ ORDERS = 20_000
 
 
 class Engines(NamedTuple):
-    """The settings directory of each engine; both serve the same catalog and rows."""
+    """The settings directory of each engine (both serve the same catalog and rows), and the
+    rows each oracle reads from them, by question name."""
 
     duckdb: Path
     postgres: Path
+    oracles: dict[str, Rows]
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -43,6 +45,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
     for document in sorted(EXTRA_CATALOG.glob("*.md")):
         shutil.copy(document, catalog / document.name)
     database = root / "example" / DATABASE
+    add_pack_rows(database)
+    oracles = oracle_rows(database)
     with scratch_database(postgres_dsn) as scratch, pytest.MonkeyPatch.context() as patch:
         copy_from_duckdb(database, scratch, root)
         patch.setenv(PASSWORD_VAR, scratch.reader_password)
@@ -59,4 +63,5 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
         yield Engines(
             duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
             postgres=_settings(root / "postgres", catalog, postgres),
+            oracles=oracles,
         )

@@ -10,7 +10,7 @@ are put in one fixed order; a ``via`` chain keeps its order, which is its meanin
 
 >>> from sutura.core.catalog.model import Catalog
 >>> canonical_form(Catalog(models=(), relationships=(), metrics=()))
-b'{"canonical_form":1,"metrics":[],"models":[],"relationships":[]}'
+b'{"canonical_form":2,"metrics":[],"models":[],"relationships":[]}'
 """
 
 import hashlib
@@ -22,7 +22,10 @@ import msgspec
 from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
 from sutura.core.catalog.pinned import PinnedDefinitions
 
-CANONICAL_FORM_VERSION = 1
+# The version names the semantics the definitions are answered under (docs/semantics.md), so
+# that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
+# groups a question with several metrics keeps, and fails-ratios refusing an empty denominator.
+CANONICAL_FORM_VERSION = 2
 
 _encoder = msgspec.json.Encoder(order="sorted")
 
