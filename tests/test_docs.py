@@ -1,5 +1,7 @@
 """The docs are true: every setting, refusal code and command is documented."""
 
+import datetime
+import json
 import re
 from pathlib import Path
 
@@ -7,8 +9,11 @@ import msgspec.inspect as mi
 import pytest
 
 from sutura.core.outcome.refusal import DETAILS, RefusalCode, status_of
-from sutura.core.settings import Settings
+from sutura.core.question.model import convert_question
+from sutura.core.question.resolve import resolve_question
+from sutura.core.settings import LimitsSettings, Settings
 from sutura.transports.cli.main import build_parser
+from tests.core.sample_catalog import PINNED
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -48,3 +53,26 @@ def _commands() -> list[str]:
 @pytest.mark.parametrize("command", _commands())
 def test_every_command_is_documented(command: str) -> None:
     assert re.search(rf"^\| `{command}\b", (DOCS / "cli.md").read_text(encoding="utf-8"), re.M)
+
+
+_LAST_EXAMPLE = re.compile(r"^\| `(\{.*\})` \| (\w+) \| (\S+) \| (\S+) \|$", re.M)
+
+
+def test_the_range_last_examples_of_the_semantics_are_what_a_question_resolves_to() -> None:
+    text = (DOCS / "semantics.md").read_text(encoding="utf-8")
+    asked = re.search(r"Examples, asked on (\d{4}-\d\d-\d\d)", text)
+    assert asked is not None
+    today = datetime.date.fromisoformat(asked.group(1))
+    examples = _LAST_EXAMPLE.findall(text)
+    assert len(examples) >= 5
+    for last, grain, start, end in examples:
+        question = convert_question(
+            {"metrics": ["revenue"], "grain": grain, "range": {"last": json.loads(last)}}
+        ).unwrap()
+        found = resolve_question(question, PINNED, LimitsSettings(), today).unwrap()
+        assert (found.start.isoformat(), found.end.isoformat()) == (start, end), last
+
+
+def test_the_semantics_are_linked_from_the_readme_and_the_architecture() -> None:
+    for page in (DOCS.parent / "README.md", DOCS / "architecture.md", DOCS / "catalog.md"):
+        assert "semantics.md" in page.read_text(encoding="utf-8"), page.name

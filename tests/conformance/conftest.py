@@ -10,7 +10,7 @@ import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
-from tests.conformance.pack import EXTRA_CATALOG, environ
+from tests.conformance.pack import EXTRA_CATALOG, Rows, add_pack_rows, environ, oracle_rows
 from tests.postgres import copy_from_duckdb, scratch_database
 from tests.services import serving
 
@@ -19,12 +19,14 @@ ORDERS = 20_000
 
 
 class Engines(NamedTuple):
-    """The settings directory of each engine; both serve the same catalog and rows."""
+    """The settings directory of each engine (both serve the same catalog and rows), and the
+    rows each oracle reads from them, by question name."""
 
     duckdb: Path
     postgres: Path
     postgres_environ: dict[str, str]
     """What the PostgreSQL deployment reads besides its settings: its reader's password."""
+    oracles: dict[str, Rows]
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -47,6 +49,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
     for document in sorted(EXTRA_CATALOG.glob("*.md")):
         shutil.copy(document, catalog / document.name)
     database = root / "example" / DATABASE
+    add_pack_rows(database)
+    oracles = oracle_rows(database)
     with scratch_database(postgres_dsn) as scratch:
         copy_from_duckdb(database, scratch, root)
         postgres = {
@@ -63,6 +67,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
             duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
             postgres=_settings(root / "postgres", catalog, postgres),
             postgres_environ={PASSWORD_VAR: scratch.reader_password},
+            oracles=oracles,
         )
 
 

@@ -1,7 +1,10 @@
-"""DuckDB and PostgreSQL give byte-identical answers and identical refusals to every question."""
+"""DuckDB and PostgreSQL give byte-identical answers and identical refusals to every question,
+and the answers the pack's oracles compute from the data."""
 
+import functools
 import shutil
 from pathlib import Path
+from typing import assert_never
 
 import anyio
 import pytest
@@ -19,19 +22,21 @@ from sutura.core.catalog.model import (
     Term,
     ZeroDenominator,
 )
-from sutura.core.outcome.answer import Answer, Refused
+from sutura.core.outcome.answer import Refused
 from sutura.core.outcome.refusal import RefusalCode
 from tests.conformance.conftest import Engines, Served
 from tests.conformance.pack import (
     EXTRA_CATALOG,
+    ORACLES,
     PACK,
     Case,
     ask,
     ask_service,
-    has_null_cell,
+    expect_case,
+    expect_groups_of_each_metric_alone,
+    several_metrics,
     text_half_without_source,
 )
-from tests.refusals import expect_refusal
 
 # The refusals a data system can cause through the certified surface, provoked identically.
 SOURCE_REFUSALS = {
@@ -57,14 +62,31 @@ async def test_duckdb_and_postgres_give_the_same_outcome(
             on_duckdb = await ask_service(served.duckdb, case, PACK.today)
             on_postgres = await ask_service(served.postgres, case, PACK.today)
     for outcome in (on_duckdb, on_postgres):
-        if case.expect == "answer":
-            assert isinstance(outcome, Answer), outcome
-        else:
-            expect_refusal(outcome, RefusalCode(case.expect))
-        assert has_null_cell(outcome) is case.nulls
+        expect_case(case, outcome, engines.oracles)
     assert text_half_without_source(on_postgres) == text_half_without_source(on_duckdb)
     if isinstance(on_duckdb, Refused):
         assert on_postgres == on_duckdb
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "case", [c for c in PACK.questions if several_metrics(c)], ids=lambda case: case.name
+)
+async def test_metrics_asked_together_answer_the_groups_each_answers_alone(
+    served: Served, case: Case
+) -> None:
+    with anyio.fail_after(60):
+        for service in (served.duckdb, served.postgres):
+            await expect_groups_of_each_metric_alone(
+                functools.partial(ask_service, service, today=PACK.today), case
+            )
+
+
+def test_every_oracle_is_the_answer_of_a_question_in_the_pack() -> None:
+    answered = {case.name for case in PACK.questions if case.expect == "answer"}
+    oracles = {path.stem for path in ORACLES.glob("*.sql")}
+    assert oracles and oracles <= answered
 
 
 def test_the_pack_has_at_least_twenty_questions_with_unique_names() -> None:
@@ -107,9 +129,13 @@ def test_the_pack_asks_every_aggregate_count_if_and_both_zero_denominator_rules(
 
 
 def _terms(measure: Measure) -> list[Term]:
-    if isinstance(measure, SimpleMeasure):
-        return [measure.term]
-    return [measure.numerator, measure.denominator]
+    match measure:
+        case SimpleMeasure():
+            return [measure.term]
+        case RatioMeasure():
+            return [measure.numerator, measure.denominator]
+        case _:
+            assert_never(measure)
 
 
 def _filters(question: dict[str, object]) -> list[dict[str, object]]:

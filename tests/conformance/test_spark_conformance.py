@@ -18,20 +18,23 @@ import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
-from sutura.core.outcome.answer import Answer, Refused
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.outcome.answer import Refused
 from tests.conformance.conftest import ORDERS
 from tests.conformance.pack import (
     EXTRA_CATALOG,
     PACK,
     Case,
+    Rows,
+    add_pack_rows,
     ask,
     ask_service,
     environ,
-    has_null_cell,
+    expect_case,
+    expect_groups_of_each_metric_alone,
+    oracle_rows,
+    several_metrics,
     text_half_without_source,
 )
-from tests.refusals import expect_refusal
 from tests.services import serving
 from tests.spark_server import load_tables, require_server
 
@@ -43,10 +46,12 @@ pytestmark = [
 
 
 class Engines(NamedTuple):
-    """The settings directory of each engine; both serve the same catalog and rows."""
+    """The settings directory of each engine (both serve the same catalog and rows), and the
+    rows each oracle reads from them, by question name."""
 
     duckdb: Path
     spark: Path
+    oracles: dict[str, Rows]
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -70,10 +75,13 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
     for document in sorted(EXTRA_CATALOG.glob("*.md")):
         shutil.copy(document, catalog / document.name)
     database = root / "example" / DATABASE
+    add_pack_rows(database)
+    oracles = oracle_rows(database)
     load_tables(database, remote)
     yield Engines(
         duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
         spark=_settings(root / "spark", catalog, {"kind": "spark", "remote": remote}),
+        oracles=oracles,
     )
 
 
@@ -113,11 +121,20 @@ async def test_duckdb_and_spark_give_the_same_outcome(
             on_duckdb = await ask_service(served.duckdb, case, PACK.today)
             on_spark = await ask_service(served.spark, case, PACK.today)
     for outcome in (on_duckdb, on_spark):
-        if case.expect == "answer":
-            assert isinstance(outcome, Answer), outcome
-        else:
-            expect_refusal(outcome, RefusalCode(case.expect))
-        assert has_null_cell(outcome) is case.nulls
+        expect_case(case, outcome, engines.oracles)
     assert text_half_without_source(on_spark) == text_half_without_source(on_duckdb)
     if isinstance(on_duckdb, Refused):
         assert on_spark == on_duckdb
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "case", [c for c in PACK.questions if several_metrics(c)], ids=lambda case: case.name
+)
+async def test_metrics_asked_together_answer_the_groups_each_answers_alone_on_spark(
+    served: Served, case: Case
+) -> None:
+    with anyio.fail_after(120):
+        await expect_groups_of_each_metric_alone(
+            lambda asked: ask_service(served.spark, asked, PACK.today), case
+        )

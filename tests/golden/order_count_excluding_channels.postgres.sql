@@ -14,7 +14,7 @@ FROM "orders" AS "t0"
 WHERE
   "t0"."created_at" >= %s
   AND "t0"."created_at" < %s
-  AND "t0"."status" <> %s
+  AND "t0"."status" IS DISTINCT FROM %s
   AND NOT "t0"."channel" IN (%s, %s)
 GROUP BY
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE),

@@ -14,7 +14,7 @@ FROM `orders` AS `t0`
 WHERE
   `t0`.`created_at` >= ?
   AND `t0`.`created_at` < ?
-  AND `t0`.`status` <> ?
+  AND `t0`.`status` IS DISTINCT FROM ?
   AND NOT `t0`.`channel` IN (?, ?)
 GROUP BY
   CAST(DATE_TRUNC('month', `t0`.`created_at`) AS DATE),

@@ -9,7 +9,7 @@ SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
   "t0"."channel" AS "channel",
   SUM("t0"."quantity") AS "units",
-  COUNT(CASE WHEN "t0"."status" <> %s THEN "t0"."order_id" END) AS "order_count"
+  COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN "t0"."order_id" END) AS "order_count"
 FROM "orders" AS "t0"
 WHERE
   "t0"."created_at" >= %s AND "t0"."created_at" < %s

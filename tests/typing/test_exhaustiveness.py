@@ -1,62 +1,109 @@
-"""A new ``CatalogProse`` spelling is a type error wherever the setting is read.
+"""A new member of a closed vocabulary is a type error wherever the vocabulary is dispatched.
 
-The proof runs mypy on two copies of the real ``core/catalog/prose.py`` (which holds every reader of
-the setting): unchanged, it passes; with one more member, each reader's ``assert_never``
-fails. A second test reads every module of the package and fails on a reader that is not such
-a match: a comparison against a member, or a match over it without ``assert_never`` last.
-``Posture`` (whose identity reads a source) is held to the same gate.
+For each row of :data:`~tests.typing.vocabularies.VOCABULARIES`, the test copies the whole
+package to a temporary directory, adds one member to the vocabulary there, runs mypy (the
+project's configuration) over the copy and requires an ``assert_never`` error naming the new
+member at exactly the row's readers. In the core and the boundary modules this branch owns,
+no other error may appear: a reader that is not such a match would show up as one (or, if it
+is an ``isinstance`` chain, as nothing at all — which the AST gates below catch instead).
+
+The gates read every module: the prose setting is read only through exhaustive matches; in
+the core, no vocabulary of the table is compared against, ``isinstance``-checked or matched
+without ``assert_never`` last, and no ``returns`` result is narrowed with ``isinstance``.
 """
 
 import ast
+import collections
+import configparser
+import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-import sutura
-from sutura.core.catalog import prose
+import pytest
 
-PACKAGE = Path(sutura.__file__).parent
-GROWN = 'OMITTED = "omitted"\n    SUMMARIZED = "summarized"'
-EXPECTED = (
-    'Argument 1 to "assert_never" has incompatible type "Literal[CatalogProse.SUMMARIZED]"; '
-    'expected "Never"'
-)
+from tests.typing.vocabularies import PACKAGE, VOCABULARIES, Vocabulary
+
+ROOT = PACKAGE.parents[1]
+# Modules where every reader of a vocabulary must be an exhaustive match (the rest of the
+# package is checked by mypy, but not held to the table).
+OWNED = ("core/", "boundary/example.py", "boundary/catalog_files.py")
+_ERROR = re.compile(r"^sutura/(?P<module>[^:]+):(?P<line>\d+): error: (?P<message>.*)$")
 
 
-def test_a_new_catalog_prose_member_fails_mypy_at_every_reader(tmp_path: Path) -> None:
-    source = Path(prose.__file__).read_text(encoding="utf-8")
-    assert source.count('OMITTED = "omitted"') == 1
-    (tmp_path / "prose_as_built.py").write_text(source, encoding="utf-8")
-    (tmp_path / "prose_grown.py").write_text(source.replace('OMITTED = "omitted"', GROWN))
-    command = [sys.executable, "-m", "mypy", "--strict", "--config-file=", "--no-incremental"]
-    command += ["--cache-dir", str(tmp_path / "cache"), "prose_as_built.py", "prose_grown.py"]
-    run = subprocess.run(
-        command,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+class Copy:
+    """One copy of the package, with the project's mypy configuration and a warm cache."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        shutil.copytree(PACKAGE, root / "sutura", ignore=shutil.ignore_patterns("__pycache__"))
+        config = configparser.ConfigParser()
+        config.read(ROOT / "mypy.ini", encoding="utf-8")
+        config.remove_option("mypy", "files")
+        config.set("mypy", "mypy_path", str(ROOT / "typings"))
+        with (root / "mypy.ini").open("w", encoding="utf-8") as handle:
+            config.write(handle)
+
+    def mypy(self) -> tuple[int, list[tuple[str, str]]]:
+        """mypy's exit status over the copy, and its errors as (module, message)."""
+        command = [sys.executable, "-m", "mypy", "--config-file", "mypy.ini"]
+        command += ["--cache-dir", str(self.root / "cache"), "-p", "sutura"]
+        run = subprocess.run(
+            command, cwd=self.root, capture_output=True, text=True, timeout=300, check=False
+        )
+        errors = [_ERROR.match(line) for line in run.stdout.splitlines()]
+        return run.returncode, [(e["module"], e["message"]) for e in errors if e is not None]
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Copy:
+    return Copy(tmp_path_factory.mktemp("exhaustiveness"))
+
+
+@pytest.fixture
+def grown(copy: Copy, vocabulary: Vocabulary) -> Iterator[Copy]:
+    """The copy with one more member in ``vocabulary``, restored afterwards."""
+    path = copy.root / "sutura" / vocabulary.growth.module
+    source = path.read_text(encoding="utf-8")
+    assert source.count(vocabulary.growth.old) == 1, "the vocabulary's definition moved"
+    path.write_text(source.replace(vocabulary.growth.old, vocabulary.growth.new), "utf-8")
+    try:
+        yield copy
+    finally:
+        path.write_text(source, encoding="utf-8")
+
+
+@pytest.mark.parametrize("vocabulary", VOCABULARIES, ids=lambda v: v.behaviour)
+def test_a_new_member_fails_mypy_at_each_reader(grown: Copy, vocabulary: Vocabulary) -> None:
+    status, errors = grown.mypy()
+    expected = (
+        f'Argument 1 to "assert_never" has incompatible type "{vocabulary.member}"; '
+        'expected "Never"'
     )
-    errors = [line for line in run.stdout.splitlines() if ": error:" in line]
-    readers = source.count("assert_never(setting)")
-    assert readers >= 2
-    assert [e for e in errors if e.startswith("prose_grown.py") and EXPECTED in e] == [
-        e for e in errors
-    ]
-    assert len(errors) == readers, run.stdout
-    assert run.returncode == 1
+    failed = collections.Counter(module for module, message in errors if expected in message)
+    assert dict(failed) == vocabulary.readers
+    owned = [e for e in errors if e[0].startswith(OWNED) and expected not in e[1]]
+    assert owned == [], "a reader that is not an exhaustive match"
+    assert status == 1
 
 
-CLOSED_VOCABULARIES = frozenset({"CatalogProse", "Posture"})
+def test_the_copy_as_built_passes_mypy(copy: Copy) -> None:
+    assert copy.mypy() == (0, [])
 
 
-def _is_closed_member(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in CLOSED_VOCABULARIES
-    )
+PROSE = frozenset({"CatalogProse"})
+RESULTS = frozenset({"Success", "Failure"})
+
+
+def _mentions(node: ast.AST, names: frozenset[str]) -> bool:
+    """Whether ``node`` names a member of an enum in ``names``, or a class in ``names``."""
+    match node:
+        case ast.Attribute(value=ast.Name(id=name)) | ast.MatchClass(cls=ast.Name(id=name)):
+            return name in names
+        case _:
+            return False
 
 
 def _ends_with_assert_never(match: ast.Match) -> bool:
@@ -72,26 +119,45 @@ def _ends_with_assert_never(match: ast.Match) -> bool:
     )
 
 
-def _loose_readers(tree: ast.AST) -> list[int]:
-    """Line numbers reading the setting other than through an exhaustive match."""
-    lines: list[int] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
-            if any(map(_is_closed_member, [node.left, *node.comparators])):
-                lines.append(node.lineno)
-        elif isinstance(node, ast.Match):
-            patterns = [n for case in node.cases for n in ast.walk(case.pattern)]
-            if any(map(_is_closed_member, patterns)) and not _ends_with_assert_never(node):
-                lines.append(node.lineno)
-    return lines
+def _isinstance_of(node: ast.AST, names: frozenset[str]) -> bool:
+    """Whether ``node`` is ``isinstance(x, K)`` (or a tuple or union of kinds) with K in names."""
+    match node:
+        case ast.Call(func=ast.Name(id="isinstance"), args=[_, kinds]):
+            return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(kinds))
+        case _:
+            return False
 
 
-def test_every_reader_of_the_prose_setting_or_a_posture_is_an_exhaustive_match() -> None:
-    loose = {
-        str(path.relative_to(PACKAGE)): found
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if (found := _loose_readers(ast.parse(path.read_text(encoding="utf-8"))))
-    }
+def _is_loose(node: ast.AST, names: frozenset[str]) -> bool:
+    """Whether ``node`` reads a vocabulary in ``names`` other than through an exhaustive match."""
+    match node:
+        case ast.Compare(left=left, comparators=comparators):
+            return any(_mentions(n, names) for n in [left, *comparators])
+        case ast.Match(cases=cases):
+            patterns = [n for case in cases for n in ast.walk(case.pattern)]
+            return any(_mentions(n, names) for n in patterns) and not _ends_with_assert_never(node)
+        case _:
+            return _isinstance_of(node, names)
+
+
+def _loose_readers(tree: ast.AST, names: frozenset[str] = PROSE) -> list[int]:
+    """Line numbers reading a vocabulary in ``names`` other than through an exhaustive match."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.expr | ast.stmt) and _is_loose(node, names)
+    ]
+
+
+def _modules(*prefixes: str) -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name.startswith(prefixes):
+            yield name, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_every_reader_of_the_prose_setting_is_an_exhaustive_match() -> None:
+    loose = {name: found for name, tree in _modules("") if (found := _loose_readers(tree))}
     assert loose == {}
 
 
@@ -101,5 +167,31 @@ def test_the_gate_catches_a_comparison_and_an_open_match() -> None:
         "match p:\n    case CatalogProse.QUOTED:\n        pass\n    case _:\n        pass\n"
     )
     assert _loose_readers(compared) == [1] and _loose_readers(opened) == [1]
-    posture = ast.parse("if p is Posture.SHARED_SERVICE_USER:\n    pass\n")
-    assert _loose_readers(posture) == [1]
+
+
+def test_every_vocabulary_is_read_only_through_exhaustive_matches_in_owned_modules() -> None:
+    names = frozenset().union(*(v.names for v in VOCABULARIES))
+    loose = {
+        name: found for name, tree in _modules(*OWNED) if (found := _loose_readers(tree, names))
+    }
+    assert loose == {}
+
+
+def test_no_result_is_narrowed_with_isinstance_in_owned_modules() -> None:
+    narrowed = {
+        name: [
+            n.lineno
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and _isinstance_of(n, RESULTS)
+        ]
+        for name, tree in _modules(*OWNED)
+    }
+    assert {name: lines for name, lines in narrowed.items() if lines} == {}
+
+
+def test_the_gate_catches_an_isinstance_chain_over_a_union_member() -> None:
+    chain = ast.parse(
+        "if isinstance(item, FilterEq):\n    pass\nelif isinstance(r, (int, Success)):\n    pass\n"
+    )
+    assert _loose_readers(chain, frozenset({"FilterEq"})) == [1]
+    assert _loose_readers(chain, RESULTS) == [3]

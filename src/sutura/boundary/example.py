@@ -80,12 +80,12 @@ _ANCHOR_SQL = {
     "__REVENUE_ANCHOR__": """
         SELECT sum(amount) FROM orders
         WHERE ordered_on >= DATE '2024-01-01' AND ordered_on < DATE '2025-01-01'
-          AND order_status <> 'cancelled'
+          AND order_status IS DISTINCT FROM 'cancelled'
     """,
     "__ORDER_COUNT_ANCHOR__": """
         SELECT count(order_id) FROM orders
         WHERE ordered_on >= DATE '2024-01-01' AND ordered_on < DATE '2025-01-01'
-          AND order_status <> 'cancelled'
+          AND order_status IS DISTINCT FROM 'cancelled'
     """,
 }
 

@@ -140,3 +140,20 @@ def test_last_periods_beyond_the_calendar_give_none() -> None:
 def test_min_days_is_a_lower_bound_on_any_run_of_periods() -> None:
     assert min_days(Grain.YEAR, 10) == 3650
     assert min_days(Grain.QUARTER, 4) <= (D(2025, 1, 1) - D(2024, 1, 1)).days
+
+
+@given(
+    st.dates(min_value=D(100, 1, 1), max_value=D(9998, 1, 1)),
+    st.sampled_from(Grain),
+    st.integers(min_value=1, max_value=40),
+    st.booleans(),
+)
+def test_last_covers_exactly_count_whole_periods_and_the_current_one_only_when_asked(
+    today: datetime.date, unit: Grain, count: int, include_current: bool
+) -> None:
+    found = last_periods(today, unit, count, include_current=include_current)
+    assert found is not None
+    start, end = found
+    assert floor_period(start, unit) == start and shift_periods(start, unit, count) == end
+    assert (start <= today < end) is include_current
+    assert end <= today or floor_period(today, unit) == shift_periods(end, unit, -1)

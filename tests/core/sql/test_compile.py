@@ -7,7 +7,16 @@ import msgspec
 import pytest
 import sqlglot
 
-from sutura.core.catalog.model import Column, Dimension, KeyPair, Metric, Model, Relationship
+from sutura.core.catalog.model import (
+    Column,
+    Dimension,
+    FilterEquals,
+    FilterIsTrue,
+    KeyPair,
+    Metric,
+    Model,
+    Relationship,
+)
 from sutura.core.sql.compile import CompiledQuery, Dialect, Passthrough, Quotient, compile_question
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
 
@@ -94,8 +103,67 @@ def test_different_required_filters_go_inside_each_metrics_aggregate() -> None:
     compiled = _compiled(metrics=["revenue", "order_count"])
     sql = _squash(compiled.sql)
     assert 'SUM(CASE WHEN "t0"."status" = ? THEN "t0"."amount" END) AS "revenue"' in sql
-    assert 'COUNT(CASE WHEN "t0"."status" <> ? THEN "t0"."order_id" END) AS "order_count"' in sql
+    assert (
+        'COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM ? THEN "t0"."order_id" END)'
+        ' AS "order_count"'
+    ) in sql
     assert compiled.params[:2] == ("complete", "cancelled")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_not_equals_required_filter_keeps_rows_whose_column_is_null(dialect: Dialect) -> None:
+    compiled = _compiled(dialect, metrics=["order_count"])
+    quote = "`" if dialect == "spark" else '"'
+    column = f"{quote}t0{quote}.{quote}status{quote}"
+    assert f"{column} IS DISTINCT FROM {MARKER[dialect]}" in _squash(compiled.sql)
+    assert "<>" not in compiled.sql and "!=" not in compiled.sql
+    assert compiled.params[-1] == "cancelled"
+
+
+def test_metrics_whose_filters_differ_keep_only_groups_where_some_metric_counts_a_row() -> None:
+    compiled = _compiled(metrics=["revenue", "order_count", "average_order_value"])
+    sql = _squash(compiled.sql)
+    assert (
+        'HAVING COUNT(CASE WHEN "t0"."status" = ? OR "t0"."status" IS DISTINCT FROM ?'
+        " THEN 1 END) > 0 ORDER BY 1"
+    ) in sql
+    # Each distinct set of filters is bound once more, after WHERE's range.
+    assert compiled.params[-2:] == ("complete", "cancelled")
+    assert sql.count("?") == len(compiled.params)
+
+
+def test_a_metric_with_several_required_filters_must_match_all_of_them_to_keep_a_group() -> None:
+    both = (
+        FilterEquals(column="status", value="complete"),
+        FilterIsTrue(column="is_paid"),
+    )
+    strict = msgspec.structs.replace(REVENUE, name="strict_revenue", required_filters=both)
+    catalog = msgspec.structs.replace(CATALOG, metrics=(*CATALOG.metrics, strict))
+    counted = resolved(metrics=["order_count"])
+    question = msgspec.structs.replace(counted, metrics=(strict, *counted.metrics))
+    sql = _squash(compile_question(question, catalog, "duckdb").sql)
+    assert (
+        'WHEN ( "t0"."status" = ? AND "t0"."is_paid" IS TRUE )'
+        ' OR "t0"."status" IS DISTINCT FROM ? THEN 1 END ) > 0'
+    ) in sql
+
+
+@pytest.mark.parametrize(
+    "metrics",
+    [["revenue", "average_order_value"], ["revenue", "units"], ["units", "paid_orders"]],
+    ids=["shared_filters", "one_metric_counts_every_row", "no_filters"],
+)
+def test_no_group_condition_where_every_group_has_a_row_some_metric_counts(
+    metrics: list[str],
+) -> None:
+    compiled = _compiled(metrics=metrics)
+    assert "HAVING" not in compiled.sql
+    assert not any(line.startswith("groups:") for line in compiled.plan)
+
+
+@pytest.mark.parametrize("grain", ["day", "week", "month", "quarter", "year"])
+def test_each_grain_truncates_the_time_column_to_its_own_unit(grain: str) -> None:
+    assert f"DATE_TRUNC('{grain}', " in _compiled(grain=grain).sql
 
 
 def test_is_true_and_is_not_null_filters_need_no_value() -> None:
@@ -267,7 +335,8 @@ def test_the_plan_names_model_joins_filters_grain_range_and_ordering() -> None:
         "join: customers as t1 via customer (INNER JOIN, filtered)",
         "required filters of revenue (inside its aggregates): status equals a bound value",
         "required filters of order_count (inside its aggregates): "
-        "status differs from a bound value",
+        "status differs from a bound value (NULL differs)",
+        "groups: only those where a row passes some metric's required filters",
         "grain: month (the range is widened to whole periods)",
         "range: created_at from 2024-01-01 (inclusive) to 2024-04-01 (exclusive)",
         "filter: region in 1 bound value(s)",
@@ -304,7 +373,7 @@ def test_a_question_resolved_against_another_catalog_is_a_lookup_error() -> None
 
 def test_no_percent_sign_appears_outside_the_postgres_placeholders() -> None:
     compiled = _compiled("postgres", metrics=["order_count", "paid_revenue"], dimensions=["region"])
-    assert len(re.findall("%", compiled.sql)) == len(compiled.params) == 3
+    assert len(re.findall("%", compiled.sql)) == len(compiled.params) == 4
 
 
 def test_spark_orders_nulls_last_where_its_default_would_put_them_first() -> None:

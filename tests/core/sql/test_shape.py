@@ -1,7 +1,16 @@
 """Shaping raw text rows into the answer's rows, dividing averages and ratios exactly."""
 
+import pytest
+
+from sutura.core.catalog.model import ZeroDenominator
 from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.sql.compile import CompiledQuery, compile_question
+from sutura.core.sql.compile import (
+    CompiledQuery,
+    Passthrough,
+    Quotient,
+    TermIndex,
+    compile_question,
+)
 from sutura.core.sql.shape import shape_rows
 from tests.core.sample_catalog import CATALOG, resolved
 from tests.refusals import expect_refusal
@@ -67,10 +76,64 @@ def test_a_zero_denominator_refuses_the_whole_answer_under_fails() -> None:
     expect_refusal(outcome, RefusalCode.DENOMINATOR_ZERO)
 
 
-def test_a_null_part_gives_null_even_where_a_zero_would_fail() -> None:
+# (numerator, denominator) cells of one row, and whether the denominator counts as zero.
+RATIO_ROWS: list[tuple[list[str | None], str | None]] = [
+    (["6", "3"], "2.000000"),
+    (["0", "3"], "0.000000"),
+    ([None, "3"], None),  # the numerator aggregated nothing over a real denominator
+    (["6", "0"], "zero"),
+    ([None, "0"], "zero"),  # a numerator that aggregated nothing does not hide the zero
+    (["6", None], "zero"),  # a denominator that aggregated nothing is zero
+    ([None, None], "zero"),
+    (["6", "4", "2"], "3.000000"),  # an average denominator: sum 4 over count 2
+    (["6", "0.00", "2"], "zero"),  # an average of zero
+    (["6", None, "0"], "zero"),  # an average of no values
+]
+
+
+def _ratio_query(rule: ZeroDenominator, width: int) -> CompiledQuery:
+    """numerator / denominator, where the denominator is an average when there are 3 cells."""
+    denominator = TermIndex(value=2, count=3 if width == 3 else None)
+    ratio = Quotient(numerator=TermIndex(value=1), denominator=denominator, zero_denominator=rule)
+    return CompiledQuery(
+        sql="",
+        params=(),
+        columns=("period", "ratio"),
+        plan=(),
+        outputs=(Passthrough(index=0), ratio),
+        selected_width=1 + width,
+        source="warehouse",
+        dialect="duckdb",
+    )
+
+
+@pytest.mark.parametrize(("cells", "expected"), RATIO_ROWS)
+def test_a_yields_null_ratio_is_null_wherever_its_denominator_is_zero_or_aggregated_nothing(
+    cells: list[str | None], expected: str | None
+) -> None:
+    compiled = _ratio_query(ZeroDenominator.YIELDS_NULL, len(cells))
+    shaped = shape_rows(compiled, [["d", *cells]]).unwrap()
+    assert shaped == [["d", None if expected == "zero" else expected]]
+
+
+@pytest.mark.parametrize(("cells", "expected"), RATIO_ROWS)
+def test_a_fails_ratio_refuses_wherever_its_denominator_is_zero_or_aggregated_nothing(
+    cells: list[str | None], expected: str | None
+) -> None:
+    compiled = _ratio_query(ZeroDenominator.FAILS, len(cells))
+    two: list[str | None] = ["c", "6", "3", "1"]  # 6 / 3 (an average: 3 / 1)
+    del two[1 + len(cells) :]
+    shaped = shape_rows(compiled, [two, ["d", *cells]])
+    if expected == "zero":
+        expect_refusal(shaped, RefusalCode.DENOMINATOR_ZERO)
+    else:
+        assert shaped.unwrap() == [["c", "2.000000"], ["d", expected]]
+
+
+def test_a_fails_ratio_whose_numerator_aggregated_no_rows_refuses_at_a_zero_denominator() -> None:
     compiled = _compiled("revenue_per_unit")
-    shaped = shape_rows(compiled, [["m", None, "0"], ["n", "1.00", None]]).unwrap()
-    assert shaped == [["m", None], ["n", None]]
+    outcome = shape_rows(compiled, [["2024-01-01", "30.50", "3"], ["2024-02-01", None, "0"]])
+    expect_refusal(outcome, RefusalCode.DENOMINATOR_ZERO)
 
 
 def test_a_part_that_is_not_a_finite_number_is_refused() -> None:

@@ -18,6 +18,7 @@ from sutura.core.catalog.front_matter import nearest_line
 from sutura.core.catalog.model import (
     AggregateTerm,
     Catalog,
+    CountIfTerm,
     Dimension,
     FilterEquals,
     FilterIsNotNull,
@@ -31,7 +32,7 @@ from sutura.core.catalog.model import (
     SimpleMeasure,
     Term,
 )
-from sutura.core.catalog.parse import Document
+from sutura.core.catalog.parse import Document, DocumentKind
 
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
@@ -49,13 +50,18 @@ class _Index:
 
     def _add(self, doc: Document) -> None:
         definition = doc.definition
-        if isinstance(definition, Model):
-            first, kind = self.models.setdefault(definition.name, (doc, definition))[0], "model"
-        elif isinstance(definition, Relationship):
-            first = self.relationships.setdefault(definition.name, (doc, definition))[0]
-            kind = "relationship"
-        else:
-            first, kind = self.metrics.setdefault(definition.name, (doc, definition))[0], "metric"
+        match definition:
+            case Model():
+                first = self.models.setdefault(definition.name, (doc, definition))[0]
+                kind = DocumentKind.MODEL
+            case Relationship():
+                first = self.relationships.setdefault(definition.name, (doc, definition))[0]
+                kind = DocumentKind.RELATIONSHIP
+            case Metric():
+                first = self.metrics.setdefault(definition.name, (doc, definition))[0]
+                kind = DocumentKind.METRIC
+            case _:
+                assert_never(definition)
         if first is not doc:
             where = f"{quoted(first.file)} line {nearest_line(first.lines, 'name')}"
             problem = f"another {kind} is already called {quoted(definition.name)}, in {where}"
@@ -160,11 +166,14 @@ def _columns_read(metric: Metric) -> Iterator[tuple[str, str]]:
     """(key path, column) for every column of the metric's own model that it reads."""
     yield "time_column", metric.time_column
     measure = metric.measure
-    if isinstance(measure, SimpleMeasure):
-        yield _term_column("measure.simple", measure.term)
-    elif isinstance(measure, RatioMeasure):
-        yield _term_column("measure.ratio.numerator", measure.numerator)
-        yield _term_column("measure.ratio.denominator", measure.denominator)
+    match measure:
+        case SimpleMeasure():
+            yield _term_column("measure.simple", measure.term)
+        case RatioMeasure():
+            yield _term_column("measure.ratio.numerator", measure.numerator)
+            yield _term_column("measure.ratio.denominator", measure.denominator)
+        case _:
+            assert_never(measure)
     for i, rule in enumerate(metric.required_filters):
         yield f"required_filters[{i}].{_filter_form(rule)}.column", rule.column
 
@@ -184,9 +193,13 @@ def _filter_form(rule: RequiredFilter) -> str:
 
 
 def _term_column(key: str, term: Term) -> tuple[str, str]:
-    if isinstance(term, AggregateTerm):
-        return f"{key}.column", term.column
-    return f"{key}.count_if", term.column
+    match term:
+        case AggregateTerm():
+            return f"{key}.column", term.column
+        case CountIfTerm():
+            return f"{key}.count_if", term.column
+        case _:
+            assert_never(term)
 
 
 def _dimension_errors(

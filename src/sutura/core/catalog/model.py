@@ -123,7 +123,7 @@ class FilterEquals(Frozen, tag="equals", frozen=True):
 
 
 class FilterNotEquals(Frozen, tag="not_equals", frozen=True):
-    """``column <> value`` (rows where the column is NULL are excluded, as in SQL)."""
+    """``column IS DISTINCT FROM value``: a row whose column is NULL is kept (NULL is not it)."""
 
     column: str
     value: str

@@ -12,6 +12,9 @@ resolve, names are unique) are in ``catalog_check``.
 'orders'
 """
 
+from enum import StrEnum
+from typing import assert_never
+
 from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
@@ -30,7 +33,15 @@ from sutura.core.catalog.written import WrittenMetric, WrittenModel, WrittenRela
 
 Definition = Model | Relationship | Metric
 
-KINDS = ("model", "relationship", "metric")
+
+class DocumentKind(StrEnum):
+    """What ``kind:`` a document declares; each kind has its own schema."""
+
+    MODEL = "model"
+    RELATIONSHIP = "relationship"
+    METRIC = "metric"
+
+
 LATER_KINDS = ("glossary", "caveat", "not_defined", "example")
 
 
@@ -71,21 +82,24 @@ def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogEr
 
 def _definition(check: Checker, front: FrontMatter) -> Definition:
     kind = _kind(check, front.values.get("kind"))
-    if kind == "model":
-        return build_model(check, check.convert(front.values, WrittenModel), front.body)
-    if kind == "relationship":
-        return build_relationship(
-            check, check.convert(front.values, WrittenRelationship), front.body
-        )
-    return build_metric(check, check.convert(front.values, WrittenMetric), front.body)
+    match kind:
+        case DocumentKind.MODEL:
+            return build_model(check, check.convert(front.values, WrittenModel), front.body)
+        case DocumentKind.RELATIONSHIP:
+            written = check.convert(front.values, WrittenRelationship)
+            return build_relationship(check, written, front.body)
+        case DocumentKind.METRIC:
+            return build_metric(check, check.convert(front.values, WrittenMetric), front.body)
+        case _:
+            assert_never(kind)
 
 
-def _kind(check: Checker, kind: PlainValue) -> str:
-    expected = "expected one of " + ", ".join(KINDS)
+def _kind(check: Checker, kind: PlainValue) -> DocumentKind:
+    expected = "expected one of " + ", ".join(DocumentKind)
     if kind is None:
         check.fail("kind", f"missing required key; {expected}")
     if isinstance(kind, str) and kind in LATER_KINDS:
         check.fail("kind", f"kind {quoted(kind)} not supported yet")
-    if not isinstance(kind, str) or kind not in KINDS:
+    if not isinstance(kind, str) or kind not in set(DocumentKind):
         check.fail("kind", expected)
-    return kind
+    return DocumentKind(kind)

@@ -22,6 +22,10 @@ import msgspec
 from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
 from sutura.core.catalog.pinned import PinnedDefinitions
 
+# The version names the semantics the definitions are answered under (docs/semantics.md), so
+# that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
+# groups a question with several metrics keeps, fails-ratios refusing an empty denominator, and
+# the time zone periods are counted in.
 CANONICAL_FORM_VERSION = 2
 
 _encoder = msgspec.json.Encoder(order="sorted")

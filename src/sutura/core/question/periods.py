@@ -19,13 +19,6 @@ from typing import assert_never
 from sutura.core.catalog.model import Grain
 
 _MONTHS_PER: dict[Grain, int] = {Grain.MONTH: 1, Grain.QUARTER: 3, Grain.YEAR: 12}
-_MIN_DAYS_PER: dict[Grain, int] = {
-    Grain.DAY: 1,
-    Grain.WEEK: 7,
-    Grain.MONTH: 28,
-    Grain.QUARTER: 89,
-    Grain.YEAR: 365,
-}
 
 
 def floor_period(day: datetime.date, grain: Grain) -> datetime.date:
@@ -73,16 +66,21 @@ def shift_periods(day: datetime.date, grain: Grain, count: int) -> datetime.date
     True
     """
     match grain:
-        case Grain.DAY | Grain.WEEK:
-            days = count * (7 if grain is Grain.WEEK else 1)
-            try:
-                return day + datetime.timedelta(days=days)
-            except OverflowError:
-                return None
+        case Grain.DAY:
+            return _shift_days(day, count)
+        case Grain.WEEK:
+            return _shift_days(day, 7 * count)
         case Grain.MONTH | Grain.QUARTER | Grain.YEAR:
             return _shift_months(day, count * _MONTHS_PER[grain])
         case _:
             assert_never(grain)
+
+
+def _shift_days(day: datetime.date, days: int) -> datetime.date | None:
+    try:
+        return day + datetime.timedelta(days=days)
+    except OverflowError:
+        return None
 
 
 def _shift_months(day: datetime.date, months: int) -> datetime.date | None:
@@ -138,4 +136,20 @@ def min_days(unit: Grain, count: int) -> int:
     >>> min_days(Grain.MONTH, 2)
     56
     """
-    return _MIN_DAYS_PER[unit] * count
+    return _min_days_per(unit) * count
+
+
+def _min_days_per(unit: Grain) -> int:
+    match unit:
+        case Grain.DAY:
+            return 1
+        case Grain.WEEK:
+            return 7
+        case Grain.MONTH:
+            return 28
+        case Grain.QUARTER:
+            return 89
+        case Grain.YEAR:
+            return 365
+        case _:
+            assert_never(unit)

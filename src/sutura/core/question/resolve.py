@@ -13,6 +13,7 @@ bounded by ``limits.max_range_days`` and the one the compiled query reads.
 
 import datetime
 from enum import StrEnum
+from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
@@ -25,6 +26,7 @@ from sutura.core.question.model import (
     Filter,
     FilterEq,
     FilterIn,
+    FilterNotIn,
     Last,
     Question,
     QuestionError,
@@ -36,6 +38,9 @@ from sutura.core.settings import LimitsSettings
 
 Problem = Refusal | QuestionError
 """Why a question cannot be resolved."""
+
+Bounds = tuple[datetime.date, datetime.date]
+"""A half-open range of dates: first day included, last excluded."""
 
 PERIOD = "period"
 """The name of the period column, and the ``top.by`` value that orders by it."""
@@ -115,12 +120,9 @@ def resolve_question(
     )
     if problem is not None:
         return Failure(problem)
-    bounds = _range(question, limits.max_range_days, today)
-    if not isinstance(bounds, tuple):
-        return Failure(bounds)
     top = question.top
-    return Success(
-        Resolved(
+    return _range(question, limits.max_range_days, today).map(
+        lambda bounds: Resolved(
             metrics=metrics,
             grain=question.grain,
             start=bounds[0],
@@ -203,18 +205,33 @@ def _filters_allowed(metrics: tuple[Metric, ...], filters: list[Filter]) -> Refu
 
 def _filter_values(item: Filter) -> tuple[str, ...]:
     """The values a filter compares with, once each, in the caller's order."""
-    if isinstance(item, FilterEq):
-        return (item.value,)
-    return tuple(dict.fromkeys(item.values))
+    match item:
+        case FilterEq():
+            return (item.value,)
+        case FilterIn() | FilterNotIn():
+            return tuple(dict.fromkeys(item.values))
+        case _:
+            assert_never(item)
+
+
+def _filter_op(item: Filter) -> FilterOp:
+    """How a caller's filter compares."""
+    match item:
+        case FilterEq():
+            return FilterOp.EQ
+        case FilterIn():
+            return FilterOp.IN
+        case FilterNotIn():
+            return FilterOp.NOT_IN
+        case _:
+            assert_never(item)
 
 
 def _resolved_filter(item: Filter) -> ResolvedFilter:
     """The resolved form of an already checked filter."""
-    if isinstance(item, FilterEq):
-        op = FilterOp.EQ
-    else:
-        op = FilterOp.IN if isinstance(item, FilterIn) else FilterOp.NOT_IN
-    return ResolvedFilter(dimension=item.dimension, op=op, values=_filter_values(item))
+    return ResolvedFilter(
+        dimension=item.dimension, op=_filter_op(item), values=_filter_values(item)
+    )
 
 
 def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionError | None:
@@ -230,26 +247,35 @@ def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionEr
 
 def _range(
     question: Question, max_range_days: int, today: datetime.date
-) -> tuple[datetime.date, datetime.date] | Problem:
+) -> Result[Bounds, Problem]:
     """The half-open range, widened to whole periods of the grain and bounded in length."""
-    form = range_form(question.range)
-    if not isinstance(form, Success):
-        return form.failure()
-    requested = form.unwrap()
-    if isinstance(requested, Last):
-        if min_days(requested.unit, requested.count) > max_range_days:
-            return refusal(RefusalCode.TIME_RANGE_TOO_LONG)
-        bounds = _last(requested, today)
-    else:
-        bounds = requested
-    widened = None if bounds is None else widen_to_periods(*bounds, question.grain)
+    form: Result[Bounds | Last, Problem] = range_form(question.range)
+    return form.bind(lambda requested: _widened(requested, question.grain, max_range_days, today))
+
+
+def _widened(
+    requested: Bounds | Last, grain: Grain, max_range_days: int, today: datetime.date
+) -> Result[Bounds, Problem]:
+    """The requested range widened to whole periods of ``grain``, refused when too long."""
+    match requested:
+        case Last():
+            if min_days(requested.unit, requested.count) > max_range_days:
+                return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
+            bounds = _last(requested, today)
+        case (datetime.date(), datetime.date()):
+            bounds = requested
+        case _:
+            assert_never(requested)
+    widened = None if bounds is None else widen_to_periods(*bounds, grain)
     if widened is None:
-        return QuestionError(field="$.range", problem="reaches beyond the supported calendar")
+        return Failure(
+            QuestionError(field="$.range", problem="reaches beyond the supported calendar")
+        )
     if (widened[1] - widened[0]).days > max_range_days:
-        return refusal(RefusalCode.TIME_RANGE_TOO_LONG)
-    return widened
+        return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
+    return Success(widened)
 
 
-def _last(last: Last, today: datetime.date) -> tuple[datetime.date, datetime.date] | None:
+def _last(last: Last, today: datetime.date) -> Bounds | None:
     """The range a ``last`` form names, relative to ``today``."""
     return last_periods(today, last.unit, last.count, include_current=last.include_current)

@@ -113,8 +113,11 @@ def check_statement(statement: str, dialect: RawDialect) -> Result[str, RawRefus
         statement that is not a read, or that sqlglot cannot read at all, or text holding a
         lone surrogate).
     """
-    if not isinstance(readable(statement), Success):
-        return Failure(raw_refusal(RawRefusalCode.NOT_READ_ONLY))
+    return readable(statement).bind(lambda text: _one_read(text, dialect))
+
+
+def _one_read(statement: str, dialect: RawDialect) -> Result[str, RawRefusal]:
+    """``statement`` when it is exactly one read-only query in ``dialect``."""
     statements = _statements(statement, dialect)
     if statements is None:
         return Failure(raw_refusal(RawRefusalCode.NOT_READ_ONLY))

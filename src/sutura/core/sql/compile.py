@@ -11,12 +11,17 @@ the exact parts (sum and count, numerator and denominator) are selected as hidde
 as a double in SQL; rows cut by ``LIMIT`` are never shaped, so only returned rows can refuse
 with ``denominator_zero``.
 
-Filters follow SQL: ``not_in`` (like ``in`` and ``eq``) never matches a NULL dimension value,
-which is why a filtered dimension's relationships are INNER joins.
+A caller's filters follow SQL: ``not_in`` (like ``in`` and ``eq``) never matches a NULL
+dimension value, which is why a filtered dimension's relationships are INNER joins. A required
+``not_equals`` filter is NULL-safe (``IS DISTINCT FROM``): a NULL is not the excluded value.
+
+A group (period and dimension values) is in the answer only where at least one requested
+metric's required filters match a row of it; a period without such a row has no row at all.
+``docs/semantics.md`` states these rules for users.
 """
 
 import functools
-from typing import Literal
+from typing import Literal, assert_never
 
 from sqlglot import exp
 
@@ -25,16 +30,14 @@ from sutura.core.catalog.model import Catalog, Dimension, Metric, ZeroDenominato
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.question.model import Direction
 from sutura.core.question.resolve import PERIOD, FilterOp, Resolved, dimension_everywhere
+from sutura.core.sql.measures import Parts, TermAt, groups_kept, metric_parts, order_key
 from sutura.core.sql.parts import (
     Binder,
     Joins,
-    Parts,
-    TermAt,
     base_table,
     column,
     join_clause,
-    metric_parts,
-    order_key,
+    period_start,
     require,
 )
 from sutura.core.sql.plan import plan_lines
@@ -96,8 +99,19 @@ class CompiledQuery(Frozen, frozen=True):
     def needs_shaping(self) -> bool:
         """Whether any answer column differs from the selected column at its position."""
         return self.selected_width != len(self.outputs) or any(
-            not isinstance(o, Passthrough) or o.index != i for i, o in enumerate(self.outputs)
+            _selected_at(o) != i for i, o in enumerate(self.outputs)
         )
+
+
+def _selected_at(output: Output) -> int | None:
+    """The selected column an answer column is as it is, or None for a computed one."""
+    match output:
+        case Passthrough():
+            return output.index
+        case Quotient():
+            return None
+        case _:
+            assert_never(output)
 
 
 class _ByIdentity:
@@ -155,9 +169,12 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)
-    period = _period(resolved, metrics[0])
+    period = period_start(resolved.grain, metrics[0].time_column)
     keys = [joins.column(dimensions[name]) for name in resolved.dimensions]
     tree = tree.group_by(period, *keys, copy=False)
+    kept = None if shared else groups_kept(metrics, binder)
+    if kept is not None:
+        tree = tree.having(kept, copy=False)
     tree = tree.order_by(*_order(resolved, metrics, shared, binder, outputs, dialect), copy=False)
     if resolved.top is not None:
         tree = tree.limit(binder.bind(resolved.top.n), copy=False)
@@ -193,13 +210,6 @@ def _joins(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalo
     return joins
 
 
-def _period(resolved: Resolved, metric: Metric) -> exp.Expr:
-    """``CAST(DATE_TRUNC('<grain>', t0."time") AS DATE)``; the grain text is a closed enum."""
-    unit = exp.Literal.string(resolved.grain.value)
-    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(metric.time_column)])
-    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
-
-
 def _select(
     resolved: Resolved,
     metrics: tuple[Metric, ...],
@@ -209,7 +219,9 @@ def _select(
     binder: Binder,
 ) -> tuple[exp.Select, tuple[Output, ...]]:
     """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
-    items: list[exp.Expr] = [_period(resolved, metrics[0]).as_(PERIOD, quoted=True)]
+    items: list[exp.Expr] = [
+        period_start(resolved.grain, metrics[0].time_column).as_(PERIOD, quoted=True)
+    ]
     items.extend(joins.column(dimensions[n]).as_(n, quoted=True) for n in resolved.dimensions)
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:
@@ -262,6 +274,8 @@ def _where(
                 conditions.append(target.isin(*values))
             case FilterOp.NOT_IN:
                 conditions.append(exp.not_(target.isin(*values)))
+            case _:
+                assert_never(item.op)
     return exp.and_(*conditions)
 
 
@@ -275,7 +289,9 @@ def _order(
 ) -> list[exp.Ordered]:
     """``top``'s key first (if any), then period and dimensions ascending; NULLs always last.
 
-    sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
+    Period and dimensions identify a group, so the order is total: rows that tie on ``top``'s
+    key are ordered by period, then dimensions, and ``LIMIT`` cuts a tie the same way on every
+    engine. sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
     first ascending), so every dialect orders NULLs the same way.
     """
     rest = [
@@ -285,12 +301,12 @@ def _order(
     top = resolved.top
     if top is None:
         return rest
-    desc = top.direction is Direction.DESC
+    desc = _descending(top.direction)
     if top.by == PERIOD:
         return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
     index = resolved.metric_names.index(top.by)
-    output = outputs[1 + len(resolved.dimensions) + index]
-    ordinal = output.index + 1 if isinstance(output, Passthrough) else 0
+    selected = _selected_at(outputs[1 + len(resolved.dimensions) + index])
+    ordinal = 0 if selected is None else selected + 1
     key = order_key(
         metrics[index],
         inline=not shared,
@@ -299,6 +315,16 @@ def _order(
         average_as_quotient=dialect == "spark",
     )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
+
+
+def _descending(direction: Direction) -> bool:
+    match direction:
+        case Direction.DESC:
+            return True
+        case Direction.ASC:
+            return False
+        case _:
+            assert_never(direction)
 
 
 def _render(tree: exp.Select, dialect: Dialect) -> str:

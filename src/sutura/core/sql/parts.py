@@ -1,39 +1,29 @@
-"""Building blocks of compiled statements: bind parameters, joins and measure expressions.
+"""Building blocks of statements: bind parameters, required filters, periods, tables and joins.
 
 Everything here builds sqlglot expressions; no value is ever written into SQL text. Identifiers
 are always quoted. The base model is aliased ``t0``; each joined model gets the next ``tN``.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple, TypeVar, assert_never
 
 from sqlglot import exp
 
 from sutura.core.catalog.model import (
-    Aggregate,
-    AggregateTerm,
     Catalog,
-    CountIfTerm,
     Dimension,
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,
     FilterNotEquals,
-    Metric,
+    Grain,
     Model,
-    RatioMeasure,
     Relationship,
     RequiredFilter,
-    SimpleMeasure,
-    Term,
-    ZeroDenominator,
 )
 
 BASE_ALIAS = "t0"
 
 _T = TypeVar("_T")
-TermAt = tuple[int, int | None]
-"""Offsets of a term's exact parts among its metric's columns: a value and an optional count."""
 
 
 def require(found: _T | None, what: str) -> _T:
@@ -86,7 +76,8 @@ class Binder:
             case FilterEquals():
                 return target.eq(self.bind(item.value))
             case FilterNotEquals():
-                return target.neq(self.bind(item.value))
+                # NULL is not the excluded value, so a row whose column is NULL is kept.
+                return exp.NullSafeNEQ(this=target, expression=self.bind(item.value))
             case FilterIsTrue():
                 return exp.Is(this=target, expression=exp.true())
             case FilterIsNotNull():
@@ -157,139 +148,25 @@ def join_clause(join: Join) -> tuple[exp.Table, exp.Expr, str]:
     return _table(join.target.table, join.alias), exp.and_(*keys), "inner" if join.inner else "left"
 
 
-Guard = Callable[[], exp.Expr] | None
-"""Builds a fresh copy of a metric's required filters (fresh binds), or None."""
+def period_start(grain: Grain, time_column: str) -> exp.Expr:
+    """``CAST(DATE_TRUNC('<unit>', t0."time") AS DATE)``: the first day of the row's period."""
+    unit = exp.Literal.string(_truncation_unit(grain))
+    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(time_column)])
+    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
 
 
-class Parts(NamedTuple):
-    """The selected columns of one metric and, for avg and ratios, how to divide them."""
-
-    columns: tuple[tuple[str, exp.Expr], ...]
-    quotient: tuple[TermAt, TermAt | None, ZeroDenominator] | None
-
-
-def _guarded(value: exp.Expr, guard: Guard) -> exp.Expr:
-    """``value``, or ``CASE WHEN <required filters> THEN value END``."""
-    return value if guard is None else exp.Case().when(guard(), value)
-
-
-def _term_columns(term: Term, guard: Guard) -> list[exp.Expr]:
-    """The exact aggregates of a term: one, or a sum and a count for ``avg``."""
-    if isinstance(term, CountIfTerm):
-        condition: exp.Expr = column(term.column)
-        if guard is not None:
-            condition = exp.and_(guard(), condition)
-        return [exp.Count(this=exp.Case().when(condition, exp.Literal.number(1)))]
-    if term.aggregate is Aggregate.AVG:
-        return [
-            exp.Sum(this=_guarded(column(term.column), guard)),
-            exp.Count(this=_guarded(column(term.column), guard)),
-        ]
-    return [_aggregate(term, _guarded(column(term.column), guard))]
-
-
-def _aggregate(term: AggregateTerm, value: exp.Expr) -> exp.Expr:
-    """``term``'s aggregate over ``value``; ``avg`` is the engine's own (for ordering only)."""
-    match term.aggregate:
-        case Aggregate.SUM:
-            return exp.Sum(this=value)
-        case Aggregate.COUNT:
-            return exp.Count(this=value)
-        case Aggregate.COUNT_DISTINCT:
-            return exp.Count(this=exp.Distinct(expressions=[value]))
-        case Aggregate.MIN:
-            return exp.Min(this=value)
-        case Aggregate.MAX:
-            return exp.Max(this=value)
-        case Aggregate.AVG:
-            return exp.Avg(this=value)
+def _truncation_unit(grain: Grain) -> str:
+    """The ``DATE_TRUNC`` unit of a grain; every dialect starts a ``week`` on Monday (ISO)."""
+    match grain:
+        case Grain.DAY:
+            return "day"
+        case Grain.WEEK:
+            return "week"
+        case Grain.MONTH:
+            return "month"
+        case Grain.QUARTER:
+            return "quarter"
+        case Grain.YEAR:
+            return "year"
         case _:
-            assert_never(term.aggregate)
-
-
-def _guard(metric: Metric, inline: bool, binder: Binder) -> Guard:
-    """A builder of the metric's required filters when they go inside its aggregates."""
-    if not inline or not metric.required_filters:
-        return None
-    return lambda: binder.required(metric.required_filters)
-
-
-def metric_parts(metric: Metric, *, inline: bool, binder: Binder) -> Parts:
-    """The selected columns of ``metric``, with its required filters inside them when ``inline``."""
-    guard = _guard(metric, inline, binder)
-    name = metric.name
-    match metric.measure:
-        case SimpleMeasure(term=term):
-            values = _term_columns(term, guard)
-            if len(values) == 1:
-                return Parts(((name, values[0]),), None)
-            aliases = (f"{name}.sum", f"{name}.count")
-            return Parts(tuple(zip(aliases, values, strict=True)), ((0, 1), None, _NULL_IF_EMPTY))
-        case RatioMeasure(numerator=top, denominator=bottom, zero_denominator=zero):
-            upper = _named(f"{name}.numerator", _term_columns(top, guard))
-            lower = _named(f"{name}.denominator", _term_columns(bottom, guard))
-            return Parts((*upper, *lower), (_at(upper, 0), _at(lower, len(upper)), zero))
-        case _:
-            assert_never(metric.measure)
-
-
-_NULL_IF_EMPTY = ZeroDenominator.YIELDS_NULL
-
-
-def _named(alias: str, values: list[exp.Expr]) -> list[tuple[str, exp.Expr]]:
-    """Alias one exact value as ``alias``, or a sum and count as ``alias.sum``/``alias.count``."""
-    if len(values) == 1:
-        return [(alias, values[0])]
-    return [(f"{alias}.sum", values[0]), (f"{alias}.count", values[1])]
-
-
-def _at(columns: list[tuple[str, exp.Expr]], start: int) -> TermAt:
-    """Offsets of one term's parts that begin at ``start``."""
-    return (start, start + 1 if len(columns) == 2 else None)
-
-
-def order_key(
-    metric: Metric, *, inline: bool, binder: Binder, ordinal: int, average_as_quotient: bool = False
-) -> exp.Expr:
-    """What ``top`` orders a metric by: its column ordinal, or its quotient as a double.
-
-    An average is the engine's AVG, or with ``average_as_quotient`` its exact sum divided by
-    its count as doubles: engines whose AVG of a decimal is a decimal rounded to a few places
-    (Spark) would otherwise tie where DuckDB does not.
-    """
-    guard = _guard(metric, inline, binder)
-    match metric.measure:
-        case SimpleMeasure(term=AggregateTerm(aggregate=Aggregate.AVG) as term):
-            if average_as_quotient:
-                total = exp.Sum(this=_guarded(column(term.column), guard))
-                count = exp.Count(this=_guarded(column(term.column), guard))
-                return _double_quotient(total, count)
-            return exp.Avg(this=_guarded(column(term.column), guard))
-        case SimpleMeasure():
-            return exp.Literal.number(ordinal)
-        case RatioMeasure(numerator=top, denominator=bottom):
-            return _double_quotient(_natural(top, guard), _natural(bottom, guard))
-        case _:
-            assert_never(metric.measure)
-
-
-def _double_quotient(upper: exp.Expr, lower: exp.Expr) -> exp.Expr:
-    """``CAST(upper AS DOUBLE) / NULLIF(CAST(lower AS DOUBLE), 0)``: NULL where lower is 0."""
-    return exp.Div(
-        this=_as_double(upper), expression=exp.Nullif(this=_as_double(lower), expression=_zero())
-    )
-
-
-def _natural(term: Term, guard: Guard) -> exp.Expr:
-    """The term as one SQL aggregate (``avg`` as AVG), for ordering."""
-    if isinstance(term, CountIfTerm):
-        return _term_columns(term, guard)[0]
-    return _aggregate(term, _guarded(column(term.column), guard))
-
-
-def _as_double(value: exp.Expr) -> exp.Expr:
-    return exp.Cast(this=value, to=exp.DataType.build("DOUBLE"))
-
-
-def _zero() -> exp.Expr:
-    return exp.Literal.number(0)
+            assert_never(grain)

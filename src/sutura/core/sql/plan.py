@@ -15,6 +15,7 @@ from sutura.core.catalog.model import (
     RequiredFilter,
 )
 from sutura.core.question.resolve import PERIOD, Resolved
+from sutura.core.sql.measures import filter_sets
 from sutura.core.sql.parts import Join
 
 
@@ -62,12 +63,15 @@ def _required_lines(metrics: tuple[Metric, ...], shared: bool) -> list[str]:
     if shared:
         described = _describe_filters(metrics[0].required_filters)
         return [f"required filters (WHERE): {described}"] if described else []
-    return [
+    lines = [
         f"required filters of {m.name} (inside its aggregates): "
         + _describe_filters(m.required_filters)
         for m in metrics
         if m.required_filters
     ]
+    if all(filter_sets(metrics)):
+        lines.append("groups: only those where a row passes some metric's required filters")
+    return lines
 
 
 def _describe_filters(filters: tuple[RequiredFilter, ...]) -> str:
@@ -80,7 +84,7 @@ def _describe_filter(item: RequiredFilter) -> str:
         case FilterEquals():
             return f"{item.column} equals a bound value"
         case FilterNotEquals():
-            return f"{item.column} differs from a bound value"
+            return f"{item.column} differs from a bound value (NULL differs)"
         case FilterIsTrue():
             return f"{item.column} is true"
         case FilterIsNotNull():

@@ -4,28 +4,31 @@ Most columns pass through unchanged. Averages and ratios arrive as their exact p
 count, numerator and denominator) and are divided here with exact rational arithmetic, then
 rounded half-to-even to six decimal places, so every engine gives byte-identical text.
 
-A NULL part gives a NULL cell (an average of no rows, a sum over no rows). A zero denominator
-gives NULL under ``yields_null`` and refuses the whole answer under ``fails``.
+An average of no values (a count of zero) is NULL. A ratio's denominator *is zero* where its
+term is zero or aggregated nothing: a count of zero, or a NULL (a sum, min, max or average over
+no values). There, ``yields_null`` gives NULL and ``fails`` refuses the whole answer with
+``denominator_zero``, whatever the numerator. Elsewhere, a numerator that aggregated nothing
+(NULL) gives NULL.
 
 >>> from sutura.core.sql.compile import Quotient, TermIndex
 >>> from sutura.core.catalog.model import ZeroDenominator
 >>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
 ...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
->>> [_quotient_text(["2", "3"], ratio), _quotient_text(["1", "0"], ratio)]
-['0.666667', None]
+>>> [_quotient_text(r, ratio) for r in (["2", "3"], ["1", "0"], [None, "0"], [None, "4"])]
+['0.666667', None, None, None]
 """
 
 import functools
 import operator
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import Final
+from typing import Final, assert_never
 
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.model import ZeroDenominator
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.sql.compile import CompiledQuery, Passthrough, Quotient, TermIndex
+from sutura.core.sql.compile import CompiledQuery, Output, Passthrough, Quotient, TermIndex
 
 Row = list[str | None]
 Rational = tuple[int, int]
@@ -65,28 +68,40 @@ def shape_rows(compiled: CompiledQuery, fetched_rows: list[Row]) -> Result[list[
         return Failure(refusal(stop.code))
 
 
-def _cell_maker(output: Passthrough | Quotient) -> Callable[[Row], str | None]:
+def _cell_maker(output: Output) -> Callable[[Row], str | None]:
     """The function that computes one answer cell from a fetched row."""
-    if isinstance(output, Passthrough):
-        return operator.itemgetter(output.index)
-    return functools.partial(_quotient_text, quotient=output)
+    match output:
+        case Passthrough():
+            return operator.itemgetter(output.index)
+        case Quotient():
+            return functools.partial(_quotient_text, quotient=output)
+        case _:
+            assert_never(output)
 
 
 def _quotient_text(row: Row, quotient: Quotient) -> str | None:
     """numerator / denominator (or the numerator alone) as fixed-point text, or None."""
     numerator = _term(row, quotient.numerator)
+    if quotient.denominator is None:
+        return None if numerator is None else _fixed(*numerator)
+    denominator = _term(row, quotient.denominator)
+    if denominator is None or denominator[0] == 0:
+        _refuse_if_it_fails(quotient.zero_denominator)
+        return None
     if numerator is None:
         return None
-    if quotient.denominator is None:
-        return _fixed(*numerator)
-    denominator = _term(row, quotient.denominator)
-    if denominator is None:
-        return None
-    if denominator[0] == 0:
-        if quotient.zero_denominator is ZeroDenominator.FAILS:
-            raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
-        return None
     return _fixed(numerator[0] * denominator[1], numerator[1] * denominator[0])
+
+
+def _refuse_if_it_fails(rule: ZeroDenominator) -> None:
+    """Stop shaping with ``denominator_zero`` under ``fails``; under ``yields_null``, go on."""
+    match rule:
+        case ZeroDenominator.YIELDS_NULL:
+            return
+        case ZeroDenominator.FAILS:
+            raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
+        case _:
+            assert_never(rule)
 
 
 def _term(row: Row, where: TermIndex) -> Rational | None:

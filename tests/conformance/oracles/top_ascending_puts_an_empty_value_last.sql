@@ -1,0 +1,8 @@
+-- The 7th's only order has no amount: its revenue is NULL, ordered after every value.
+SELECT ordered_on, sum(amount) AS revenue
+FROM orders
+WHERE ordered_on >= DATE '2026-01-01' AND ordered_on < DATE '2026-02-01'
+  AND (order_status IS NULL OR order_status <> 'cancelled')
+GROUP BY ordered_on
+ORDER BY revenue ASC NULLS LAST, ordered_on
+LIMIT 5

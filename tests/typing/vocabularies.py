@@ -1,0 +1,194 @@
+"""The closed vocabularies whose new member must be a type error, and where each is dispatched.
+
+One :class:`Vocabulary` per closed enum or union whose new member would change behaviour: how
+to grow it by one member (an edit to its defining module), how mypy names that member, and its
+*readers* — each module that dispatches on it with a ``match`` ending in ``case _:
+assert_never(...)``, with how many such matches it holds.
+
+To add a vocabulary (``Capability``, ``Reply``, ...), append one row built by
+:func:`enum_row` or :func:`union_row` and list its readers; the tests in
+``test_exhaustiveness.py`` pick it up.
+"""
+
+import sys
+import typing
+from enum import Enum
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+import sutura
+from sutura.core import codec
+from sutura.core.catalog import model as catalog_model
+from sutura.core.catalog import parse
+from sutura.core.catalog.model import Aggregate, Grain, ZeroDenominator
+from sutura.core.catalog.parse import DocumentKind
+from sutura.core.catalog.prose import CatalogProse
+from sutura.core.outcome import answer
+from sutura.core.question import model as question_model
+from sutura.core.question.model import Direction
+from sutura.core.question.resolve import FilterOp
+from sutura.core.sql import compile as sql_compile
+
+PACKAGE = Path(sutura.__file__).parent
+
+
+class Growth(NamedTuple):
+    """One edit to a defining module (a path under the package) that adds a member."""
+
+    module: str
+    old: str
+    new: str
+
+
+class Vocabulary(NamedTuple):
+    """A closed vocabulary, how to grow it, and where a new member must fail mypy."""
+
+    behaviour: str
+    """What a new member does, as a sentence: the test's id."""
+    growth: Growth
+    member: str
+    """How mypy writes the new member's type in its ``assert_never`` error."""
+    names: frozenset[str]
+    """The enum's name, or the union's member classes: what a loose reader would mention."""
+    readers: dict[str, int]
+    """Module (a path under the package) → how many matches on the vocabulary it holds."""
+
+
+def _module_path(module: ModuleType) -> str:
+    assert module.__file__ is not None
+    return Path(module.__file__).relative_to(PACKAGE).as_posix()
+
+
+def enum_row(behaviour: str, enum: type[Enum], name: str, readers: dict[str, int]) -> Vocabulary:
+    """A row for a string enum, grown by a member ``name`` after its last one."""
+    last = list(enum)[-1]
+    old = f'    {last.name} = "{last.value}"\n'
+    growth = Growth(
+        _module_path(sys.modules[enum.__module__]), old, f'{old}    {name} = "{name.lower()}"\n'
+    )
+    member = f"Literal[{enum.__name__}.{name}]"
+    return Vocabulary(behaviour, growth, member, frozenset({enum.__name__}), readers)
+
+
+def union_row(
+    behaviour: str,
+    module: ModuleType,
+    alias: str,
+    member: str,
+    fields: str,
+    readers: dict[str, int],
+) -> Vocabulary:
+    """A row for a union alias of frozen Structs, grown by a Struct ``member`` with ``fields``.
+
+    ``fields`` are the attributes every member has (readers outside the matches use them),
+    one ``name: type`` per line.
+    """
+    members = typing.get_args(getattr(module, alias))
+    old = f"{alias} = {' | '.join(m.__name__ for m in members)}\n"
+    body = "".join(f"    {field.strip()}\n" for field in fields.split("\n"))
+    new = f"class {member}(Frozen, frozen=True):\n{body}\n\n{old[:-1]} | {member}\n"
+    names = frozenset(m.__name__ for m in members)
+    return Vocabulary(behaviour, Growth(_module_path(module), old, new), member, names, readers)
+
+
+VOCABULARIES: tuple[Vocabulary, ...] = (
+    enum_row(
+        "a_new_catalog_prose_member_fails_mypy_at_every_reader",
+        CatalogProse,
+        "SUMMARIZED",
+        {"core/catalog/prose.py": 2},
+    ),
+    union_row(
+        "a_new_filter_member_fails_mypy_where_filters_are_compiled",
+        question_model,
+        "Filter",
+        "FilterLike",
+        "dimension: str\nvalue: str",
+        {"core/question/resolve.py": 2},
+    ),
+    enum_row(
+        "a_new_filter_operator_fails_mypy_where_the_where_clause_is_built",
+        FilterOp,
+        "LIKE",
+        {"core/sql/compile.py": 1},
+    ),
+    enum_row(
+        "a_new_sort_direction_fails_mypy_where_top_orders_rows",
+        Direction,
+        "RANDOM",
+        {"core/sql/compile.py": 1},
+    ),
+    enum_row(
+        "a_new_grain_fails_mypy_where_periods_are_computed_and_truncated",
+        Grain,
+        "FORTNIGHT",
+        {"core/question/periods.py": 3, "core/sql/parts.py": 1},
+    ),
+    enum_row(
+        "a_new_aggregate_fails_mypy_where_terms_become_sql",
+        Aggregate,
+        "MEDIAN",
+        {"core/sql/measures.py": 1},
+    ),
+    enum_row(
+        "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
+        ZeroDenominator,
+        "YIELDS_ZERO",
+        {"core/sql/shape.py": 1},
+    ),
+    union_row(
+        "a_new_term_fails_mypy_where_terms_are_checked_and_compiled",
+        catalog_model,
+        "Term",
+        "PercentileTerm",
+        "column: str",
+        {"core/catalog/check.py": 1, "core/sql/measures.py": 2},
+    ),
+    union_row(
+        "a_new_measure_fails_mypy_where_measures_are_checked_and_compiled",
+        catalog_model,
+        "Measure",
+        "WeightedMeasure",
+        "term: Term",
+        {"core/catalog/check.py": 1, "core/sql/measures.py": 2},
+    ),
+    union_row(
+        "a_new_required_filter_fails_mypy_where_filters_are_checked_compiled_and_planned",
+        catalog_model,
+        "RequiredFilter",
+        "FilterIsFalse",
+        "column: str",
+        {"core/catalog/check.py": 1, "core/sql/parts.py": 1, "core/sql/plan.py": 1},
+    ),
+    enum_row(
+        "a_new_document_kind_fails_mypy_where_documents_are_parsed",
+        DocumentKind,
+        "GLOSSARY",
+        {"core/catalog/parse.py": 1},
+    ),
+    union_row(
+        "a_new_definition_fails_mypy_where_the_catalog_indexes_documents",
+        parse,
+        "Definition",
+        "Glossary",
+        "name: str",
+        {"core/catalog/check.py": 1},
+    ),
+    union_row(
+        "a_new_outcome_fails_mypy_where_both_halves_are_rendered",
+        answer,
+        "Outcome",
+        "Deferred",
+        "note: str",
+        {_module_path(codec): 1},
+    ),
+    union_row(
+        "a_new_answer_column_kind_fails_mypy_where_rows_are_shaped_and_ordered",
+        sql_compile,
+        "Output",
+        "Constant",
+        "index: int",
+        {"core/sql/compile.py": 1, "core/sql/shape.py": 1},
+    ),
+)
