@@ -25,10 +25,14 @@ from sutura.core.catalog.model import Aggregate, Grain, ZeroDenominator
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.catalog.prose import CatalogProse
 from sutura.core.outcome import answer
+from sutura.core.outcome.fault import Fault
 from sutura.core.question import model as question_model
 from sutura.core.question.model import Direction
 from sutura.core.question.resolve import FilterOp
+from sutura.core.settings import Posture
 from sutura.core.sql import compile as sql_compile
+from sutura.core.tool import reply as tool_reply
+from sutura.core.tool.capability import Capability
 
 PACKAGE = Path(sutura.__file__).parent
 
@@ -181,7 +185,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Outcome",
         "Deferred",
         "note: str",
-        {_module_path(codec): 1},
+        {_module_path(codec): 1, "boundary/service.py": 1},
     ),
     union_row(
         "a_new_answer_column_kind_fails_mypy_where_rows_are_shaped_and_ordered",
@@ -190,5 +194,45 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Constant",
         "index: int",
         {"core/sql/compile.py": 1, "core/sql/shape.py": 1},
+    ),
+    enum_row(
+        "a_new_capability_fails_mypy_wherever_a_surface_is_derived_from_the_vocabulary",
+        Capability,
+        "EXPLAIN",
+        {
+            "core/tool/capability.py": 4,
+            "core/tool/reply.py": 2,
+            "core/tool/arguments.py": 1,
+            "boundary/service.py": 1,
+            "transports/mcp/tools.py": 2,
+            "transports/http/routes.py": 1,
+            "transports/http/wire.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_reply_fails_mypy_wherever_a_transport_maps_a_reply_to_its_envelope",
+        tool_reply,
+        "Reply",
+        "Deferred",
+        "capability: Capability",
+        {
+            "core/tool/reply.py": 1,
+            "transports/mcp/server.py": 1,
+            "transports/http/replies.py": 1,
+            "transports/cli/calling.py": 1,
+            "api.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_fault_fails_mypy_where_faults_become_refusals",
+        Fault,
+        "THROTTLED",
+        {"core/outcome/fault.py": 2},
+    ),
+    enum_row(
+        "a_new_posture_fails_mypy_where_a_source_decides_whose_identity_reads_it",
+        Posture,
+        "IMPERSONATION_AT_SOURCE",
+        {"core/settings.py": 1},
     ),
 )

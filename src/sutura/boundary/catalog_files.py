@@ -18,7 +18,6 @@ from returns.result import Failure, Result, Success
 from sutura.core.base import Frozen
 from sutura.core.catalog.check import check_catalog
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
-from sutura.core.catalog.model import Model
 from sutura.core.catalog.parse import Document, parse_document
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.pinning import pin
@@ -124,15 +123,9 @@ class CatalogRead(Frozen, frozen=True):
     documents: tuple[Document, ...]
 
     def model_document(self, name: str) -> Document | None:
-        """The document that defines the model ``name``."""
-        return next(
-            (
-                doc
-                for doc in self.documents
-                if isinstance(doc.definition, Model) and doc.definition.name == name
-            ),
-            None,
-        )
+        """The document that defines the model ``name`` (the pinned model is its definition)."""
+        model = self.pinned.catalog.model(name)
+        return next((doc for doc in self.documents if doc.definition is model), None)
 
 
 def read_catalog(

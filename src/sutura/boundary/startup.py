@@ -17,6 +17,7 @@ import zoneinfo
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import assert_never
 
 import anyio
 from returns.pipeline import is_successful
@@ -304,7 +305,7 @@ def _anchor_found(metric: Metric, outcome: Answer | Refused | QuestionError) -> 
         case QuestionError() as error:
             return error.sentence()
         case _:
-            raise AssertionError("an anchor's outcome is an answer, a refusal or an error")
+            assert_never(outcome)
 
 
 def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:

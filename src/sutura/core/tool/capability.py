@@ -99,4 +99,15 @@ def offered_by(run_sql_enabled: bool) -> frozenset[Capability]:
     >>> sorted(c.value for c in offered_by(False))
     ['ask_metric', 'describe_catalog']
     """
-    return frozenset(c for c in Capability if c is not Capability.RUN_SQL or run_sql_enabled)
+    return frozenset(c for c in Capability if run_sql_enabled or not _off_by_default(c))
+
+
+def _off_by_default(capability: Capability) -> bool:
+    """Whether the operator must turn ``capability`` on (the ungoverned raw SQL tool)."""
+    match capability:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC:
+            return False
+        case Capability.RUN_SQL:
+            return True
+        case _:
+            assert_never(capability)

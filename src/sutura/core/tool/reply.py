@@ -130,8 +130,19 @@ class NotOffered(Frozen, frozen=True):
     capability: Capability
 
     def sentence(self) -> str:
-        """One line naming the capability."""
-        return f"{self.capability.value} is not enabled on this deployment."
+        """One line naming the capability (and the setting that turns it on, if one does)."""
+        how = _how_to_offer(self.capability)
+        return f"{self.capability.value} is not offered by this deployment{how}"
+
+
+def _how_to_offer(capability: Capability) -> str:
+    match capability:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC:
+            return "."
+        case Capability.RUN_SQL:
+            return " (the operator has not set tools.run_sql.enabled)."
+        case _:
+            assert_never(capability)
 
 
 class Failed(Frozen, frozen=True):

@@ -35,9 +35,7 @@ from sutura.transports.cli.wiring import Wiring
 
 T = TypeVar("T")
 
-NOT_ENABLED: Final = (
-    "sql: the raw SQL tool is not enabled on this deployment (tools.run_sql.enabled)"
-)
+NOT_ENABLED: Final = NotOffered(capability=Capability.RUN_SQL).sentence()
 
 
 def with_service(

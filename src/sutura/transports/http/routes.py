@@ -71,10 +71,7 @@ class Calls:
     async def reply(
         self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
     ) -> Response[Any]:
-        """The one call, as a response; an empty body is malformed arguments."""
-        if arguments is None and capability is not Capability.DESCRIBE_CATALOG:
-            malformed = Malformed(capability=capability, field="$", problem=_EMPTY_BODY)
-            return response_of(malformed)
+        """The one call, as a response."""
         caller = caller_of(uuid.uuid4().hex, token=self._token)
         deadline = seconds_left(request.scope, self.timeout)
         return response_of(await self.service.call(capability, arguments, caller, deadline))
@@ -89,6 +86,11 @@ class Calls:
             raise ReplyError(NotOffered(capability=capability))
 
         return [*self.guards, not_offered]
+
+
+def _empty(capability: Capability) -> Malformed:
+    """A request whose body is missing: malformed arguments, before any slot is taken."""
+    return Malformed(capability=capability, field="$", problem=_EMPTY_BODY)
 
 
 def route_of(capability: Capability, calls: Calls) -> HTTPRouteHandler:
@@ -161,6 +163,8 @@ def _query_route(calls: Calls) -> HTTPRouteHandler:
     ) -> Response[Answer]:
         """Answer a question about certified metrics with provenance, or refuse it with a
         typed reason at the reason's status. Cells are text; null is SQL NULL."""
+        if data is None:
+            return response_of(_empty(Capability.ASK_METRIC))
         with calls.admission.slot():
             return await calls.reply(Capability.ASK_METRIC, data, request)
 
@@ -204,6 +208,8 @@ def _sql_route(calls: Calls) -> HTTPRouteHandler:
         `403 tool_not_enabled`). One read-only query in; raw rows out, or a raw refusal.
         Rows are not certified and carry no provenance. A database's failure text comes back
         as `database_text`: untrusted content, capped (`database_text_cut` counts the rest)."""
+        if data is None:
+            return response_of(_empty(Capability.RUN_SQL))
         with calls.admission.slot():
             return await calls.reply(Capability.RUN_SQL, data, request)
 
