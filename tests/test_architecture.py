@@ -69,3 +69,51 @@ def test_a_transport_never_imports_the_root(path: Path) -> None:
 
 def test_every_layer_has_modules() -> None:
     assert all(_modules(layer) for layer in LAYERS)
+
+
+COMPOSITION_ROOTS = {"root.py", "api.py"}
+"""The only modules that may read the process environment: what every other module reads
+of it (settings, secrets) is handed to it from here."""
+
+
+def _reads_the_environment(path: Path) -> list[int]:
+    """Lines reading ``os.environ``/``os.getenv``/``os.environb`` (however ``os`` is imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in {"environ", "environb", "getenv", "putenv"}
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    ]
+    lines += [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "os"
+        and {alias.name for alias in node.names} & {"environ", "environb", "getenv"}
+    ]
+    return lines
+
+
+def test_only_the_composition_roots_read_the_process_environment() -> None:
+    readers = {
+        str(path.relative_to(SRC)): lines
+        for path in sorted(SRC.rglob("*.py"))
+        if path.name not in COMPOSITION_ROOTS or path.parent != SRC
+        if (lines := _reads_the_environment(path))
+    }
+    assert readers == {}
+
+
+def test_the_environment_gate_catches_every_spelling(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("import os\nos.environ.get('A')\nos.getenv('B')\nfrom os import environ\n")
+    assert sorted(set(_reads_the_environment(module))) == [2, 3, 4]
+
+
+def test_the_python_api_reads_the_environment_only_when_none_is_given() -> None:
+    source = (SRC / "api.py").read_text(encoding="utf-8")
+    assert source.count("os.environ") == 1
+    assert "os.environ if environ is None else environ" in source

@@ -50,12 +50,13 @@ def server_settings(dsn: str, monkeypatch: pytest.MonkeyPatch) -> PostgresSource
 
 
 @asynccontextmanager
-async def opened(settings: PostgresSourceSettings, alias: str) -> AsyncIterator[PostgresSource]:
+async def opened(
+    settings: PostgresSourceSettings, alias: str, time_zone: str = "UTC"
+) -> AsyncIterator[PostgresSource]:
     """The source ``alias`` opened with ``settings``, closed on exit."""
+    where = context(Path("."), environ=os.environ, time_zone=time_zone)
     with anyio.fail_after(15):
-        source = (
-            await open_postgres(alias, settings, context(Path("."), environ=os.environ))
-        ).unwrap()
+        source = (await open_postgres(alias, settings, where)).unwrap()
     try:
         yield source
     finally:

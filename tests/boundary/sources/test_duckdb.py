@@ -427,3 +427,22 @@ async def test_a_duckdb_source_satisfies_the_source_protocol(tmp_path: Path) -> 
         "duckdb",
     )
     await source.close()
+
+
+async def test_every_cursor_reads_in_the_catalog_time_zone_not_the_host_one(
+    tmp_path: Path,
+) -> None:
+    _write_database(tmp_path / "z.duckdb")
+    settings = DuckDBSourceSettings(path="z.duckdb")
+    zone = context(tmp_path, time_zone="America/Los_Angeles")
+    opened = open_duckdb("w", settings, zone).unwrap()
+    try:
+        shown = await _run(opened, _raw("SELECT current_setting('TimeZone')", 1))
+        bucket = await _run(
+            opened,
+            _raw("SELECT CAST(DATE_TRUNC('day', TIMESTAMPTZ '2024-02-01 03:00:00+00') AS DATE)", 1),
+        )
+    finally:
+        await opened.close()
+    assert shown.unwrap() == [["America/Los_Angeles"]]
+    assert bucket.unwrap() == [["2024-01-31"]]

@@ -265,3 +265,18 @@ def test_without_a_server_postgres_tests_skip_with_a_reason_and_fail_under_ci(
 
 def _logged(caplog: pytest.LogCaptureFixture) -> str:
     return "\n".join(r.getMessage() for r in caplog.records if r.name == "sutura.source")
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_every_pooled_connection_reads_in_the_catalog_time_zone(
+    server: PostgresSourceSettings,
+) -> None:
+    zone = statement("SELECT current_setting('TimeZone')")
+    day = statement("SELECT CAST(DATE_TRUNC('day', TIMESTAMPTZ '2024-02-01 03:00:00+00') AS DATE)")
+    async with opened(server, unique_alias("zone"), time_zone="America/Los_Angeles") as source:
+        with anyio.fail_after(10):
+            shown = await run_certified(source, zone, deadline_seconds=5, max_rows=1)
+            bucket = await run_certified(source, day, deadline_seconds=5, max_rows=1)
+    assert shown.unwrap() == [["America/Los_Angeles"]]
+    assert bucket.unwrap() == [["2024-01-31"]]

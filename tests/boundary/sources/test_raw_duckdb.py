@@ -299,3 +299,13 @@ async def test_a_statement_over_the_memory_limit_is_resources_exhausted(data_fil
     finally:
         await runner.close()
     assert _code(outcome) == RawRefusalCode.RESOURCES_EXHAUSTED.value
+
+
+async def test_the_runner_reads_in_the_catalog_time_zone(data_file: Path) -> None:
+    zone = context(data_file.parent, LIMITS, time_zone="Asia/Tokyo")
+    runner = open_duckdb_raw("main", _settings(data_file), zone).unwrap()
+    try:
+        outcome = await _run(runner, "SELECT current_setting('TimeZone') AS zone")
+    finally:
+        await runner.close()
+    assert outcome == RawRows(columns=["zone"], rows=[["Asia/Tokyo"]])

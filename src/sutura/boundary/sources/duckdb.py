@@ -186,7 +186,7 @@ def _locked(
             f"source {alias}: {path} is already open in this process with other settings"
         )
     statements: list[tuple[str, Sequence[object]]] = [
-        ("SET TimeZone = ?", (context.time_zone,)),
+        ("SET GLOBAL TimeZone = ?", (context.time_zone,)),
         ("SET enable_external_access = false", ()),
         ("SET autoinstall_known_extensions = false", ()),
         ("SET autoload_known_extensions = false", ()),

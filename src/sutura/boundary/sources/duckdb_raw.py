@@ -216,7 +216,7 @@ def locked_instance(
         connection.execute(f"ATTACH {literal} AS {DATA_CATALOG} (READ_ONLY)")
         connection.execute(f"USE {DATA_CATALOG}")
         connection.execute("DETACH memory")
-        connection.execute("SET TimeZone = ?", [context.time_zone])
+        connection.execute("SET GLOBAL TimeZone = ?", [context.time_zone])
         connection.execute("SET enable_external_access = false")
         connection.execute("SET lock_configuration = true")
     except duckdb.Error:

@@ -1,0 +1,138 @@
+"""The command line says what each verb does, and refuses flags that conflict or mean nothing
+alone instead of ignoring them (exit 2), whichever side of the verb ``--verbose`` is on."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sutura.root import Wiring
+from sutura.transports.cli.main import build_parser, run_cli
+
+QUARTERLY = ["revenue", "--grain", "quarter", "--from", "2024-01-01", "--to", "2025-01-01"]
+VERBS = sorted(next(a for a in build_parser()._actions if a.dest == "command").choices or {})
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """The command line configures logging for its process; give other tests theirs back."""
+    names = ("", "sutura", "sutura.source")
+    levels = {name: logging.getLogger(name).level for name in names}
+    handlers = list(logging.getLogger().handlers)
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    logging.getLogger().handlers[:] = handlers
+
+
+def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_cli(argv, Wiring({"SUTURA_CONFIG_DIR": str(config)}))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--top", "3"], "--top needs --top-by"),
+        (["--top-by", "revenue"], "--top-by and --top-direction apply to --top only"),
+        (["--top-direction", "asc"], "--top-by and --top-direction apply to --top only"),
+        (["--last", "2", "year"], "--last and --from/--to are two ways to name the period"),
+        (["--include-current"], "--include-current applies to --last only"),
+    ],
+)
+@pytest.mark.parametrize("verb", ["query", "compile"])
+def test_conflicting_or_orphan_question_flags_are_a_usage_error_naming_them(
+    example_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    verb: str,
+    flags: list[str],
+    named: str,
+) -> None:
+    code, out, err = _run([verb, *QUARTERLY, *flags], example_dir, capsys)
+    assert (code, out) == (2, "")
+    assert named in err
+
+
+@pytest.mark.parametrize("verb", ["query", "compile"])
+def test_a_question_as_json_beside_question_flags_is_a_usage_error(
+    example_dir: Path, capsys: pytest.CaptureFixture[str], verb: str
+) -> None:
+    question = json.dumps({"metrics": ["revenue"], "grain": "year", "range": {}})
+    code, out, err = _run([verb, "--question", question, "--by", "region"], example_dir, capsys)
+    assert (code, out) == (2, "")
+    assert "--question carries the whole question; drop --by" in err
+
+
+def test_top_with_top_by_and_direction_orders_as_asked(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--by", "region", "--top", "2", "--top-by", "revenue", "--top-direction", "asc"]
+    code, out, _ = _run(["query", *QUARTERLY, *flags], example_dir, capsys)
+    rows = out.split("\n")[1:3]
+    assert code == 0 and len(rows) == 2
+    assert float(rows[0].split("\t")[2]) <= float(rows[1].split("\t")[2])
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_help_says_what_it_does_and_shows_an_example(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([verb, "--help"])
+    text = capsys.readouterr().out
+    assert exited.value.code == 0
+    description = text.split("\n\n")[1]
+    assert len(description.split()) >= 4, text
+    assert "example" in text and f"sutura {verb}" in text.split("example", 1)[1]
+    assert "--verbose" in text
+
+
+@pytest.mark.slow
+def test_verbose_works_after_the_verb_as_before_it(example_dir: Path) -> None:
+    script = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
+    env = {**os.environ, "SUTURA_CONFIG_DIR": str(example_dir)}
+    quiet, before, after = (
+        subprocess.run([*script, *argv], env=env, capture_output=True, text=True, timeout=60)
+        for argv in (["check"], ["--verbose", "check"], ["check", "--verbose"])
+    )
+    assert (quiet.returncode, before.returncode, after.returncode) == (0, 0, 0)
+    assert "DEBUG" not in quiet.stderr
+    assert "DEBUG" in before.stderr and "DEBUG" in after.stderr
+
+
+def test_describe_shows_a_description_escaped_once_as_json_of_the_same_value(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["describe", "revenue"], example_dir, capsys)
+    description = json.loads(out)["definition"]["description"]
+    assert code == 0
+    assert "\n" in description and "\\n" not in description
+    assert "\\\\n" not in out
+
+
+def test_describe_writes_an_invisible_character_as_a_json_escape_of_itself(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "cfg"
+    catalog = config / "catalog"
+    catalog.mkdir(parents=True)
+    for document in (example_dir / "catalog").iterdir():
+        text = document.read_text(encoding="utf-8")
+        if document.name.startswith("revenue"):
+            text = text.replace("Revenue:", "Rev\u202eenue \U000e0041:", 1)
+        (catalog / document.name).write_text(text, encoding="utf-8")
+    database = (example_dir / "data" / "example.duckdb").resolve()
+    (config / "base.yaml").write_text(
+        f"catalog: {{dir: catalog}}\nsources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+    )
+    code, out, _ = _run(["describe", "revenue"], config, capsys)
+    assert code == 0
+    assert "\u202e" not in out and "\U000e0041" not in out
+    assert "Rev\\u202eenue \\udb40\\udc41:" in out
+    assert json.loads(out)["definition"]["description"].startswith("Rev\u202eenue \U000e0041:")
