@@ -56,7 +56,10 @@ def test_check_refuses_a_model_its_duckdb_source_disagrees_with(
     problem: str,
 ) -> None:
     database = (example_dir / "data" / "example.duckdb").resolve()
-    base = f"catalog: {{dir: catalog, version: t}}\nsources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+    base = (
+        "catalog: {dir: catalog, version: t}\n"
+        f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+    )
     config = _edited(example_dir, tmp_path, old, new, base)
     code = run_cli(["check"], Wiring({"SUTURA_CONFIG_DIR": str(config)}))
     out, err = capsys.readouterr()
