@@ -117,3 +117,35 @@ def test_the_python_api_reads_the_environment_only_when_none_is_given() -> None:
     source = (SRC / "api.py").read_text(encoding="utf-8")
     assert source.count("os.environ") == 1
     assert "os.environ if environ is None else environ" in source
+
+
+def _local_clock_reads(path: Path) -> list[int]:
+    """Lines asking the host for a local date or time: ``date.today()``, ``datetime.now()``
+    without a zone, ``datetime.today()``, ``time.localtime()``."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name = node.func.attr
+        if name == "today" or name == "localtime" or (name == "now" and not node.args):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_reads_the_hosts_local_date_or_time() -> None:
+    """``range.last`` counts back from today in UTC (``startup.utc_today``), everywhere."""
+    readers = {
+        str(path.relative_to(SRC)): lines
+        for path in sorted(SRC.rglob("*.py"))
+        if (lines := _local_clock_reads(path))
+    }
+    assert readers == {}
+
+
+def test_the_clock_gate_catches_a_local_date(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import datetime\ndatetime.date.today()\ndatetime.datetime.now()\n"
+        "datetime.datetime.now(datetime.UTC)\n"
+    )
+    assert _local_clock_reads(module) == [2, 3]
