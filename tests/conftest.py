@@ -1,11 +1,27 @@
 """Shared test configuration."""
 
+import logging
 import os
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+_LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """A command run in-process configures logging for its process (levels, root handlers);
+    every test gets back the logging it started with."""
+    levels = {name: logging.getLogger(name).level for name in _LOGGERS}
+    handlers = list(logging.getLogger().handlers)
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    logging.getLogger().handlers[:] = handlers
 
 
 @pytest.fixture
