@@ -24,8 +24,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 check: $(STAMP)
-	$(BIN)/python -m ruff check src tests bench
-	$(BIN)/python -m ruff format --check src tests bench
+	$(BIN)/python -m ruff check src tests bench typings
+	$(BIN)/python -m ruff format --check src tests bench typings
 	$(BIN)/python -m mypy
 
 bench: $(STAMP)

@@ -392,7 +392,7 @@ def test_driver_errors_map_to_refusal_codes(
         message="m",
         errorClass=fields.get("errorClass"),
         sql_state=fields.get("sql_state"),
-        grpc_status_code=getattr(grpc.StatusCode, fields.get("grpc_status_code", "INTERNAL")),
+        grpc_status_code=grpc.StatusCode[fields.get("grpc_status_code", "INTERNAL")],
     )
     classified = spark_fault(error)
     assert classified is not None and certified_code(classified.fault) is code

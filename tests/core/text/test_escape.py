@@ -3,7 +3,7 @@
 import string
 
 import pytest
-import regex  # type: ignore[import-untyped]  # dev-only; no stubs published
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
+import jsonschema
 import mcp_types as types
 import msgspec
 import pytest
@@ -165,4 +165,5 @@ def test_every_structured_half_validates_against_its_tools_output_schema(
     name: str, structured: bytes
 ) -> None:
     (tool,) = [t for t in TOOLS if t.name == name]
+    assert tool.output_schema is not None
     jsonschema.validate(msgspec.json.decode(structured), tool.output_schema)

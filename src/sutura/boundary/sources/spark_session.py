@@ -147,11 +147,10 @@ def _stop_quietly(session: SparkSession) -> None:
         log.debug("source: stopping a Spark session failed: %s", err)
 
 
-class _ClientLogger(PySparkLogger):  # type: ignore[misc, unused-ignore]
+class _ClientLogger(PySparkLogger):
     """The client's logger class, except that adding a handler leaves the handler's formatter
     alone: the client's own class rewrites it to JSON, and whoever attaches a handler to a
-    logger that does not propagate (pytest does) would find every other record in JSON too.
-    (Without the extra installed, mypy sees the base class as Any, hence the ignore.)"""
+    logger that does not propagate (pytest does) would find every other record in JSON too."""
 
     def addHandler(self, handler: logging.Handler) -> None:  # noqa: N802 (logging's name)
         logging.Logger.addHandler(self, handler)

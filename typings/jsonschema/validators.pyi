@@ -1,0 +1,26 @@
+from collections.abc import Mapping
+
+class Draft202012Validator:
+    # resolver is a deprecated RefResolver, format_checker a FormatChecker, registry a
+    # referencing Registry: none of them is used by sutura.
+    def __init__(
+        self,
+        schema: Mapping[str, object] | bool,
+        resolver: object = None,
+        format_checker: object = None,
+        *,
+        registry: object = ...,
+        _resolver: object = None,
+    ) -> None: ...
+    @classmethod
+    def check_schema(
+        cls, schema: Mapping[str, object] | bool, format_checker: object = ...
+    ) -> None: ...
+
+def validate(
+    instance: object,
+    schema: Mapping[str, object] | bool,
+    cls: type[Draft202012Validator] | None = None,
+    *args: object,
+    **kwargs: object,
+) -> None: ...

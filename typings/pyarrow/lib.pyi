@@ -1,0 +1,16 @@
+from typing_extensions import disjoint_base
+
+@disjoint_base
+class ChunkedArray:
+    # Made by pyarrow only; calling the constructor raises TypeError.
+    def __init__(self, *args: object, **kwargs: object) -> None: ...
+    def to_pylist(self, *, maps_as_pydicts: str | None = None) -> list[object]: ...
+
+@disjoint_base
+class Table:
+    # Made by pyarrow only; calling the constructor raises TypeError.
+    def __init__(self, *args: object, **kwargs: object) -> None: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    @property
+    def columns(self) -> list[ChunkedArray]: ...

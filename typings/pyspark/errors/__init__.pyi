@@ -1,0 +1,1 @@
+from pyspark.errors.exceptions.base import PySparkException as PySparkException

@@ -1,0 +1,1 @@
+from pyspark.logger.logger import PySparkLogger as PySparkLogger

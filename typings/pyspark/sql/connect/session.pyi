@@ -1,0 +1,43 @@
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from pyarrow import Table
+from pyspark.sql.connect.client import DefaultChannelBuilder, SparkConnectClient
+from pyspark.sql.connect.conf import RuntimeConf
+from pyspark.sql.dataframe import DataFrame
+from pyspark.sql.types import AtomicType, StructType
+
+class SparkSession:
+    class Builder:
+        def channelBuilder(self, channelBuilder: DefaultChannelBuilder) -> SparkSession.Builder: ...
+        def create(self) -> SparkSession: ...
+
+    builder: ClassVar[Builder]
+    def __init__(
+        self,
+        connection: str | DefaultChannelBuilder,
+        userId: str | None = None,
+        hook_factories: list[Callable[[SparkSession], object]] | None = None,
+    ) -> None: ...
+    def table(self, tableName: str) -> DataFrame: ...
+    # pandas and numpy inputs are left out: sutura passes an Arrow table.
+    def createDataFrame(
+        self,
+        data: Table | Iterable[object],
+        schema: AtomicType | StructType | str | list[str] | tuple[str, ...] | None = None,
+        samplingRatio: float | None = None,
+        verifySchema: bool | None = None,
+    ) -> DataFrame: ...
+    def sql(
+        self, sqlQuery: str, args: dict[str, Any] | list[Any] | None = None, **kwargs: Any
+    ) -> DataFrame: ...
+    def interruptTag(self, tag: str) -> list[str]: ...
+    def addTag(self, tag: str) -> None: ...
+    def removeTag(self, tag: str) -> None: ...
+    def stop(self) -> None: ...
+    @property
+    def conf(self) -> RuntimeConf: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def client(self) -> SparkConnectClient: ...
