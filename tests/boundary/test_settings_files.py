@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.pipeline import is_successful
-from returns.result import Success
 
 from sutura.boundary.settings_files import SettingsError, load_settings
 from sutura.core.catalog.prose import CatalogProse
@@ -17,7 +16,7 @@ from sutura.core.settings import PostgresSourceSettings
 
 def _errors(environ: dict[str, str]) -> list[SettingsError]:
     result = load_settings(environ)
-    assert not isinstance(result, Success), result
+    assert not is_successful(result), result
     return result.failure()
 
 

@@ -9,7 +9,9 @@ is an ``isinstance`` chain, as nothing at all — which the AST gates below catc
 
 The gates read every module: the prose setting is read only through exhaustive matches; in
 the core, no vocabulary of the table is compared against, ``isinstance``-checked or matched
-without ``assert_never`` last, and no ``returns`` result is narrowed with ``isinstance``.
+without ``assert_never`` last. Nowhere in the project (the package, its tests, the benchmarks,
+the examples) is a ``returns`` result narrowed with ``isinstance``: that narrows to
+``Success[Any]`` and mypy stays silent (``test_revealed_types.py`` shows it).
 """
 
 import ast
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.typing.project import project_modules
 from tests.typing.vocabularies import PACKAGE, VOCABULARIES, Vocabulary
 
 ROOT = PACKAGE.parents[1]
@@ -120,12 +123,21 @@ def _ends_with_assert_never(match: ast.Match) -> bool:
 
 
 def _isinstance_of(node: ast.AST, names: frozenset[str]) -> bool:
-    """Whether ``node`` is ``isinstance(x, K)`` (or a tuple or union of kinds) with K in names."""
+    """Whether ``node`` is ``isinstance(x, K)`` (or a tuple or union of kinds) with K in names,
+    named alone or through its module (``result.Success``)."""
     match node:
         case ast.Call(func=ast.Name(id="isinstance"), args=[_, kinds]):
-            return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(kinds))
+            return any(_named(n) in names for n in ast.walk(kinds))
         case _:
             return False
+
+
+def _named(node: ast.AST) -> str | None:
+    match node:
+        case ast.Name(id=name) | ast.Attribute(attr=name):
+            return name
+        case _:
+            return None
 
 
 def _is_loose(node: ast.AST, names: frozenset[str]) -> bool:
@@ -177,16 +189,18 @@ def test_every_vocabulary_is_read_only_through_exhaustive_matches_in_owned_modul
     assert loose == {}
 
 
-def test_no_result_is_narrowed_with_isinstance_in_owned_modules() -> None:
-    narrowed = {
-        name: [
-            n.lineno
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and _isinstance_of(n, RESULTS)
-        ]
-        for name, tree in _modules(*OWNED)
-    }
-    assert {name: lines for name, lines in narrowed.items() if lines} == {}
+def _narrowed_results(tree: ast.AST) -> list[int]:
+    """Line numbers narrowing a ``returns`` result with ``isinstance``."""
+    return [
+        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and _isinstance_of(n, RESULTS)
+    ]
+
+
+def test_no_result_is_narrowed_with_isinstance_anywhere_in_the_project() -> None:
+    modules = dict(project_modules())
+    assert {"src/sutura/api.py", "tests/conftest.py", "bench/__main__.py"} <= modules.keys()
+    narrowed = {name: found for name, tree in modules.items() if (found := _narrowed_results(tree))}
+    assert narrowed == {}
 
 
 def test_the_gate_catches_an_isinstance_chain_over_a_union_member() -> None:
@@ -195,3 +209,23 @@ def test_the_gate_catches_an_isinstance_chain_over_a_union_member() -> None:
     )
     assert _loose_readers(chain, frozenset({"FilterEq"})) == [1]
     assert _loose_readers(chain, RESULTS) == [3]
+
+
+@pytest.mark.parametrize(
+    "narrowing",
+    [
+        "isinstance(r, Success)",
+        "not isinstance(r, Failure)",
+        "isinstance(r, Success | Failure)",
+        "isinstance(r, (Failure, int))",
+        "isinstance(r, result.Success)",
+        "[v for v in rs if isinstance(v, Success)]",
+    ],
+)
+def test_the_result_gate_catches_every_spelling_of_isinstance_narrowing(narrowing: str) -> None:
+    assert _narrowed_results(ast.parse(f"assert {narrowing}\n")) == [1]
+
+
+def test_the_result_gate_lets_is_successful_and_other_kinds_pass() -> None:
+    fine = "assert is_successful(r) and isinstance(e, SuccessRate) and r == Success(1)\n"
+    assert _narrowed_results(ast.parse(fine)) == []
