@@ -1,19 +1,15 @@
 """Answer time: the compiled SQL run raw on DuckDB vs sutura's end-to-end in-process answer."""
 
-import datetime
 import tempfile
 from pathlib import Path
 
 import anyio
 import duckdb
 
+from bench.serving import ask, plan, serving
 from bench.table import Figure, median_seconds
-from sutura.boundary.answering import Service
 from sutura.boundary.example import write_example
-from sutura.boundary.startup import load, start
 from sutura.core.question.model import Question, decode_question_json
-from sutura.core.question.resolve import Resolved
-from sutura.core.sql.compile import CompiledQuery
 
 BENCH_QUESTION = (
     b'{"metrics": ["revenue", "order_count"], "grain": "month",'
@@ -36,15 +32,11 @@ def bench_question() -> Question:
     return decode_question_json(BENCH_QUESTION).unwrap()
 
 
-async def _started(config: Path) -> Service:
-    return (await start({"SUTURA_CONFIG_DIR": str(config)})).unwrap()
-
-
 def measure() -> list[Figure]:
     """Raw DuckDB time of the compiled SQL beside the end-to-end answer, both warm."""
     config = example_dir()
     question = bench_question()
-    _, compiled = _plan(config, question)
+    _, compiled = plan(config, question)
     database = str(config / "data" / "example.duckdb")
     raw_connection = duckdb.connect(database, read_only=True)
     raw = median_seconds(
@@ -53,17 +45,14 @@ def measure() -> list[Figure]:
     raw_connection.close()
 
     async def end_to_end() -> float:
-        service = await _started(config)
-        try:
+        async with serving(config) as service:
             times: list[float] = []
-            await service.ask(question)
+            await ask(service, question)
             for _ in range(REPEAT):
                 start_at = anyio.current_time()
-                await service.ask(question)
+                await ask(service, question)
                 times.append(anyio.current_time() - start_at)
             return sorted(times)[len(times) // 2]
-        finally:
-            await service.close()
 
     ours = anyio.run(end_to_end)
     return [
@@ -77,11 +66,3 @@ def measure() -> list[Figure]:
             "raw DuckDB, same SQL",
         )
     ]
-
-
-def _plan(config: Path, question: Question) -> tuple[Resolved, CompiledQuery]:
-    loaded = load({"SUTURA_CONFIG_DIR": str(config)}).unwrap()
-    service = Service(
-        settings=loaded.loaded.settings, pinned=loaded.pinned, sources={}, today=datetime.date.today
-    )
-    return service.plan(question).unwrap()

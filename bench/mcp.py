@@ -12,7 +12,6 @@ Run: ``python -m bench.mcp`` (or ``make bench``, which includes it). Goals: cold
 150 ms of the floor; warm call ≤ 1.25 × raw.
 """
 
-import datetime
 import functools
 import json
 import os
@@ -29,9 +28,8 @@ from typing import IO, Any
 import duckdb
 
 from bench.answer import BENCH_QUESTION, example_dir
+from bench.serving import plan
 from bench.table import Figure, render
-from sutura.boundary.answering import Service
-from sutura.boundary.startup import load
 from sutura.core.question.model import decode_question_json
 from sutura.core.sql.compile import CompiledQuery
 
@@ -142,14 +140,7 @@ def _cold_starts(config: Path, floor: list[str]) -> tuple[list[float], list[floa
 
 
 def _compiled(config: Path) -> CompiledQuery:
-    loaded = load({"SUTURA_CONFIG_DIR": str(config)}).unwrap()
-    service = Service(
-        settings=loaded.loaded.settings,
-        pinned=loaded.pinned,
-        sources={},
-        today=lambda: datetime.datetime.now(datetime.UTC).date(),
-    )
-    return service.plan(decode_question_json(BENCH_QUESTION).unwrap()).unwrap()[1]
+    return plan(config, decode_question_json(BENCH_QUESTION).unwrap())[1]
 
 
 def _timed(call: Callable[[], object], times: list[float]) -> None:

@@ -11,7 +11,6 @@ alone.
 """
 
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -21,9 +20,9 @@ import psycopg
 from tests.postgres import Scratch, copy_from_duckdb, describe, scratch_database, server_dsn
 
 from bench.answer import bench_question, example_dir
+from bench.serving import ask, serving
 from bench.table import Figure, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
-from sutura.boundary.startup import start
 from sutura.core.question.model import Question
 from sutura.core.sql.compile import CompiledQuery
 
@@ -43,12 +42,9 @@ def measure() -> list[Figure]:
     with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
         copy_from_duckdb(config / DATABASE, scratch, Path(work))
         postgres_config = _postgres_settings(Path(work), config / CATALOG, scratch)
-        os.environ[PASSWORD_VAR] = scratch.reader_password
-        try:
-            duckdb_ms, _ = anyio.run(_answer_time, config, bench_question())
-            postgres_ms, compiled = anyio.run(_answer_time, postgres_config, bench_question())
-        finally:
-            del os.environ[PASSWORD_VAR]
+        secrets = {PASSWORD_VAR: scratch.reader_password}
+        duckdb_ms, _ = anyio.run(_answer_time, config, bench_question(), {})
+        postgres_ms, compiled = anyio.run(_answer_time, postgres_config, bench_question(), secrets)
         bare_ms = _bare_time(scratch, compiled)
     return [
         Figure(
@@ -90,20 +86,19 @@ def _postgres_settings(work: Path, catalog: Path, scratch: Scratch) -> Path:
     return work
 
 
-async def _answer_time(config: Path, question: Question) -> tuple[float, CompiledQuery]:
+async def _answer_time(
+    config: Path, question: Question, secrets: dict[str, str]
+) -> tuple[float, CompiledQuery]:
     """The median milliseconds of the service's answer, warm, and the statement it ran."""
-    service = (await start({"SUTURA_CONFIG_DIR": str(config)})).unwrap()
-    try:
+    async with serving(config, secrets) as service:
         _, compiled = service.plan(question).unwrap()
-        await service.ask(question)
+        await ask(service, question)
         times: list[float] = []
         for _ in range(REPEAT):
             started = anyio.current_time()
-            await service.ask(question)
+            await ask(service, question)
             times.append(anyio.current_time() - started)
         return sorted(times)[len(times) // 2] * 1e3, compiled
-    finally:
-        await service.close()
 
 
 def _bare_time(scratch: Scratch, compiled: CompiledQuery) -> float:

@@ -27,13 +27,12 @@ from typing import Final
 import anyio
 
 from bench.answer import bench_question, example_dir
+from bench.serving import ask, serving
 from bench.table import Figure, median_seconds
 from sutura.boundary.example import CATALOG, DATABASE
-from sutura.boundary.startup import start
-from sutura.core.codec import halves_of
-from sutura.core.question.model import QuestionError
 from sutura.core.sql.compile import CompiledQuery
 from sutura.core.text.render import SOURCE_PREFIX
+from sutura.core.tool.reply import Answered, Declined
 
 REMOTE_VAR: Final = "SUTURA_BENCH_SPARK"
 SCRIPT: Final = Path(__file__).parents[1] / "scripts" / "spark-connect"
@@ -81,21 +80,17 @@ def measure() -> list[Figure]:
 
 async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
     """The median warm answer time in ms, the answer's text half (but its source line) and SQL."""
-    started = await start({"SUTURA_CONFIG_DIR": str(config)})
-    service = started.unwrap()
     question = bench_question()
-    try:
-        outcome = await service.ask(question)
+    async with serving(config) as service:
+        reply = await ask(service, question)
         times: list[float] = []
         for _ in range(REPEAT):
             began = anyio.current_time()
-            await service.ask(question)
+            await ask(service, question)
             times.append(anyio.current_time() - began)
         compiled = service.plan(question).unwrap()[1]
-    finally:
-        await service.close()
-    assert not isinstance(outcome, QuestionError), outcome.sentence()
-    lines = halves_of(outcome).text.split("\n")
+    assert isinstance(reply, Answered | Declined), reply
+    lines = reply.halves.text.split("\n")
     text = [line for line in lines if not line.startswith(SOURCE_PREFIX)]
     return 1e3 * sorted(times)[len(times) // 2], text, compiled
 

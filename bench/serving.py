@@ -1,0 +1,48 @@
+"""How the benchmarks open a service and ask it: the one call every surface makes."""
+
+import datetime
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from returns.pipeline import is_successful
+
+from sutura.boundary.service import Service
+from sutura.boundary.startup import load, open_service, utc_today
+from sutura.core.question.model import Question
+from sutura.core.sql.planning import Plan, plan_question
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.reply import Reply
+
+
+def environ(config: Path, secrets: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a benchmark deployment reads: its settings directory, its secrets."""
+    return {"SUTURA_CONFIG_DIR": str(config), **(secrets or {})}
+
+
+@asynccontextmanager
+async def serving(config: Path, secrets: Mapping[str, str] | None = None) -> AsyncIterator[Service]:
+    """The service configured in ``config``, opened for the block (raises if it cannot)."""
+    loaded = load(environ(config, secrets))
+    if not is_successful(loaded):
+        raise RuntimeError("; ".join(loaded.failure()))
+    async with open_service(loaded.unwrap(), anchors=True) as started:
+        if not is_successful(started):
+            raise RuntimeError("; ".join(started.failure()))
+        yield started.unwrap()
+
+
+async def ask(service: Service, question: Question) -> Reply:
+    """``ask_metric`` as the local caller, under the deployment's own deadline."""
+    caller = Caller.local(request_id=uuid.uuid4().hex, surface="bench")
+    deadline = service.settings.limits.deadline_seconds
+    return await service.call(Capability.ASK_METRIC, question, caller, deadline)
+
+
+def plan(config: Path, question: Question, today: datetime.date | None = None) -> Plan:
+    """``question`` resolved and compiled as the service would, touching no data."""
+    loaded = load(environ(config)).unwrap()
+    planned = plan_question(question, loaded.pinned, loaded.loaded.settings, today or utc_today())
+    return planned.unwrap()
