@@ -13,4 +13,6 @@ def project_modules() -> Iterator[tuple[str, ast.Module]]:
     """(path from the root, syntax tree) of every module of :data:`PROJECT`."""
     for tree in PROJECT:
         for path in sorted((ROOT / tree).rglob("*.py")):
+            if "node_modules" in path.parts:  # the external MCP clients' npm packages
+                continue
             yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
