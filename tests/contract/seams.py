@@ -26,7 +26,7 @@ from typing import Final
 
 import duckdb
 import pytest
-from returns.result import Result, Success
+from returns.result import Result
 
 from sutura.boundary import startup
 from sutura.boundary.sources.context import SourceContext
@@ -154,7 +154,7 @@ def seams() -> Iterator[None]:
         if context.environ.get(SEAMS_VAR) != "on":
             return opened
         duckdb_kind = isinstance(settings, DuckDBSourceSettings)
-        return opened.bind(lambda runner: Success(_SeamedRunner(runner, duckdb_kind=duckdb_kind)))
+        return opened.map(lambda runner: _SeamedRunner(runner, duckdb_kind=duckdb_kind))
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(startup, "open_source", seamed_source)

@@ -15,7 +15,8 @@ from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Declined, Reply
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_structured
-from tests.contract.table import ROWS, Body, Row, Surface, row_id, without_scope
+from tests.contract.rows import ROWS
+from tests.contract.table import Body, Row, Surface, row_id, without_scope
 from tests.refusals import expect_refusal
 
 pytestmark = pytest.mark.anyio

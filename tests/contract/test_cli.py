@@ -13,8 +13,8 @@ from sutura.transports.cli.calling import print_reply
 from sutura.transports.cli.main import run_cli
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_nothing_leaked, check_structured, check_text_half
+from tests.contract.rows import ROWS
 from tests.contract.table import (
-    ROWS,
     Body,
     Row,
     Stream,

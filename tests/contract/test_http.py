@@ -15,7 +15,8 @@ from sutura.transports.http.replies import response_of
 from sutura.transports.http.serve import Started
 from tests.contract.deployment import DEADLINE_SECONDS, Deployment
 from tests.contract.expect import check_failure, check_nothing_leaked, check_structured
-from tests.contract.table import ROWS, Body, CallerKind, Row, Surface, row_id, without_scope
+from tests.contract.rows import ROWS
+from tests.contract.table import Body, CallerKind, Row, Surface, row_id, without_scope
 from tests.transports.http.deployments import AUTH, assembled, client
 
 pytestmark = pytest.mark.anyio

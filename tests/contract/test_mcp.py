@@ -16,7 +16,8 @@ from sutura.root import Wiring
 from sutura.transports.mcp.server import UNKNOWN_TOOL, mcp_server
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_nothing_leaked, check_structured, check_text_half
-from tests.contract.table import ROWS, CallerKind, Channel, Row, row_id, without_scope
+from tests.contract.rows import ROWS
+from tests.contract.table import CallerKind, Channel, Row, row_id, without_scope
 from tests.transports.mcp.inprocess import text_of
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,8 @@ import pytest
 
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_nothing_leaked, check_structured, check_text_half
-from tests.contract.table import ROWS, Channel, Row, Stream, cli_argv, row_id
+from tests.contract.rows import ROWS
+from tests.contract.table import Channel, Row, Stream, cli_argv, row_id
 from tests.transports.mcp.spawned import RawSession, server_environment, spawned
 
 pytestmark = pytest.mark.slow
