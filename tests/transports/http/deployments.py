@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import duckdb
 import httpx
+import pytest
 from anyio.from_thread import start_blocking_portal
 from litestar import Litestar
 from returns.pipeline import is_successful
@@ -149,6 +150,17 @@ def assembled_in_portal(config: Path, **environ_extra: str) -> Iterator[Started]
 
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(opened()) as app:
         yield app
+
+
+@asynccontextmanager
+async def shared_client(
+    tmp_path_factory: pytest.TempPathFactory, **deployment: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of one deployment shared by a module's tests that do not change it (the module
+    declares a module-scoped ``anyio_backend`` so they run in the loop the service lives in)."""
+    config = write_deployment(tmp_path_factory.mktemp("shared"), **deployment)
+    async with assembled(config) as started, client(started.app) as http:
+        yield http
 
 
 @asynccontextmanager

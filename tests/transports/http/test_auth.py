@@ -1,9 +1,11 @@
 """Bearer authentication on ``/v1/*`` and the rule for serving without a token."""
 
 import hmac
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 from returns.pipeline import is_successful
 
@@ -18,10 +20,24 @@ from tests.transports.http.deployments import (
     assembled,
     client,
     environ,
+    shared_client,
     write_deployment,
 )
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module: the refusals share one deployment, which none changes."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of one deployment with a token."""
+    async with shared_client(tmp_path_factory) as http:
+        yield http
 
 
 @pytest.mark.parametrize(
@@ -43,11 +59,10 @@ pytestmark = pytest.mark.anyio
     [("GET", "/v1/catalog"), ("POST", "/v1/query"), ("POST", "/v1/sql/run")],
 )
 async def test_every_v1_route_refuses_a_request_without_the_token(
-    tmp_path: Path, headers: dict[str, str], method: str, path: str
+    shared: httpx.AsyncClient, headers: dict[str, str], method: str, path: str
 ) -> None:
-    async with assembled(write_deployment(tmp_path)) as started, client(started.app) as http:
-        with anyio.fail_after(10):
-            response = await http.request(method, path, json=QUESTION, headers=headers)
+    with anyio.fail_after(10):
+        response = await shared.request(method, path, json=QUESTION, headers=headers)
     assert response.status_code == 401
     body = response.json()
     assert body["code"] == "unauthorized"
@@ -57,13 +72,14 @@ async def test_every_v1_route_refuses_a_request_without_the_token(
     assert TOKEN not in response.text
 
 
-async def test_the_scheme_is_case_insensitive_and_the_token_is_not(tmp_path: Path) -> None:
-    async with assembled(write_deployment(tmp_path)) as started, client(started.app) as http:
-        with anyio.fail_after(10):
-            lower = await http.get("/v1/catalog", headers={"Authorization": f"bearer {TOKEN}"})
-            upper = await http.get(
-                "/v1/catalog", headers={"Authorization": f"Bearer {TOKEN.upper()}"}
-            )
+async def test_the_scheme_is_case_insensitive_and_the_token_is_not(
+    shared: httpx.AsyncClient,
+) -> None:
+    with anyio.fail_after(10):
+        lower = await shared.get("/v1/catalog", headers={"Authorization": f"bearer {TOKEN}"})
+        upper = await shared.get(
+            "/v1/catalog", headers={"Authorization": f"Bearer {TOKEN.upper()}"}
+        )
     assert lower.status_code == 200
     assert upper.status_code == 401
 

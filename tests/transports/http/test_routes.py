@@ -1,7 +1,6 @@
 """The routes over a deployment started from a settings document, in process."""
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,19 +12,23 @@ from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,
     QUESTION,
-    assembled,
-    client,
     refusal_of,
-    write_deployment,
+    shared_client,
 )
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-async def http(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of the app assembled from a fresh deployment (token set, prose default)."""
-    async with assembled(write_deployment(tmp_path)) as started, client(started.app) as http:
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module: its tests share one deployment, which none changes."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def http(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the app assembled from one deployment (token set, prose default)."""
+    async with shared_client(tmp_path_factory) as http:
         yield http
 
 

@@ -27,7 +27,7 @@ from tests.transports.http.deployments import (
     SLOW_TABLE,
     assembled,
     assembled_in_portal,
-    client,
+    shared_client,
     write_deployment,
 )
 
@@ -46,16 +46,21 @@ CHECKS = [
 ]
 
 
-@pytest.fixture
-async def off(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    async with assembled(write_deployment(tmp_path)) as started, client(started.app) as http:
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module: its tests share two deployments, which none changes."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def off(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
+    async with shared_client(tmp_path_factory) as http:
         yield http
 
 
-@pytest.fixture
-async def on(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    config = write_deployment(tmp_path, settings=RUN_SQL + LIMITS)
-    async with assembled(config) as started, client(started.app) as http:
+@pytest.fixture(scope="module")
+async def on(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
+    async with shared_client(tmp_path_factory, settings=RUN_SQL + LIMITS) as http:
         yield http
 
 
