@@ -319,5 +319,6 @@ measure:
 time_column: ordered_on
 grains: [month]
 dimensions: []
+audience: open
 ---
 """

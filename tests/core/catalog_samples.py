@@ -34,6 +34,7 @@ name: customers
 source: main
 table: shop_customers
 columns: [customer_id, sales_region, customer_segment]
+primary_key: customer_id
 ---
 One row per buyer.
 """
@@ -73,6 +74,7 @@ dimensions:
 anchor:
   range: {start: 2024-01-01, end: 2025-01-01}
   value: 1234.50
+audience: open
 ---
 Revenue, in euros.
 """
@@ -90,6 +92,7 @@ measure:
 time_column: ordered_on
 grains: [month]
 dimensions: []
+audience: open
 ---
 """
 

@@ -7,6 +7,7 @@ link to a file inside it is read. Files over 256 KiB, more than 10,000 documents
 files and files that are not strict UTF-8 are refused, each as a :class:`CatalogError`.
 """
 
+import datetime
 import os
 import stat
 from functools import partial
@@ -16,11 +17,12 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
-from sutura.core.catalog.check import check_catalog
+from sutura.core.catalog.check import REFERENCE_DAY, check_catalog
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
 from sutura.core.catalog.parse import Document, parse_document
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.pinning import pin
+from sutura.core.settings import LimitsSettings
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DOCUMENTS = 10_000
@@ -129,14 +131,23 @@ class CatalogRead(Frozen, frozen=True):
 
 
 def read_catalog(
-    directory: Path, version: str, time_zone: str
+    directory: Path,
+    version: str,
+    time_zone: str,
+    *,
+    limits: LimitsSettings = LimitsSettings(),
+    today: datetime.date = REFERENCE_DAY,
 ) -> Result[CatalogRead, list[CatalogError]]:
-    """Walk, read, parse, check and pin the catalog in ``directory``, keeping its documents."""
+    """Walk, read, parse, check and pin the catalog in ``directory``, keeping its documents.
+
+    ``limits`` and ``today`` are what a worked example's question is resolved under: the
+    deployment's bounds and the day its ``range.last`` counts back from.
+    """
     return (
         walk_catalog(directory)
         .bind(_parse_all)
         .bind(
-            lambda documents: check_catalog(documents).map(
+            lambda documents: check_catalog(documents, limits=limits, today=today).map(
                 lambda catalog: CatalogRead(
                     pinned=pin(catalog, version, time_zone), documents=tuple(documents)
                 )

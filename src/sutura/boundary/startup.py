@@ -117,7 +117,13 @@ def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
         return Failure([zone_problem])
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     catalog_settings = loaded.settings.catalog
-    catalog = read_catalog(catalog_dir, catalog_settings.version, catalog_settings.time_zone)
+    catalog = read_catalog(
+        catalog_dir,
+        catalog_settings.version,
+        catalog_settings.time_zone,
+        limits=loaded.settings.limits,
+        today=utc_today(),
+    )
     if not is_successful(catalog):
         return Failure(catalog_problems(catalog_dir, catalog.failure()))
     instructions = _read_instructions(loaded)

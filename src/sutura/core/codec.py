@@ -23,7 +23,8 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
 from sutura.core.catalog.prose import Carried, CatalogProse
-from sutura.core.catalog.view import CatalogBody, CatalogView, Description, prose_of
+from sutura.core.catalog.view import CatalogBody, CatalogView
+from sutura.core.catalog.wire import Description, prose_of
 from sutura.core.outcome.answer import Answer, Outcome, Refused
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.raw.outcome import (
@@ -235,10 +236,18 @@ def decode_catalog(data: bytes | str) -> Result[CatalogBody, CodecError]:
 
 
 def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Description]]:
+    for i, phrase in enumerate(body.not_defined):
+        yield f"$.not_defined[{i}].description", phrase.description
+    for i, term in enumerate(body.glossary):
+        yield f"$.glossary[{i}].description", term.description
     for i, metric in enumerate(body.metrics):
         yield f"$.metrics[{i}].description", metric.description
         for j, dimension in enumerate(metric.dimensions):
             yield f"$.metrics[{i}].dimensions[{j}].description", dimension.description
+        for j, caveat in enumerate(metric.caveats):
+            yield f"$.metrics[{i}].caveats[{j}].description", caveat.description
+    for i, example in enumerate(body.examples):
+        yield f"$.examples[{i}].description", example.description
 
 
 def _consistent(body: CatalogBody) -> Result[CatalogBody, CodecError]:

@@ -154,6 +154,7 @@ def test_a_via_chain_must_start_at_the_metric_model_and_follow_each_target() -> 
         "target_model: customers", "target_model: orders"
     )
     reverse = reverse.replace("origin_model: X", "origin_model: customers")
+    reverse = reverse.replace("target: customer_id}", "target: order_id}")
     text = REVENUE.replace("via: order_customer", "via: [order_customer, order_customer_2]")
     second = ORDER_CUSTOMER.replace("name: order_customer", "name: order_customer_2")
     documents = sample_documents(
@@ -170,7 +171,7 @@ def test_a_via_chain_must_start_at_the_metric_model_and_follow_each_target() -> 
 def test_a_via_chain_of_two_steps_reaches_the_last_model() -> None:
     regions = (
         "---\nkind: model\nname: regions\nsource: main\ntable: shop_regions\n"
-        "columns: [region_code, region_name]\n---\n"
+        "columns: [region_code, region_name]\nprimary_key: region_code\n---\n"
     )
     customers = CUSTOMERS.replace("customer_segment]", "customer_segment, region_code]")
     step = (
@@ -214,7 +215,7 @@ def test_a_dimension_reached_through_a_relationship_into_another_source_is_refus
 def test_a_via_chain_is_refused_at_the_step_that_leaves_the_metric_source() -> None:
     regions = (
         "---\nkind: model\nname: regions\nsource: geo\ntable: shop_regions\n"
-        "columns: [region_code, region_name]\n---\n"
+        "columns: [region_code, region_name]\nprimary_key: region_code\n---\n"
     )
     customers = CUSTOMERS.replace("customer_segment]", "customer_segment, region_code]")
     step = (

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.pipeline import is_successful
 
+from sutura.core.catalog.audience import OPEN
 from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
@@ -77,7 +78,7 @@ def test_a_metric_parses_measure_filters_dimensions_and_anchor() -> None:
     assert metric.anchor is not None
     assert metric.anchor.start == datetime.date(2024, 1, 1)
     assert metric.anchor.value == "1234.50"
-    assert metric.audience == "open"
+    assert metric.audience == OPEN
 
 
 def test_a_ratio_metric_parses_both_terms() -> None:
@@ -291,17 +292,19 @@ def test_a_missing_key_or_wrong_shape_names_the_key(old: str, new: str, sentence
         (
             "kind: metric",
             "kind: dashboard",
-            "metrics/revenue.md:2: kind: expected one of model, relationship, metric",
+            "metrics/revenue.md:2: kind: expected one of model, relationship, metric, glossary, "
+            "caveat, not_defined, example",
         ),
         (
             "kind: metric",
             "kind: glossary",
-            "metrics/revenue.md:2: kind: kind 'glossary' not supported yet",
+            "metrics/revenue.md:3: name: unknown key",
         ),
         (
             "kind: metric\n",
             "",
-            "metrics/revenue.md:1: kind: missing required key; expected one of model, relationship, metric",
+            "metrics/revenue.md:1: kind: missing required key; expected one of model, relationship, "
+            "metric, glossary, caveat, not_defined, example",
         ),
         (
             "name: revenue",
@@ -339,9 +342,9 @@ def test_a_missing_key_or_wrong_shape_names_the_key(old: str, new: str, sentence
             "metrics/revenue.md:21: anchor.range.start: expected a date written YYYY-MM-DD",
         ),
         (
-            "grains:",
-            "audience: analysts\ngrains:",
-            "metrics/revenue.md:10: audience: expected open (restricted audiences are not supported yet)",
+            "audience: open",
+            "audience: analysts",
+            "metrics/revenue.md:23: audience: expected open, or {restricted: [audience ids]}",
         ),
         (
             "values: [north, south]",
@@ -446,9 +449,9 @@ def test_a_join_that_could_duplicate_rows_is_refused() -> None:
             "m.md:5: table: expected a non-empty name without control or invisible characters",
         ),
         (
-            "table: shop_customers",
-            "table: shop_customers\nprimary_key: id",
-            "m.md:6: primary_key: the primary key must be one of the model's columns",
+            "primary_key: customer_id",
+            "primary_key: id",
+            "m.md:7: primary_key: the primary key must be one of the model's columns",
         ),
     ],
 )

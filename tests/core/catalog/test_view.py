@@ -7,7 +7,8 @@ import pytest
 
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import NOT_CARRIED, Carried, CatalogProse, catalog_notice
-from sutura.core.catalog.view import CatalogView, prose_of
+from sutura.core.catalog.view import CatalogView
+from sutura.core.catalog.wire import prose_of
 from sutura.core.codec import catalog_halves, decode_catalog, encode
 from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.text.untrusted import PROSE, Case

@@ -32,6 +32,7 @@ measure:
 time_column: happened_at
 grains: [month]
 dimensions: []
+audience: open
 ---
 """
 # An instant late on 31 January in UTC is 1 February in Tokyo; one early on 1 February in UTC

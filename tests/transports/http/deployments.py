@@ -77,6 +77,7 @@ dimensions:
   - name: label
     column: label
     description: {DIMENSION_PROSE}
+audience: open
 ---
 {METRIC_PROSE}
 """

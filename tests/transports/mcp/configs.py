@@ -74,6 +74,7 @@ dimensions:
   - name: label
     column: label
     description: Hostile labels, one per corpus case.
+audience: open
 ---
 """
 

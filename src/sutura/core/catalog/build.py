@@ -53,6 +53,12 @@ class Checker:
             self.fail(key, "expected a non-empty name without control or invisible characters")
         return value
 
+    def phrase(self, key: str, value: str) -> str:
+        """``value`` if it can be a word a user says: not empty, no control characters."""
+        if not value.strip() or has_unsafe_characters(value):
+            self.fail(key, "expected words without control or invisible characters")
+        return value
+
     def choice(self, key: str, value: str, vocabulary: type[EnumT]) -> EnumT:
         """``value`` as a member of the closed ``vocabulary``."""
         for member in vocabulary:
@@ -133,8 +139,16 @@ def build_model(check: Checker, written: WrittenModel, body: str) -> Model:
         table=check.identifier("table", written.table),
         columns=columns,
         primary_key=written.primary_key,
+        authored_sql=authored_sql(check, written.authored_sql),
         description=body,
     )
+
+
+def authored_sql(check: Checker, written: str | None) -> str | None:
+    """Hand-written SQL, kept exactly as written (pinned; every source refuses it at startup)."""
+    if written is not None and not written.strip():
+        check.fail("authored_sql", "expected the SQL text; omit authored_sql to have none")
+    return written
 
 
 def _column(check: Checker, key: str, written: str | WrittenColumn) -> Column:

@@ -1,6 +1,7 @@
 """A written metric document to a validated :class:`Metric`: measure, filters, dimensions."""
 
-from sutura.core.catalog.build import Checker
+from sutura.core.catalog.audience import OPEN, Audience, Restricted
+from sutura.core.catalog.build import Checker, authored_sql
 from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
@@ -26,6 +27,7 @@ from sutura.core.catalog.written import (
     WrittenFilter,
     WrittenMeasure,
     WrittenMetric,
+    WrittenRestricted,
     WrittenTerm,
 )
 
@@ -35,8 +37,6 @@ _OPEN = "open"
 
 def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
     """A :class:`Metric` from its written document."""
-    if written.audience != _OPEN:
-        check.fail("audience", "expected open (restricted audiences are not supported yet)")
     return Metric(
         name=check.name("name", written.name),
         model=check.name("model", written.model),
@@ -51,9 +51,25 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
             for i, f in enumerate(written.required_filters)
         ),
         anchor=None if written.anchor is None else _anchor(check, written.anchor),
-        audience=_OPEN,
+        audience=_audience(check, written.audience),
+        authored_sql=authored_sql(check, written.authored_sql),
         description=body,
     )
+
+
+def _audience(check: Checker, written: str | WrittenRestricted) -> Audience:
+    if isinstance(written, str):
+        if written != _OPEN:
+            check.fail("audience", "expected open, or {restricted: [audience ids]}")
+        return OPEN
+    if not written.restricted:
+        check.fail("audience.restricted", "list at least one audience id, or write open")
+    ids = [
+        check.identifier(f"audience.restricted[{i}]", audience)
+        for i, audience in enumerate(written.restricted)
+    ]
+    check.unique("audience.restricted[{}]", ids, "the audience")
+    return Restricted(ids=tuple(sorted(ids)))
 
 
 def _measure(check: Checker, written: WrittenMeasure) -> Measure:

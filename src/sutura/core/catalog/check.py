@@ -2,19 +2,30 @@
 
 Names are unique per kind; a metric's model exists and has every column the metric reads;
 every ``via`` chain walks from the metric's model through existing relationships to a model
-that has the dimension's column; relationships join existing models on existing columns, and
-no relationship joins two sources (``crossing``).
+that has the dimension's column, visiting each model once; relationships join existing models
+on existing columns, onto the target model's declared primary key (so a join never repeats a
+row), and no relationship joins two sources (``crossing``). Knowledge documents refer to what
+exists (``check_knowledge``).
 """
 
+import datetime
 import re
 from collections.abc import Iterator, Sequence
 from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.check_knowledge import collected, knowledge_errors
 from sutura.core.catalog.crossing import source_crossings
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.catalog.front_matter import nearest_line
+from sutura.core.catalog.knowledge import (
+    Caveat,
+    GlossaryTerm,
+    KnowledgeDocument,
+    NotDefined,
+    WorkedExample,
+)
 from sutura.core.catalog.model import (
     AggregateTerm,
     Catalog,
@@ -33,8 +44,14 @@ from sutura.core.catalog.model import (
     Term,
 )
 from sutura.core.catalog.parse import Document, DocumentKind
+from sutura.core.settings import LimitsSettings
 
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_DEFAULT_LIMITS = LimitsSettings()
+# The day a worked example's ``range.last`` is counted back from when the caller names none
+# (a catalog read outside a deployment); a deployment passes its own day.
+REFERENCE_DAY = datetime.date(2000, 1, 1)
+_NO_DUPLICATES = "so that a join never counts a row twice"
 
 
 class _Index:
@@ -44,6 +61,7 @@ class _Index:
         self.models: dict[str, tuple[Document, Model]] = {}
         self.relationships: dict[str, tuple[Document, Relationship]] = {}
         self.metrics: dict[str, tuple[Document, Metric]] = {}
+        self.knowledge: list[tuple[Document, KnowledgeDocument]] = []
         self.duplicates: list[CatalogError] = []
         for doc in documents:
             self._add(doc)
@@ -60,6 +78,9 @@ class _Index:
             case Metric():
                 first = self.metrics.setdefault(definition.name, (doc, definition))[0]
                 kind = DocumentKind.METRIC
+            case GlossaryTerm() | Caveat() | NotDefined() | WorkedExample():
+                self.knowledge.append((doc, definition))  # names checked with the knowledge
+                return
             case _:
                 assert_never(definition)
         if first is not doc:
@@ -68,11 +89,18 @@ class _Index:
             self.duplicates.append(doc.error("name", problem))
 
 
-def check_catalog(documents: Sequence[Document]) -> Result[Catalog, list[CatalogError]]:
+def check_catalog(
+    documents: Sequence[Document],
+    *,
+    limits: LimitsSettings = _DEFAULT_LIMITS,
+    today: datetime.date = REFERENCE_DAY,
+) -> Result[Catalog, list[CatalogError]]:
     """Check the parsed documents together and build the catalog.
 
     Args:
         documents: every document of the catalog, in the walk's (sorted) order.
+        limits: the bounds a worked example's question must stay within.
+        today: the day a worked example's ``range.last`` counts back from.
 
     Returns:
         The catalog with each kind sorted by name, or every problem found.
@@ -88,6 +116,7 @@ def check_catalog(documents: Sequence[Document]) -> Result[Catalog, list[Catalog
     for doc, metric in index.metrics.values():
         errors.extend(_metric_errors(index, doc, metric))
     errors.extend(source_crossings(index.models, index.relationships, index.metrics))
+    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today))
     if errors:
         return Failure(errors)
     return Success(
@@ -97,6 +126,7 @@ def check_catalog(documents: Sequence[Document]) -> Result[Catalog, list[Catalog
                 sorted((r for _, r in index.relationships.values()), key=lambda r: r.name)
             ),
             metrics=tuple(sorted((m for _, m in index.metrics.values()), key=lambda m: m.name)),
+            knowledge=collected(index.knowledge),
         )
     )
 
@@ -112,10 +142,31 @@ def _relationship_errors(index: _Index, doc: Document, rel: Relationship) -> Ite
             yield doc.error(f"{side}_model", f"no model is called {quoted(model_name)}")
             continue
         model = found[1]
-        for i, pair in enumerate(rel.keys):
-            column = pair.origin if side == "origin" else pair.target
-            if not model.has_column(column):
-                yield doc.error(f"keys[{i}].equal.{side}", _no_column(model, column))
+        missing = [
+            doc.error(f"keys[{i}].equal.{side}", _no_column(model, column))
+            for i, column in enumerate(p.origin if side == "origin" else p.target for p in rel.keys)
+            if not model.has_column(column)
+        ]
+        yield from missing
+        if side == "target" and not missing:
+            yield from _primary_key_errors(doc, rel, model)
+
+
+def _primary_key_errors(doc: Document, rel: Relationship, target: Model) -> Iterator[CatalogError]:
+    """A many-to-one join finds at most one target row only through the target's primary key."""
+    key = target.primary_key
+    if key is None:
+        problem = (
+            f"the model {quoted(target.name)} declares no primary_key; a many_to_one "
+            f"relationship joins onto its target's primary key, {_NO_DUPLICATES}"
+        )
+        yield doc.error("target_model", problem)
+    elif all(pair.target != key for pair in rel.keys):
+        problem = (
+            f"no key joins onto the primary key {quoted(key)} of the model "
+            f"{quoted(target.name)}; a many_to_one relationship joins onto it, {_NO_DUPLICATES}"
+        )
+        yield doc.error("keys", problem)
 
 
 def _metric_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[CatalogError]:
@@ -205,8 +256,10 @@ def _term_column(key: str, term: Term) -> tuple[str, str]:
 def _dimension_errors(
     index: _Index, doc: Document, metric: Metric, key: str, dimension: Dimension
 ) -> Iterator[CatalogError]:
-    """The ``via`` chain walks from the metric's model; the last model has the column."""
+    """The ``via`` chain walks from the metric's model, visiting each model once; the last
+    model has the column."""
     current = metric.model
+    visited = {current}
     for step, name in enumerate(dimension.via):
         step_key = f"{key}.via" if len(dimension.via) == 1 else f"{key}.via[{step}]"
         found = index.relationships.get(name)
@@ -221,6 +274,15 @@ def _dimension_errors(
             yield doc.error(step_key, problem)
             return
         current = found[1].target_model
+        if current in visited:
+            problem = (
+                f"the relationship {quoted(name)} leads back to the model {quoted(current)}, "
+                f"which the chain has already reached; a via chain visits each model once, "
+                f"{_NO_DUPLICATES}"
+            )
+            yield doc.error(step_key, problem)
+            return
+        visited.add(current)
     target = index.models.get(current)
     if target is not None and not target[1].has_column(dimension.column):
         yield doc.error(f"{key}.column", _no_column(target[1], dimension.column))

@@ -8,20 +8,13 @@ anything outside the closed vocabulary.
 import datetime
 from enum import StrEnum
 
+import msgspec
+
 from sutura.core.base import Frozen
-
-
-class Grain(StrEnum):
-    """A period length, finest first."""
-
-    DAY = "day"
-    WEEK = "week"
-    MONTH = "month"
-    QUARTER = "quarter"
-    YEAR = "year"
-
-
-GRAIN_ORDER: tuple[Grain, ...] = tuple(Grain)
+from sutura.core.catalog.audience import OPEN, Audience
+from sutura.core.catalog.grain import GRAIN_ORDER as GRAIN_ORDER
+from sutura.core.catalog.grain import Grain as Grain
+from sutura.core.catalog.knowledge import Knowledge
 
 
 class Aggregate(StrEnum):
@@ -58,6 +51,7 @@ class Model(Frozen, frozen=True):
     table: str
     columns: tuple[Column, ...]
     primary_key: str | None = None
+    authored_sql: str | None = None
     description: str = ""
 
     def has_column(self, name: str) -> bool:
@@ -178,7 +172,8 @@ class Metric(Frozen, frozen=True):
     dimensions: tuple[Dimension, ...] = ()
     required_filters: tuple[RequiredFilter, ...] = ()
     anchor: Anchor | None = None
-    audience: str = "open"
+    audience: Audience = OPEN
+    authored_sql: str | None = None
     description: str = ""
 
     def dimension(self, name: str) -> Dimension | None:
@@ -197,6 +192,7 @@ class Catalog(Frozen, frozen=True):
     models: tuple[Model, ...]
     relationships: tuple[Relationship, ...]
     metrics: tuple[Metric, ...]
+    knowledge: Knowledge = msgspec.field(default_factory=Knowledge)
 
     def model(self, name: str) -> Model | None:
         """The model called ``name``."""

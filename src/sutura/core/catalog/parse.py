@@ -1,8 +1,8 @@
-"""One catalog document: front matter and body to a validated model, relationship or metric.
+"""One catalog document: front matter and body to a validated definition or knowledge document.
 
 The first problem found is returned as a :class:`CatalogError` naming the file, the line and
 the key path. Checks across documents (a metric's columns exist on its model, ``via`` chains
-resolve, names are unique) are in ``catalog_check``.
+resolve, names are unique, knowledge refers to what exists) are in ``catalog_check``.
 
 >>> text = "---\\nkind: metric\\nname: revenue\\n---\\n"
 >>> parse_document("metrics/revenue.md", text).failure().sentence()
@@ -19,8 +19,14 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
 from sutura.core.catalog.build import Checker, build_model, build_relationship
+from sutura.core.catalog.build_knowledge import (
+    build_caveat,
+    build_example,
+    build_glossary,
+    build_not_defined,
+)
 from sutura.core.catalog.build_metric import build_metric
-from sutura.core.catalog.error import CatalogError, quoted
+from sutura.core.catalog.error import CatalogError
 from sutura.core.catalog.front_matter import (
     DocumentError,
     FrontMatter,
@@ -28,10 +34,19 @@ from sutura.core.catalog.front_matter import (
     nearest_line,
     read_front_matter,
 )
+from sutura.core.catalog.knowledge import Caveat, GlossaryTerm, NotDefined, WorkedExample
 from sutura.core.catalog.model import Metric, Model, Relationship
-from sutura.core.catalog.written import WrittenMetric, WrittenModel, WrittenRelationship
+from sutura.core.catalog.written import (
+    WrittenCaveat,
+    WrittenExample,
+    WrittenGlossary,
+    WrittenMetric,
+    WrittenModel,
+    WrittenNotDefined,
+    WrittenRelationship,
+)
 
-Definition = Model | Relationship | Metric
+Definition = Model | Relationship | Metric | GlossaryTerm | Caveat | NotDefined | WorkedExample
 
 
 class DocumentKind(StrEnum):
@@ -40,9 +55,10 @@ class DocumentKind(StrEnum):
     MODEL = "model"
     RELATIONSHIP = "relationship"
     METRIC = "metric"
-
-
-LATER_KINDS = ("glossary", "caveat", "not_defined", "example")
+    GLOSSARY = "glossary"
+    CAVEAT = "caveat"
+    NOT_DEFINED = "not_defined"
+    EXAMPLE = "example"
 
 
 class Document(Frozen, frozen=True):
@@ -90,6 +106,15 @@ def _definition(check: Checker, front: FrontMatter) -> Definition:
             return build_relationship(check, written, front.body)
         case DocumentKind.METRIC:
             return build_metric(check, check.convert(front.values, WrittenMetric), front.body)
+        case DocumentKind.GLOSSARY:
+            return build_glossary(check, check.convert(front.values, WrittenGlossary), front.body)
+        case DocumentKind.CAVEAT:
+            return build_caveat(check, check.convert(front.values, WrittenCaveat), front.body)
+        case DocumentKind.NOT_DEFINED:
+            written_phrase = check.convert(front.values, WrittenNotDefined)
+            return build_not_defined(check, written_phrase, front.body)
+        case DocumentKind.EXAMPLE:
+            return build_example(check, check.convert(front.values, WrittenExample), front.body)
         case _:
             assert_never(kind)
 
@@ -98,8 +123,6 @@ def _kind(check: Checker, kind: PlainValue) -> DocumentKind:
     expected = "expected one of " + ", ".join(DocumentKind)
     if kind is None:
         check.fail("kind", f"missing required key; {expected}")
-    if isinstance(kind, str) and kind in LATER_KINDS:
-        check.fail("kind", f"kind {quoted(kind)} not supported yet")
     if not isinstance(kind, str) or kind not in set(DocumentKind):
         check.fail("kind", expected)
     return DocumentKind(kind)

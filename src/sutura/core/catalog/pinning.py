@@ -2,7 +2,8 @@
 
 The canonical form is deterministic msgspec JSON of what the catalog *means*: names, sources,
 tables, columns (with their declared types), keys, measures, required filters, grains,
-dimensions, allowed values, anchors and audiences. Prose (every ``description``) is left out,
+dimensions, allowed values, anchors, audiences, authored SQL, and the meaning of every
+knowledge document (``knowledge_meaning``). Prose (every ``description``, every body) is left out,
 and so is everything the author's files add around the meaning — file names and order, key
 order, whitespace, comments — because the parsed catalog does not hold them. Lists whose
 order means nothing (columns, join keys, grains, required filters, dimensions, allowed values)
@@ -19,6 +20,8 @@ from typing import Any
 
 import msgspec
 
+from sutura.core.catalog.audience import canonical_audience
+from sutura.core.catalog.knowledge_meaning import knowledge_meaning
 from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
 from sutura.core.catalog.pinned import PinnedDefinitions
 
@@ -33,17 +36,16 @@ _encoder = msgspec.json.Encoder(order="sorted")
 
 def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
     """The catalog's meaning as deterministic JSON bytes (keys sorted, prose left out)."""
-    return _encoder.encode(
-        {
-            "canonical_form": CANONICAL_FORM_VERSION,
-            "time_zone": time_zone,
-            "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
-            "relationships": [
-                _relationship(r) for r in sorted(catalog.relationships, key=_by_name)
-            ],
-            "metrics": [_metric(m) for m in sorted(catalog.metrics, key=_by_name)],
-        }
-    )
+    meaning: dict[str, Any] = {
+        "canonical_form": CANONICAL_FORM_VERSION,
+        "time_zone": time_zone,
+        "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
+        "relationships": [_relationship(r) for r in sorted(catalog.relationships, key=_by_name)],
+        "metrics": [_metric(m) for m in sorted(catalog.metrics, key=_by_name)],
+    }
+    if not catalog.knowledge.empty:  # a catalog without knowledge keeps the digest it had
+        meaning["knowledge"] = knowledge_meaning(catalog.knowledge)
+    return _encoder.encode(meaning)
 
 
 def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
@@ -96,7 +98,7 @@ def _by_name(value: Model | Relationship | Metric) -> str:
 
 
 def _model(model: Model) -> dict[str, Any]:
-    meaning = _builtins(model)
+    meaning = _without_absent_sql(_builtins(model))
     meaning["columns"] = _sorted_set(_without_prose(c) for c in meaning["columns"])
     return meaning
 
@@ -108,7 +110,8 @@ def _relationship(relationship: Relationship) -> dict[str, Any]:
 
 
 def _metric(metric: Metric) -> dict[str, Any]:
-    meaning = _builtins(metric)
+    meaning = _without_absent_sql(_builtins(metric))
+    meaning["audience"] = canonical_audience(metric.audience)
     meaning["grains"] = [g.value for g in GRAIN_ORDER if g in metric.grains]
     meaning["required_filters"] = _sorted_set(meaning["required_filters"])
     dimensions = []
@@ -129,6 +132,13 @@ def _builtins(value: Model | Relationship | Metric) -> dict[str, Any]:
 
 def _without_prose(meaning: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in meaning.items() if key != "description"}
+
+
+def _without_absent_sql(meaning: dict[str, Any]) -> dict[str, Any]:
+    """``authored_sql`` enters the meaning only when written (its absence moves no digest)."""
+    if meaning["authored_sql"] is None:
+        del meaning["authored_sql"]
+    return meaning
 
 
 def _sorted_set(items: Iterable[Any]) -> list[Any]:

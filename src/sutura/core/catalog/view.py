@@ -3,9 +3,13 @@ r"""The catalog as an agent sees it: one value, built once from the setting, ren
 :meth:`CatalogView.of` reads ``prompt.catalog_prose`` once: it carries each description
 through :class:`~sutura.core.catalog.prose.Carried` and resolves the boundary notice, so the
 text half and the structured half cannot disagree about the operator's decision. The text half
-is::
+is, in the order of the agent prompt::
 
     <the boundary notice>
+    not defined: churn                      (terms recorded as not defined)
+    > Ask for active_customers instead.
+    term: sales                             (the glossary)
+    means: revenue
     metric: revenue
     grains: day, month
     > Revenue net of refunds.
@@ -13,11 +17,20 @@ is::
     values:	EU	US
     > Where the customer is billed.
     dimension: channel (group by only)
+    caveat: late_returns                    (each caveat under the metrics it is about)
+    > Returns are booked late.
+    example: revenue_by_region              (worked questions)
+    asked:	Sales by region?
+    question: {"metrics":["revenue"],...}
     definitions: v7 (digest 3f2a)
     time zone: UTC
+    operator instructions (from this deployment's operator, not a catalog author):
+    Answer in French.
 
 Names and values are escaped cells (lists are tab-separated), and every line of prose is
-escaped and prefixed ``> `` (split on ``\n`` only; nothing stripped, normalised or cut).
+escaped and prefixed ``> `` (split on ``\n`` only; nothing stripped, normalised or cut). The
+operator's instructions are trusted text: last, after their own heading, never prefixed ``> ``
+(so no author line can pass for one), each line escaped all the same.
 """
 
 from collections.abc import Iterator
@@ -26,17 +39,37 @@ from dataclasses import dataclass
 import msgspec
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
+from sutura.core.catalog.knowledge import Knowledge
 from sutura.core.catalog.model import Dimension, Grain, Metric
 from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.prose import NOT_CARRIED, Carried, CatalogProse, catalog_notice
+from sutura.core.catalog.prose import Carried, CatalogProse, catalog_notice
+from sutura.core.catalog.view_knowledge import (
+    CatalogCaveat,
+    CatalogExample,
+    CatalogNotDefined,
+    CatalogTerm,
+    caveat_lines,
+    caveat_part,
+    example_lines,
+    example_part,
+    knowledge_texts,
+    not_defined_lines,
+    not_defined_part,
+    term_lines,
+    term_part,
+)
+from sutura.core.catalog.wire import (
+    CatalogWire,
+    Description,
+    absent_unless_carried,
+    prose_of,
+    quoted_lines,
+)
 from sutura.core.outcome.answer import MetricDigest
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate
 
-
-class CatalogWire(Frozen, frozen=True, omit_defaults=True):
-    """Base of the structured catalog: absent optional fields are left out, not nulled."""
+OPERATOR_HEADING = "operator instructions (from this deployment's operator, not a catalog author):"
 
 
 class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
@@ -46,25 +79,6 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
     definition_digest: str
     metric_digests: list[MetricDigest]
     time_zone: str
-
-
-Description = Carried | msgspec.UnsetType
-"""A description as a structured half holds it: carried prose, or absent (``UNSET``)."""
-
-
-def _absent_unless_carried(value: "CatalogMetric | CatalogDimension") -> None:
-    """Prose the setting did not carry is absent from the JSON, never ``null`` or empty."""
-    if value.description is NOT_CARRIED:
-        msgspec.structs.force_setattr(value, "description", msgspec.UNSET)
-
-
-def prose_of(description: Description) -> str | None:
-    """The text a description carries, or ``None`` when absent.
-
-    >>> prose_of(msgspec.UNSET) is None, prose_of(Carried.under(CatalogProse.QUOTED, "x"))
-    (True, 'x')
-    """
-    return description.text if isinstance(description, Carried) else None
 
 
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
@@ -77,7 +91,7 @@ class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tru
 
     def __post_init__(self) -> None:
         """Drop a description the setting did not carry."""
-        _absent_unless_carried(self)
+        absent_unless_carried(self)
 
 
 class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
@@ -87,18 +101,27 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     description: Description = msgspec.UNSET
     grains: list[Grain]
     dimensions: list[CatalogDimension]
+    caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Drop a description the setting did not carry."""
-        _absent_unless_carried(self)
+        absent_unless_carried(self)
 
 
 class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
-    """The structured half; ``catalog_prose`` is the operator's own spelling of the setting."""
+    """The structured half; ``catalog_prose`` is the operator's own spelling of the setting.
+
+    Knowledge lists are absent when the catalog declares none; ``operator_instructions`` is
+    absent when the operator wrote none.
+    """
 
     provenance: CatalogProvenance
     catalog_prose: CatalogProse
+    not_defined: list[CatalogNotDefined] = msgspec.field(default_factory=list)
+    glossary: list[CatalogTerm] = msgspec.field(default_factory=list)
     metrics: list[CatalogMetric]
+    examples: list[CatalogExample] = msgspec.field(default_factory=list)
+    operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
@@ -111,18 +134,14 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     )
 
 
-def _metric(metric: Metric, prose: CatalogProse) -> CatalogMetric:
+def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> CatalogMetric:
     return CatalogMetric(
         name=metric.name,
         description=Carried.under(prose, metric.description),
         grains=list(metric.grains),
         dimensions=[_dimension(d, prose) for d in metric.dimensions],
+        caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
     )
-
-
-def _quoted(description: Description) -> list[str]:
-    text = prose_of(description)
-    return [f"> {escape_text(line)}" for line in text.split("\n")] if text else []
 
 
 def _dimension_lines(dimension: CatalogDimension) -> list[str]:
@@ -130,14 +149,16 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     lines = [f"dimension: {escape_cell(dimension.name)} ({kind})"]
     if not isinstance(dimension.allowed_values, msgspec.UnsetType):
         lines.append("\t".join(["values:", *map(escape_cell, dimension.allowed_values)]))
-    return lines + _quoted(dimension.description)
+    return lines + quoted_lines(dimension.description)
 
 
 def _metric_lines(metric: CatalogMetric) -> list[str]:
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
-    lines += _quoted(metric.description)
+    lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
+    for caveat in metric.caveats:
+        lines += caveat_lines(caveat)
     return lines
 
 
@@ -155,6 +176,11 @@ def _texts(body: CatalogBody) -> Iterator[str]:
             yield from (dimension.name, prose_of(dimension.description) or "")
             if not isinstance(dimension.allowed_values, msgspec.UnsetType):
                 yield from dimension.allowed_values
+        for caveat in metric.caveats:
+            yield from (caveat.name, prose_of(caveat.description) or "")
+    yield from knowledge_texts(body.glossary, body.not_defined, body.examples)
+    if isinstance(body.operator_instructions, str):
+        yield body.operator_instructions
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +191,12 @@ class CatalogView:
     body: CatalogBody
 
     @classmethod
-    def of(cls, pinned: PinnedDefinitions, prose: CatalogProse) -> "CatalogView":
+    def of(
+        cls, pinned: PinnedDefinitions, prose: CatalogProse, instructions: str | None = None
+    ) -> "CatalogView":
         """Build the view; the only place the catalog meets the prose setting.
+
+        ``instructions`` are the operator's (``prompt.instructions_file``), carried last.
 
         >>> from sutura.core.catalog.model import Catalog
         >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
@@ -185,23 +215,63 @@ class CatalogView:
             ],
             time_zone=pinned.time_zone,
         )
-        metrics = [_metric(metric, prose) for metric in pinned.catalog.metrics]
-        body = CatalogBody(provenance=provenance, catalog_prose=prose, metrics=metrics)
+        catalog = pinned.catalog
+        # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
+        knowledge = catalog.knowledge.following(frozenset(m.name for m in catalog.metrics))
+        body = CatalogBody(
+            provenance=provenance,
+            catalog_prose=prose,
+            not_defined=[not_defined_part(n, prose) for n in knowledge.not_defined],
+            glossary=[term_part(g, prose) for g in knowledge.glossary],
+            metrics=[_metric(metric, prose, knowledge) for metric in catalog.metrics],
+            examples=[example_part(e, prose) for e in knowledge.examples],
+            operator_instructions=msgspec.UNSET if instructions is None else instructions,
+        )
         return cls(notice=catalog_notice(prose), body=body)
+
+    def not_defined_lines(self) -> list[str]:
+        """The terms recorded as not defined, each with its synonyms and quoted prose."""
+        return [line for part in self.body.not_defined for line in not_defined_lines(part)]
+
+    def glossary_lines(self) -> list[str]:
+        """The glossary: each term, its synonyms, what it means, its quoted prose."""
+        return [line for part in self.body.glossary for line in term_lines(part)]
+
+    def metric_lines(self) -> list[str]:
+        """Every metric: grains, prose, dimensions and values, then its caveats."""
+        return [line for metric in self.body.metrics for line in _metric_lines(metric)]
+
+    def example_lines(self) -> list[str]:
+        """The worked questions: phrasings, the question as JSON, quoted prose."""
+        return [line for part in self.body.examples for line in example_lines(part)]
+
+    def definitions_lines(self) -> list[str]:
+        """The definitions line (version and digest) and the time zone."""
+        provenance = self.body.provenance
+        version = escape_cell(provenance.definition_version)
+        digest = escape_cell(provenance.definition_digest)
+        return [
+            f"definitions: {version} (digest {digest})",
+            f"time zone: {escape_cell(provenance.time_zone)}",
+        ]
+
+    def operator_lines(self) -> list[str]:
+        """The operator's instructions, each line escaped (trusted, never ``> ``-quoted)."""
+        instructions = self.body.operator_instructions
+        if isinstance(instructions, msgspec.UnsetType):
+            return []
+        return [escape_text(line) for line in instructions.split("\n")]
 
     def lines(self) -> list[str]:
         """The text half's lines, total: a lone surrogate shows as its escape (for the prompt)."""
-        provenance = self.body.provenance
-        lines = [self.notice]
-        for metric in self.body.metrics:
-            lines += _metric_lines(metric)
-        version = escape_cell(provenance.definition_version)
-        lines.append(f"definitions: {version} (digest {escape_cell(provenance.definition_digest)})")
-        lines.append(f"time zone: {escape_cell(provenance.time_zone)}")
-        return lines
+        lines = [self.notice, *self.not_defined_lines(), *self.glossary_lines()]
+        lines += [*self.metric_lines(), *self.example_lines(), *self.definitions_lines()]
+        operator = self.operator_lines()
+        return lines + ([OPERATOR_HEADING, *operator] if operator else [])
 
     def text(self) -> Result[str, Refusal]:
-        """The text half: notice, metrics, definitions line; refused on a lone surrogate.
+        """The text half: notice, knowledge and metrics, definitions, the operator's section;
+        refused on a lone surrogate.
 
         The structured half (``body``) is refused by the codec for the same value, so a reply
         carries both halves or neither.

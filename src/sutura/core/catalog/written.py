@@ -5,6 +5,8 @@ nest. Closed vocabularies, names and one-of forms are checked afterwards by ``ca
 which turns a written document into the validated values of ``catalog``.
 """
 
+from typing import Any
+
 import msgspec
 
 from sutura.core.base import Frozen
@@ -27,6 +29,7 @@ class WrittenModel(Frozen, frozen=True):
     table: str
     columns: list[str | WrittenColumn]
     primary_key: str | None = None
+    authored_sql: str | None = None
 
 
 class WrittenEqual(Frozen, frozen=True):
@@ -122,7 +125,13 @@ class WrittenAnchor(Frozen, frozen=True):
     value: str
 
 
-class WrittenMetric(Frozen, frozen=True):
+class WrittenRestricted(Frozen, frozen=True):
+    """``{restricted: [audience ids]}``."""
+
+    restricted: list[str]
+
+
+class WrittenMetric(Frozen, frozen=True, kw_only=True):
     """``kind: metric``."""
 
     kind: str
@@ -134,4 +143,53 @@ class WrittenMetric(Frozen, frozen=True):
     dimensions: list[WrittenDimension]
     required_filters: list[WrittenFilter] = msgspec.field(default_factory=list)
     anchor: WrittenAnchor | None = None
-    audience: str = "open"
+    audience: str | WrittenRestricted
+    authored_sql: str | None = None
+
+
+class WrittenMeans(Frozen, frozen=True):
+    """``{metric}`` or ``{metric, dimension, value}``."""
+
+    metric: str
+    dimension: str | None = None
+    value: str | None = None
+
+
+class WrittenGlossary(Frozen, frozen=True, kw_only=True):
+    """``kind: glossary``."""
+
+    kind: str
+    term: str
+    synonyms: list[str] = msgspec.field(default_factory=list)
+    means: WrittenMeans
+
+
+class WrittenAbout(Frozen, frozen=True):
+    """``{metric}``: one metric a caveat is about."""
+
+    metric: str
+
+
+class WrittenCaveat(Frozen, frozen=True):
+    """``kind: caveat``."""
+
+    kind: str
+    name: str
+    about: list[WrittenAbout]
+
+
+class WrittenNotDefined(Frozen, frozen=True):
+    """``kind: not_defined``."""
+
+    kind: str
+    phrase: str
+    synonyms: list[str] = msgspec.field(default_factory=list)
+
+
+class WrittenExample(Frozen, frozen=True):
+    """``kind: example``; ``question`` is decoded by the question's own decoder."""
+
+    kind: str
+    name: str
+    asked: list[str]
+    question: dict[str, Any]

@@ -14,7 +14,7 @@ import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
-from sutura.core.catalog.model import Grain
+from sutura.core.catalog.grain import Grain
 
 
 class Last(Frozen, frozen=True):
@@ -152,6 +152,22 @@ def convert_question(arguments: object) -> Result[Question, QuestionError]:
     """Build a question from already-parsed JSON values (an MCP tool's arguments)."""
     try:
         return Success(msgspec.convert(arguments, Question))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+
+
+def convert_written_question(values: object) -> Result[Question, QuestionError]:
+    """Build a question from a catalog document's front matter, where every leaf is text.
+
+    The same type and the same error description as :func:`convert_question`; only text
+    leaves may stand for numbers and booleans (``n: 5``, ``include_current: true``).
+
+    >>> convert_written_question({"metrics": ["m"], "grain": "year", "range": {},
+    ...     "top": {"n": "5", "by": "m"}}).unwrap().top.n
+    5
+    """
+    try:
+        return Success(msgspec.convert(values, Question, strict=False))
     except msgspec.ValidationError as err:
         return Failure(_describe(str(err)))
 
