@@ -26,6 +26,7 @@ from sutura.core.settings import LimitsSettings
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DOCUMENTS = 10_000
+_DEFAULT_LIMITS = LimitsSettings()
 _SUFFIX = ".md"
 
 
@@ -135,7 +136,7 @@ def read_catalog(
     version: str,
     time_zone: str,
     *,
-    limits: LimitsSettings = LimitsSettings(),
+    limits: LimitsSettings = _DEFAULT_LIMITS,
     today: datetime.date = REFERENCE_DAY,
 ) -> Result[CatalogRead, list[CatalogError]]:
     """Walk, read, parse, check and pin the catalog in ``directory``, keeping its documents.
