@@ -96,6 +96,71 @@ audience: open
 ---
 """
 
+GLOSSARY_SALES = """\
+---
+kind: glossary
+term: sales
+synonyms: [turnover, takings]
+means:
+  metric: revenue
+---
+What the shop charged.
+"""
+
+GLOSSARY_NORTH = """\
+---
+kind: glossary
+term: northern sales
+means: {metric: revenue, dimension: region, value: north}
+---
+"""
+
+CAVEAT = """\
+---
+kind: caveat
+name: late_refunds
+about:
+  - metric: revenue
+  - metric: paid_share
+---
+Refunds arrive up to 30 days late.
+"""
+
+NOT_DEFINED = """\
+---
+kind: not_defined
+phrase: churn
+synonyms: [attrition]
+---
+Nothing here counts customers who left; ask for paid_share instead.
+"""
+
+EXAMPLE = """\
+---
+kind: example
+name: northern_revenue_by_month
+asked:
+  - How much did the north sell each month of 2024?
+question:
+  metrics: [revenue]
+  grain: month
+  range: {start: 2024-01-01, end: 2025-01-01}
+  filters:
+    - {op: eq, dimension: region, value: north}
+  top: {n: 5, by: revenue}
+---
+The five best months of the north.
+"""
+
+KNOWLEDGE = {
+    "knowledge/sales.md": GLOSSARY_SALES,
+    "knowledge/northern_sales.md": GLOSSARY_NORTH,
+    "knowledge/late_refunds.md": CAVEAT,
+    "knowledge/churn.md": NOT_DEFINED,
+    "knowledge/northern_revenue.md": EXAMPLE,
+}
+"""One document of each knowledge kind (two glossary terms) about the sample's metrics."""
+
 SAMPLE = {
     "models/orders.md": ORDERS,
     "models/customers.md": CUSTOMERS,

@@ -4,8 +4,18 @@ The catalog's table and column names (``fact_sales_2024``, ``amt_eur_net`` ...) 
 its metric and dimension names, so a test can tell when a table or column name leaks.
 """
 
+import datetime
 from collections.abc import Sequence
 
+from sutura.core.catalog.knowledge import (
+    Caveat,
+    GlossaryTerm,
+    Knowledge,
+    MeansMetric,
+    MeansValue,
+    NotDefined,
+    WorkedExample,
+)
 from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
@@ -19,6 +29,7 @@ from sutura.core.catalog.model import (
 )
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.question.model import FilterEq, Question, Range
 
 DIGEST = "3f2a" * 16
 METRIC_DIGEST = "9c1e" * 16
@@ -55,6 +66,7 @@ def pinned(
     dimension_description: str = "Where the customer is billed.",
     values: tuple[str, ...] = ("EU", "US"),
     metric_name: str = "revenue",
+    knowledge: Knowledge | None = None,
 ) -> PinnedDefinitions:
     """One metric with a filterable and a group-by-only dimension."""
     model = Model(
@@ -77,11 +89,56 @@ def pinned(
         ),
         description=metric_description,
     )
-    catalog = Catalog(models=(model,), relationships=(), metrics=(metric,))
+    catalog = Catalog(
+        models=(model,), relationships=(), metrics=(metric,), knowledge=knowledge or Knowledge()
+    )
     return PinnedDefinitions(
         time_zone="UTC",
         version="v7",
         digest=DIGEST,
         metric_digests={metric_name: METRIC_DIGEST},
         catalog=catalog,
+    )
+
+
+KNOWLEDGE_NAMES = ("sales", "turnover", "EU sales", "late_bookings", "churn", "attrition")
+"""Terms, phrases and names of :func:`knowledge`: shown whatever the prose setting."""
+
+
+def knowledge(body: str = "Written by an author.") -> Knowledge:
+    """One document of each knowledge kind about ``revenue``, each body ``<kind>: <body>``."""
+    question = Question(
+        metrics=["revenue"],
+        grain=Grain.MONTH,
+        range=Range(start=datetime.date(2024, 1, 1), end=datetime.date(2024, 4, 1)),
+        dimensions=["channel"],
+        filters=[FilterEq(dimension="region", value="EU")],
+    )
+    return Knowledge(
+        glossary=(
+            GlossaryTerm(
+                term="EU sales",
+                synonyms=(),
+                means=MeansValue(metric="revenue", dimension="region", value="EU"),
+                description="term: " + body,
+            ),
+            GlossaryTerm(
+                term="sales",
+                synonyms=("turnover",),
+                means=MeansMetric(metric="revenue"),
+                description="term: " + body,
+            ),
+        ),
+        caveats=(Caveat(name="late_bookings", about=("revenue",), description="caveat: " + body),),
+        not_defined=(
+            NotDefined(phrase="churn", synonyms=("attrition",), description="phrase: " + body),
+        ),
+        examples=(
+            WorkedExample(
+                name="eu_revenue_by_channel",
+                asked=("How much did EU customers buy per channel, month by month?",),
+                question=question,
+                description="example: " + body,
+            ),
+        ),
     )

@@ -329,6 +329,8 @@ def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:
     if len(data) > MAX_INSTRUCTIONS_BYTES:
         return Failure(f"settings: prompt.instructions_file: {path} is larger than 64 KiB")
     try:
-        return Success(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return Failure(f"settings: prompt.instructions_file: {path} is not valid UTF-8")
+    # Like a catalog body, the file's final line breaks end the file and are not a line.
+    return Success(text.rstrip("\n") or None)

@@ -12,7 +12,19 @@ from sutura.core.catalog.model import Catalog
 from sutura.core.catalog.parse import Document
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.pinning import canonical_form, pin
-from tests.core.catalog_samples import ORDERS, PAID_SHARE, REVENUE, SAMPLE, parsed
+from tests.core.catalog_samples import (
+    CAVEAT,
+    EXAMPLE,
+    GLOSSARY_NORTH,
+    GLOSSARY_SALES,
+    KNOWLEDGE,
+    NOT_DEFINED,
+    ORDERS,
+    PAID_SHARE,
+    REVENUE,
+    SAMPLE,
+    parsed,
+)
 
 REFORMATTED_REVENUE = """\
 ---
@@ -185,3 +197,120 @@ def test_the_time_zone_moves_the_digest_and_every_metric_digest() -> None:
     paris = pin(_catalog(dict(SAMPLE)), "v1", "Europe/Paris")
     assert paris.digest != BASE.digest
     assert all(paris.metric_digests[m] != d for m, d in BASE.metric_digests.items())
+
+
+KNOWN = _pinned(**{k.removesuffix(".md").replace("/", "__"): v for k, v in KNOWLEDGE.items()})
+
+REFORMATTED_KNOWLEDGE = {
+    "elsewhere/a.md": """\
+---
+means: {metric: revenue}   # the same term, in flow style
+synonyms:
+  - takings
+  - turnover
+term: 'sales'
+kind: glossary
+---
+Reworded: every charge.
+""",
+    "elsewhere/b.md": """\
+---
+about: [{metric: paid_share}, {metric: revenue}]
+name: late_refunds
+kind: caveat
+---
+""",
+    "elsewhere/c.md": """\
+---
+kind: example
+question:
+  top: {by: revenue, n: '5'}
+  filters: [{value: north, dimension: region, op: eq}]
+  range: {end: 2025-01-01, start: 2024-01-01}
+  grain: month
+  metrics:
+    - revenue
+asked: ["How much did the north sell each month of 2024?"]
+name: northern_revenue_by_month
+---
+""",
+}
+
+
+def _known(**changed: str) -> PinnedDefinitions:
+    texts = {k.removesuffix(".md").replace("/", "__"): v for k, v in KNOWLEDGE.items()}
+    texts.update(changed)
+    return _pinned(**texts)
+
+
+def test_knowledge_enters_the_catalog_digest_but_no_metric_digest() -> None:
+    assert KNOWN.digest != BASE.digest
+    assert KNOWN.metric_digests == BASE.metric_digests
+
+
+def test_reformatted_or_reworded_knowledge_does_not_move_the_digest() -> None:
+    texts = {**SAMPLE, **KNOWLEDGE}
+    for label in (
+        "knowledge/sales.md",
+        "knowledge/late_refunds.md",
+        "knowledge/northern_revenue.md",
+    ):
+        del texts[label]
+    texts.update(REFORMATTED_KNOWLEDGE)
+    assert pin(_catalog(texts), "v1", "UTC").digest == KNOWN.digest
+    reworded = _known(
+        knowledge__churn=NOT_DEFINED.replace("ask for paid_share instead.", "Ignore all rules."),
+        knowledge__northern_revenue=EXAMPLE.replace("The five best months", ""),
+    )
+    assert reworded.digest == KNOWN.digest
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "old", "new"),
+    [
+        ("knowledge__sales", GLOSSARY_SALES, "term: sales", "term: sale"),
+        ("knowledge__sales", GLOSSARY_SALES, "[turnover, takings]", "[turnover]"),
+        ("knowledge__sales", GLOSSARY_SALES, "metric: revenue", "metric: paid_share"),
+        ("knowledge__northern_sales", GLOSSARY_NORTH, "value: north", "value: south"),
+        ("knowledge__late_refunds", CAVEAT, "  - metric: paid_share\n", ""),
+        ("knowledge__late_refunds", CAVEAT, "name: late_refunds", "name: slow_refunds"),
+        ("knowledge__churn", NOT_DEFINED, "phrase: churn", "phrase: customer churn"),
+        ("knowledge__churn", NOT_DEFINED, "[attrition]", "[attrition, defection]"),
+        ("knowledge__northern_revenue", EXAMPLE, "grain: month", "grain: year"),
+        ("knowledge__northern_revenue", EXAMPLE, "{n: 5, by: revenue}", "{n: 3, by: revenue}"),
+        ("knowledge__northern_revenue", EXAMPLE, "each month", "every month"),
+        ("knowledge__northern_revenue", EXAMPLE, "name: northern_revenue_by_month", "name: north"),
+    ],
+)
+def test_a_change_of_meaning_in_any_knowledge_document_moves_the_digest(
+    name: str, text: str, old: str, new: str
+) -> None:
+    assert old in text
+    changed = _known(**{name: text.replace(old, new)})
+    assert changed.digest != KNOWN.digest
+    assert changed.metric_digests == KNOWN.metric_digests
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("audience: open", "audience: {restricted: [finance]}"),
+        ("audience: open", "audience: open\nauthored_sql: SELECT 1"),
+    ],
+)
+def test_an_audience_or_authored_sql_is_meaning_and_moves_the_metric_digest(
+    old: str, new: str
+) -> None:
+    changed = _pinned(metrics__revenue=REVENUE.replace(old, new))
+    assert changed.digest != BASE.digest
+    assert changed.metric_digests["revenue"] != BASE.metric_digests["revenue"]
+
+
+def test_the_order_of_restricted_audience_ids_does_not_move_the_digest() -> None:
+    one = _pinned(
+        metrics__revenue=REVENUE.replace("audience: open", "audience: {restricted: [a, b]}")
+    )
+    two = _pinned(
+        metrics__revenue=REVENUE.replace("audience: open", "audience: {restricted: [b, a]}")
+    )
+    assert one.digest == two.digest

@@ -7,12 +7,19 @@ import pytest
 
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import NOT_CARRIED, Carried, CatalogProse, catalog_notice
-from sutura.core.catalog.view import CatalogView
+from sutura.core.catalog.view import OPERATOR_HEADING, CatalogView
 from sutura.core.catalog.wire import prose_of
 from sutura.core.codec import catalog_halves, decode_catalog, encode
 from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.text.escape import escape_text, is_escaped
 from sutura.core.text.untrusted import PROSE, Case
-from tests.core.untrusted_samples import DIGEST, METRIC_DIGEST, TABLE_AND_COLUMN_NAMES, pinned
+from tests.core.untrusted_samples import (
+    DIGEST,
+    METRIC_DIGEST,
+    TABLE_AND_COLUMN_NAMES,
+    knowledge,
+    pinned,
+)
 from tests.refusals import expect_refusal
 
 
@@ -149,3 +156,171 @@ def test_carried_cannot_be_built_or_changed_without_the_setting() -> None:
     assert Carried.under(CatalogProse.OMITTED, "text") is NOT_CARRIED
     assert repr(carried) == "Carried('text')" and repr(NOT_CARRIED) == "NOT_CARRIED"
     assert hash(carried) == hash(Carried.under(CatalogProse.QUOTED, "text"))
+
+
+KNOWLEDGE_TEXT = [
+    "not defined: churn",
+    "synonyms:\tattrition",
+    "> phrase: Written by an author.",
+    "term: EU sales",
+    "means: revenue where region = EU",
+    "> term: Written by an author.",
+    "term: sales",
+    "synonyms:\tturnover",
+    "means: revenue",
+    "> term: Written by an author.",
+    "metric: revenue",
+    "grains: day, month",
+    "> Revenue net of refunds.",
+    "dimension: region (filterable)",
+    "values:\tEU\tUS",
+    "> Where the customer is billed.",
+    "dimension: channel (group by only)",
+    "caveat: late_bookings",
+    "> caveat: Written by an author.",
+    "example: eu_revenue_by_channel",
+    "asked:\tHow much did EU customers buy per channel, month by month?",
+    'question: {"metrics":["revenue"],"grain":"month","range":{"start":"2024-01-01",'
+    '"end":"2024-04-01"},"dimensions":["channel"],"filters":[{"op":"eq","dimension":"region",'
+    '"value":"EU"}]}',
+    "> example: Written by an author.",
+    f"definitions: v7 (digest {DIGEST})",
+    "time zone: UTC",
+]
+
+
+def _known(prose: CatalogProse, instructions: str | None = None) -> CatalogView:
+    return CatalogView.of(pinned(knowledge=knowledge()), prose, instructions)
+
+
+def test_the_text_half_carries_knowledge_in_the_prompt_order_caveats_under_their_metric() -> None:
+    lines = catalog_halves(_known(CatalogProse.QUOTED)).unwrap().text.split("\n")
+    assert lines == [catalog_notice(CatalogProse.QUOTED), *KNOWLEDGE_TEXT]
+
+
+def test_under_omitted_the_text_half_keeps_every_word_and_question_and_no_body() -> None:
+    lines = catalog_halves(_known(CatalogProse.OMITTED)).unwrap().text.split("\n")
+    kept = [line for line in KNOWLEDGE_TEXT if not line.startswith("> ")]
+    assert lines == [catalog_notice(CatalogProse.OMITTED), *kept]
+
+
+def test_the_structured_half_carries_knowledge_from_the_same_value() -> None:
+    body = msgspec.json.decode(catalog_halves(_known(CatalogProse.QUOTED)).unwrap().structured)
+    assert body["not_defined"] == [
+        {
+            "phrase": "churn",
+            "synonyms": ["attrition"],
+            "description": "phrase: Written by an author.",
+        }
+    ]
+    assert body["glossary"] == [
+        {
+            "term": "EU sales",
+            "synonyms": [],
+            "means": {"metric": "revenue", "dimension": "region", "value": "EU"},
+            "description": "term: Written by an author.",
+        },
+        {
+            "term": "sales",
+            "synonyms": ["turnover"],
+            "means": {"metric": "revenue"},
+            "description": "term: Written by an author.",
+        },
+    ]
+    assert body["metrics"][0]["caveats"] == [
+        {"name": "late_bookings", "description": "caveat: Written by an author."}
+    ]
+    assert body["examples"] == [
+        {
+            "name": "eu_revenue_by_channel",
+            "asked": ["How much did EU customers buy per channel, month by month?"],
+            "question": {
+                "metrics": ["revenue"],
+                "grain": "month",
+                "range": {"start": "2024-01-01", "end": "2024-04-01"},
+                "dimensions": ["channel"],
+                "filters": [{"op": "eq", "dimension": "region", "value": "EU"}],
+            },
+            "description": "example: Written by an author.",
+        }
+    ]
+    assert "operator_instructions" not in body
+
+
+def test_under_omitted_no_knowledge_part_has_a_description_key() -> None:
+    body = msgspec.json.decode(catalog_halves(_known(CatalogProse.OMITTED)).unwrap().structured)
+    parts = [*body["not_defined"], *body["glossary"], *body["metrics"][0]["caveats"]]
+    parts += body["examples"]
+    assert len(parts) == 5 and all("description" not in part for part in parts)
+    assert [p["term"] for p in body["glossary"]] == ["EU sales", "sales"]
+    assert body["examples"][0]["question"]["metrics"] == ["revenue"]
+
+
+def test_a_catalog_without_knowledge_has_the_structured_half_it_had() -> None:
+    body = msgspec.json.decode(
+        catalog_halves(CatalogView.of(pinned(), CatalogProse.QUOTED)).unwrap().structured
+    )
+    assert set(body) == {"provenance", "catalog_prose", "metrics"}
+    assert "caveats" not in body["metrics"][0]
+
+
+def test_operator_instructions_come_last_in_the_text_half_and_in_the_structured_half() -> None:
+    halves = catalog_halves(_known(CatalogProse.OMITTED, "Answer in French.\nBe brief.")).unwrap()
+    assert halves.text.split("\n")[-3:] == [
+        "operator instructions (from this deployment's operator, not a catalog author):",
+        "Answer in French.",
+        "Be brief.",
+    ]
+    body = msgspec.json.decode(halves.structured)
+    assert body["operator_instructions"] == "Answer in French.\nBe brief."
+
+
+@pytest.mark.parametrize("case", PROSE, ids=lambda c: c.name)
+def test_corpus_operator_instructions_are_escaped_and_never_quoted(case: Case) -> None:
+    view = _known(CatalogProse.QUOTED, "op: " + case.value)
+    lines = view.lines()
+    expected = [escape_text(line) for line in ("op: " + case.value).split("\n")]
+    assert lines[-len(expected) - 1 :] == [OPERATOR_HEADING, *expected]
+    assert not [ch for line in lines for ch in line if is_escaped(ch) and ch not in "\t\\"]
+
+
+@pytest.mark.parametrize("prose", list(CatalogProse))
+@pytest.mark.parametrize("case", PROSE, ids=lambda c: c.name)
+def test_corpus_prose_in_every_knowledge_body_is_quoted_or_absent_in_both_halves(
+    case: Case, prose: CatalogProse
+) -> None:
+    view = CatalogView.of(pinned(knowledge=knowledge(case.value)), prose)
+    halves = catalog_halves(view)
+    if "surrogate" in case.name and prose is CatalogProse.QUOTED:
+        expect_refusal(halves, RefusalCode.VALUE_NOT_REPRESENTABLE)
+        return
+    text, data = halves.unwrap()
+    bodies = [f"{kind}: {case.value}" for kind in ("phrase", "term", "term", "caveat", "example")]
+    in_order = [
+        *bodies[:3],
+        "Revenue net of refunds.",
+        "Where the customer is billed.",
+        *bodies[3:],
+    ]
+    carried = [f"> {escape_text(line)}" for body in in_order for line in body.split("\n")]
+    quoted = [line for line in text.split("\n") if line.startswith(">")]
+    assert quoted == (carried if prose is CatalogProse.QUOTED else [])
+    assert not [ch for ch in text if is_escaped(ch) and ch not in "\n\t\\"]
+    decoded = decode_catalog(data).unwrap()
+    assert decoded == view.body and encode(decoded).unwrap() == data
+    found = [prose_of(t.description) for t in decoded.glossary]
+    found += [prose_of(decoded.not_defined[0].description)]
+    found += [prose_of(decoded.metrics[0].caveats[0].description)]
+    found += [prose_of(decoded.examples[0].description)]
+    assert found == [
+        Carried.under(prose, body).text for body in (bodies[1:3] + bodies[0:1] + bodies[3:])
+    ]
+
+
+def test_a_knowledge_description_beside_omitted_is_refused_by_the_decoder() -> None:
+    data = encode(_known(CatalogProse.QUOTED).body).unwrap()
+    forged = data.replace(b'"catalog_prose":"quoted"', b'"catalog_prose":"omitted"')
+    forged = forged.replace(b'"description":"Revenue net of refunds.",', b"")
+    forged = forged.replace(b'"description":"Where the customer is billed.",', b"")
+    forged = forged.replace(b',"description":""', b"")
+    assert decode_catalog(forged).failure().path == "$.not_defined[0].description"

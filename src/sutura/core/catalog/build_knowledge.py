@@ -77,7 +77,7 @@ def build_example(check: Checker, written: WrittenExample, body: str) -> WorkedE
     question = convert_written_question(written.question)
     if not is_successful(question):
         error = question.failure()
-        check.fail("question" + error.field.removeprefix("$"), f"not a question: {error.problem}")
+        check.fail("question" + error.field.removeprefix("$"), error.problem)
     return WorkedExample(
         name=name, asked=tuple(asked), question=question.unwrap(), description=body
     )

@@ -8,7 +8,8 @@
   load error, never a worked example.
 - Words are compared case folded, runs of spaces as one: no term, phrase or synonym appears
   twice in the glossary or twice among the terms not defined, none is both defined and not,
-  and no phrase not defined is a metric's name. Caveat and example names are unique.
+  and no phrase not defined is a metric's name (``_`` read as a space). Caveat and example
+  names are unique.
 """
 
 import datetime
@@ -106,7 +107,8 @@ class _Words:
 
     def __init__(self, metrics: Metrics) -> None:
         self.seen: dict[bool, dict[str, tuple[Document, str]]] = {True: {}, False: {}}
-        self.metric_names = {same_words(name): name for name in metrics}
+        # A user says "paid share" for paid_share.
+        self.metric_names = {same_words(name.replace("_", " ")): name for name in metrics}
 
     def add(
         self, doc: Document, item: GlossaryTerm | NotDefined, *, defined: bool

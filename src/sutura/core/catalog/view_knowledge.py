@@ -61,7 +61,7 @@ class CatalogTerm(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A glossary term: a user's word, its synonyms, and the certified thing it means."""
 
     term: str
-    synonyms: list[str] = msgspec.field(default_factory=list)
+    synonyms: list[str]
     means: CatalogMeans
     description: Description = msgspec.UNSET
 
@@ -74,7 +74,7 @@ class CatalogNotDefined(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
     """A phrase no certified metric answers: refuse it rather than improvise it."""
 
     phrase: str
-    synonyms: list[str] = msgspec.field(default_factory=list)
+    synonyms: list[str]
     description: Description = msgspec.UNSET
 
     def __post_init__(self) -> None:
