@@ -130,6 +130,11 @@ class CatalogRead(Frozen, frozen=True):
         model = self.pinned.catalog.model(name)
         return next((doc for doc in self.documents if doc.definition is model), None)
 
+    def metric_document(self, name: str) -> Document | None:
+        """The document that defines the metric ``name``."""
+        metric = self.pinned.catalog.metric(name)
+        return next((doc for doc in self.documents if doc.definition is metric), None)
+
 
 def read_catalog(
     directory: Path,

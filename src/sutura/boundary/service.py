@@ -82,6 +82,7 @@ class Service:
         offered: frozenset[Capability],
         today: Callable[[], datetime.date],
         prompt: str,
+        instructions: str | None = None,
     ) -> None:
         self.settings = settings
         self.pinned = pinned
@@ -89,7 +90,7 @@ class Service:
         self.prompt = prompt
         self._runner = runner
         self._today = today
-        self._catalog = _catalog_reply(pinned, settings)
+        self._catalog = _catalog_reply(pinned, settings, instructions)
         self.offered = offered
 
     async def call(
@@ -222,9 +223,12 @@ def _rows_of(reply: Reply | None) -> int | None:
             return None
 
 
-def _catalog_reply(pinned: PinnedDefinitions, settings: Settings) -> Reply:
-    """``describe_catalog``'s reply under the operator's prose setting, built once."""
-    view = CatalogView.of(pinned, settings.prompt.catalog_prose)
+def _catalog_reply(
+    pinned: PinnedDefinitions, settings: Settings, instructions: str | None
+) -> Reply:
+    """``describe_catalog``'s reply under the operator's prose setting, with the operator's
+    instructions last, built once."""
+    view = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
     halves = catalog_halves(view)
     if is_successful(halves):
         return Answered(

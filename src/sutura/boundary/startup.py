@@ -26,6 +26,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
 from sutura.boundary.service import Service
 from sutura.boundary.settings_files import LoadedSettings, load_settings
+from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source, run_sql_problems
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
@@ -182,7 +183,9 @@ async def open_service(
     sources: dict[str, Source] = {}
     runner: list[RawRunner] = []
     try:
-        errors = await _open_all(loaded, sources, runner) if data else []
+        errors = _authored_sql_problems(loaded) if data else []
+        if not errors and data:
+            errors = await _open_all(loaded, sources, runner)
         offered = offered_by(bool(runner)) if data else frozenset({Capability.DESCRIBE_CATALOG})
         service = Service(
             settings=loaded.loaded.settings,
@@ -192,6 +195,7 @@ async def open_service(
             offered=offered,
             today=utc_today,
             prompt=loaded.prompt(),
+            instructions=loaded.instructions,
         )
         if not errors and data:
             errors = await _checked(_model_problems(loaded, sources))
@@ -204,6 +208,12 @@ async def open_service(
                 await source.close()
             for opened in runner:
                 await opened.close()
+
+
+def _authored_sql_problems(loaded: Loaded) -> list[str]:
+    """Authored SQL, refused before any source is opened: no source runs it."""
+    errors = authored_sql_errors(loaded.catalog, loaded.loaded.settings.sources)
+    return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
 async def _checked(problems: Awaitable[list[str]]) -> list[str]:
