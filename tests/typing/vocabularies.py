@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import sutura
 from sutura.core import codec
+from sutura.core.catalog import audience, knowledge, parse
 from sutura.core.catalog import model as catalog_model
-from sutura.core.catalog import parse
 from sutura.core.catalog.model import Aggregate, Grain, ZeroDenominator
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.catalog.prose import CatalogProse
@@ -168,8 +168,36 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
     enum_row(
         "a_new_document_kind_fails_mypy_where_documents_are_parsed",
         DocumentKind,
-        "GLOSSARY",
+        "DASHBOARD",
         {"core/catalog/parse.py": 1},
+    ),
+    union_row(
+        "a_new_knowledge_kind_fails_mypy_where_knowledge_is_checked_and_collected",
+        knowledge,
+        "KnowledgeDocument",
+        "Dashboard",
+        "name: str",
+        {"core/catalog/check_knowledge.py": 2},
+    ),
+    union_row(
+        "a_new_glossary_meaning_fails_mypy_where_it_is_resolved_checked_and_shown",
+        knowledge,
+        "Means",
+        "MeansRange",
+        "metric: str",
+        {
+            "core/catalog/knowledge.py": 1,
+            "core/catalog/check_knowledge.py": 1,
+            "core/catalog/view_knowledge.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_audience_fails_mypy_where_callers_are_admitted_and_audiences_pinned",
+        audience,
+        "Audience",
+        "Internal",
+        "note: str",
+        {"core/catalog/audience.py": 2},
     ),
     union_row(
         "a_new_definition_fails_mypy_where_the_catalog_indexes_documents",
