@@ -23,6 +23,7 @@ from sutura.core.catalog import audience, knowledge, parse
 from sutura.core.catalog import model as catalog_model
 from sutura.core.catalog.model import Aggregate, Grain, ZeroDenominator
 from sutura.core.catalog.parse import DocumentKind
+from sutura.core.catalog.physical import PhysicalSchema
 from sutura.core.catalog.prose import CatalogProse
 from sutura.core.outcome import answer
 from sutura.core.outcome.fault import Fault
@@ -250,6 +251,12 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "transports/cli/calling.py": 1,
             "api.py": 1,
         },
+    ),
+    enum_row(
+        "a_new_physical_schema_setting_fails_mypy_where_the_listing_is_offered",
+        PhysicalSchema,
+        "SUMMARIZED",
+        {"core/catalog/physical.py": 1},
     ),
     enum_row(
         "a_new_fault_fails_mypy_where_faults_become_refusals",

@@ -6,6 +6,7 @@ from typing import Annotated, assert_never
 import msgspec
 
 from sutura.core.base import Frozen
+from sutura.core.catalog.physical import PhysicalSchema
 from sutura.core.catalog.prose import CatalogProse
 
 
@@ -84,10 +85,12 @@ SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSett
 
 
 class PromptSettings(Frozen, frozen=True):
-    """``prompt``: whether catalog prose is carried, and the operator's own instructions."""
+    """``prompt``: whether catalog prose is carried, the operator's own instructions, and
+    whether MCP lists the physical schema (off by default)."""
 
     catalog_prose: CatalogProse = CatalogProse.QUOTED
     instructions_file: str | None = None
+    physical_schema: PhysicalSchema = PhysicalSchema.HIDDEN
 
 
 class RunSqlSettings(Frozen, frozen=True):

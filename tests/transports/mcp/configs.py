@@ -79,18 +79,38 @@ audience: open
 """
 
 
-def hostile_config(target: Path) -> Path:
-    """A config dir whose one table groups into every corpus cell, under hostile prose."""
+_KNOWLEDGE = {
+    "not_defined.md": "---\nkind: not_defined\nphrase: margin\nsynonyms: [profit]\n---\n",
+    "glossary.md": "---\nkind: glossary\nterm: units sold\nmeans: {metric: units}\n---\n",
+    "caveat.md": "---\nkind: caveat\nname: late_units\nabout: [{metric: units}]\n---\n",
+    "example.md": (
+        "---\nkind: example\nname: units_by_label\nasked: ['How many units per label?']\n"
+        "question:\n  metrics: [units]\n  grain: year\n"
+        "  range: {start: 2024-01-01, end: 2025-01-01}\n  dimensions: [label]\n---\n"
+    ),
+}
+KNOWLEDGE_ORDER = ("not_defined.md", "glossary.md", "caveat.md", "example.md")
+"""The hostile catalog's knowledge, in the order its bodies are shown (around the metric's)."""
+
+
+def hostile_config(target: Path, *, physical_schema: bool = False) -> Path:
+    """A config dir whose one table groups into every corpus cell, under hostile prose: the
+    metric's, the model's and every knowledge document's body is the whole prose corpus."""
     (target / "catalog").mkdir(parents=True, exist_ok=True)
     (target / "data").mkdir(exist_ok=True)
-    (target / "catalog" / "hostile.md").write_text(_MODEL, encoding="utf-8")
+    model = _MODEL.replace("Rows whose labels are every hostile cell of the corpus.\n", "")
+    (target / "catalog" / "hostile.md").write_bytes((model + carried_prose()).encode("utf-8"))
     metric = _METRIC + carried_prose() + "\n"
     (target / "catalog" / "units.md").write_bytes(metric.encode("utf-8"))
+    for name, front in _KNOWLEDGE.items():
+        (target / "catalog" / name).write_bytes((front + carried_prose()).encode("utf-8"))
     with duckdb.connect(str(target / "data" / "hostile.duckdb")) as connection:
         connection.execute("CREATE TABLE hostile_rows (day DATE, label VARCHAR, units INTEGER)")
         rows = [(HOSTILE_FIRST_DAY, cell, i + 1) for i, cell in enumerate(carried_cells())]
         connection.executemany("INSERT INTO hostile_rows VALUES (?, ?, ?)", rows)
     settings = "catalog:\n  dir: catalog\n  version: hostile-1\n"
     settings += "sources:\n  main:\n    kind: duckdb\n    path: data/hostile.duckdb\n"
+    if physical_schema:
+        settings += "prompt:\n  physical_schema: listed\n"
     (target / "base.yaml").write_text(settings, encoding="utf-8")
     return target

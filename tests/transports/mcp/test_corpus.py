@@ -21,7 +21,12 @@ from sutura.core.codec import decode_outcome
 from sutura.core.outcome.answer import Answer
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.escape import escape_text, is_escaped
-from tests.transports.mcp.configs import HOSTILE_QUESTION, carried_cells, hostile_config
+from tests.transports.mcp.configs import (
+    HOSTILE_QUESTION,
+    carried_cells,
+    carried_prose,
+    hostile_config,
+)
 from tests.transports.mcp.inprocess import connected, structured_of, text_of, wiring
 from tests.transports.mcp.spawned import SUTURA, server_environment
 
@@ -85,15 +90,22 @@ async def test_every_corpus_prose_line_is_quoted_after_one_notice_and_exact_stru
             result = await client.call_tool("describe_catalog", {})
     text, body = text_of(result), structured_of(result)
     lines = text.split("\n")
-    # P5: the notice once, first; every prose line after it starts "> ", and only prose does.
+    # P5: the notice once, first; every prose line after it starts "> ", and only prose does:
+    # the phrase not defined, the glossary term, the metric, its dimension, its caveat, the
+    # worked question, in that order.
     assert lines[0] == QUOTED_NOTICE and lines.count(QUOTED_NOTICE) == 1
-    assert [line for line in lines if line.startswith("> ")] == _quoted(
-        metric.description
-    ) + _quoted(metric.dimensions[0].description)
+    prose = carried_prose()
+    assert metric.description == prose
+    shown = [line for line in lines if line.startswith("> ")]
+    dimension = _quoted(metric.dimensions[0].description)
+    assert shown == [*_quoted(prose) * 3, *dimension, *_quoted(prose) * 2]
     assert text.splitlines() == lines
     assert not [ch for ch in text if is_escaped(ch) and ch not in "\t\n\\"]
-    assert body["metrics"][0]["description"] == metric.description
+    assert body["metrics"][0]["description"] == prose
     assert body["metrics"][0]["dimensions"][0]["description"] == metric.dimensions[0].description
+    assert body["metrics"][0]["caveats"][0]["description"] == prose
+    for part in ("not_defined", "glossary", "examples"):
+        assert body[part][0]["description"] == prose
 
 
 @pytest.mark.slow

@@ -11,6 +11,9 @@ Its tools are the capabilities (:mod:`.tools`); a tool call is one capability ca
 - a capability the caller may not use, and a failure, are results with ``is_error`` and a fixed
   sentence; a failure's cause goes to the log on stderr, never to the caller.
 
+With ``prompt.physical_schema: listed`` it also offers one resource, the physical schema
+(:mod:`.resources`); it is not a capability, so no other surface has it.
+
 The SDK's low-level server validates no arguments and turns a handler's exception into a
 JSON-RPC error, so both are handled here.
 """
@@ -42,6 +45,7 @@ from sutura.core.tool.reply import (
     NotPermitted,
     Reply,
 )
+from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import Starting, lifespan_of
 from sutura.transports.mcp.tools import tools_for
 
@@ -144,6 +148,7 @@ def mcp_server(
     context = loaded.unwrap()
     settings = context.loaded.settings
     tools = _Tools(offered_by(settings.tools.run_sql.enabled), new_caller)
+    resource = physical_schema_resource(context)
     errors: list[str] = []
     server: Server[Starting] = Server(
         "sutura",
@@ -152,5 +157,7 @@ def mcp_server(
         lifespan=lifespan_of(context, errors),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
+        on_list_resources=None if resource is None else resource.list_resources,
+        on_read_resource=None if resource is None else resource.read_resource,
     )
     return Success(McpServer(server=server, start_errors=errors))
