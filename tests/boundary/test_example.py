@@ -43,7 +43,7 @@ def test_the_example_writes_catalog_data_and_settings(example: Path) -> None:
         "catalog": {"dir": "catalog", "version": "example-1"},
         "sources": {"main": {"kind": "duckdb", "path": "data/example.duckdb"}},
     }
-    assert len(list((example / "catalog").glob("*.md"))) == 8
+    assert len(list((example / "catalog").glob("*.md"))) == 14
 
 
 def test_the_example_catalog_loads_with_the_promised_metrics(example: Path) -> None:
@@ -134,6 +134,14 @@ def test_each_anchor_matches_an_independent_query(example: Path, metric: str, se
 def _prose_words(catalog: Catalog) -> set[str]:
     texts = [m.description for m in catalog.metrics]
     texts += [d.description for m in catalog.metrics for d in m.dimensions]
+    knowledge = catalog.knowledge
+    for term in knowledge.glossary:
+        texts += [term.term, *term.synonyms, term.description]
+    for phrase in knowledge.not_defined:
+        texts += [phrase.phrase, *phrase.synonyms, phrase.description]
+    texts += [caveat.description for caveat in knowledge.caveats]
+    for example in knowledge.examples:
+        texts += [*example.asked, example.description]
     return {word for text in texts for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
 
 
@@ -149,6 +157,17 @@ def test_no_table_or_column_name_is_a_metric_or_dimension_name_or_appears_in_pro
     }
     assert not physical & exposed
     assert not physical & _prose_words(catalog)
+
+
+def test_the_example_declares_every_kind_of_knowledge(example: Path) -> None:
+    knowledge = _pinned(example).catalog.knowledge
+    assert [g.term for g in knowledge.glossary] == ["sales", "web sales"]
+    assert [c.name for c in knowledge.caveats] == ["returns_still_count"]
+    assert [n.phrase for n in knowledge.not_defined] == ["churn"]
+    assert [e.name for e in knowledge.examples] == [
+        "busiest_web_months_2024",
+        "revenue_by_region_2024",
+    ]
 
 
 def test_every_metric_carries_multi_line_prose(example: Path) -> None:

@@ -9,6 +9,7 @@ from returns.result import Result
 
 from sutura.boundary.service import Service
 from sutura.boundary.startup import Loaded, utc_today
+from sutura.core.catalog.knowledge import means_metric
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.question.model import Question, QuestionError
 from sutura.core.sql.compile import CompiledQuery
@@ -26,11 +27,21 @@ def check_summary(service: Service) -> str:
     sources = ", ".join(
         f"{escape_text(a)} ({s.dialect})" for a, s in sorted(service.sources.items())
     )
+    knowledge = catalog.knowledge
     return "\n".join(
         [
             "settings: ok",
             f"catalog: {len(catalog.metrics)} metrics, {len(catalog.models)} models, "
             f"{len(catalog.relationships)} relationships",
+            "knowledge: "
+            + ", ".join(
+                [
+                    _counted(len(knowledge.glossary), "glossary term", "glossary terms"),
+                    _counted(len(knowledge.caveats), "caveat", "caveats"),
+                    _counted(len(knowledge.not_defined), "term not defined", "terms not defined"),
+                    _counted(len(knowledge.examples), "worked question", "worked questions"),
+                ]
+            ),
             f"definitions: {escape_text(pinned.version)} (digest {pinned.digest})",
             f"time zone: {escape_text(pinned.time_zone)}",
             f"sources: {sources or 'none'}",
@@ -40,20 +51,35 @@ def check_summary(service: Service) -> str:
     )
 
 
+def _counted(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
 def describe_metric(loaded: Loaded, name: str) -> str | None:
-    """One metric's whole pinned definition (operator view), or None when it does not exist.
+    """One metric's whole pinned definition (operator view) with the caveats about it, the
+    glossary terms that mean it and the worked questions that ask it, or None when it does not
+    exist.
 
     JSON escapes every control character already; what JSON leaves raw and the escape set
     holds (an invisible or reordering character) is written as a JSON ``\\u`` escape too, so
     the output stays valid JSON of the same value and a line break reads ``\\n`` once.
     """
-    metric = loaded.pinned.catalog.metric(name)
+    catalog = loaded.pinned.catalog
+    metric = catalog.metric(name)
     if metric is None:
         return None
+    knowledge = catalog.knowledge
     document = {
         "definition_version": loaded.pinned.version,
         "metric_digest": loaded.pinned.metric_digests[metric.name],
         "definition": msgspec.to_builtins(metric),
+        "caveats": msgspec.to_builtins(knowledge.caveats_of(metric.name)),
+        "glossary": msgspec.to_builtins(
+            [g for g in knowledge.glossary if means_metric(g.means) == metric.name]
+        ),
+        "examples": msgspec.to_builtins(
+            [e for e in knowledge.examples if metric.name in e.question.metrics]
+        ),
     }
     text = msgspec.json.format(msgspec.json.encode(document)).decode()
     return "".join(_json_escaped(ch) if not ch.isascii() and is_escaped(ch) else ch for ch in text)
