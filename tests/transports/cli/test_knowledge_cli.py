@@ -93,8 +93,10 @@ def _bodies(example_dir: Path) -> list[str]:
     knowledge = catalog.knowledge
     texts = [m.description for m in catalog.metrics]
     texts += [d.description for m in catalog.metrics for d in m.dimensions]
-    parts = (*knowledge.glossary, *knowledge.caveats, *knowledge.not_defined, *knowledge.examples)
-    texts += [part.description for part in parts]
+    texts += [g.description for g in knowledge.glossary]
+    texts += [c.description for c in knowledge.caveats]
+    texts += [n.description for n in knowledge.not_defined]
+    texts += [e.description for e in knowledge.examples]
     return [line for text in texts for line in text.split("\n") if line.strip()]
 
 
