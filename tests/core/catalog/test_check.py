@@ -289,3 +289,47 @@ def test_every_problem_is_collected_not_just_the_first() -> None:
         "metrics/revenue.md:10: grains: list at least one grain",
         "metrics/revenue.md:8: measure.simple.column: the model 'orders' has no column 'total'",
     ]
+
+
+def test_a_relationship_onto_a_model_without_a_primary_key_is_refused() -> None:
+    customers = CUSTOMERS.replace("primary_key: customer_id\n", "")
+    assert _sentences(sample_documents(models__customers=customers)) == [
+        "relationships/order_customer.md:5: target_model: the model 'customers' declares no "
+        "primary_key; a many_to_one relationship joins onto its target's primary key, so that a "
+        "join never counts a row twice"
+    ]
+
+
+def test_a_relationship_that_does_not_join_onto_the_target_primary_key_is_refused() -> None:
+    customers = CUSTOMERS.replace("primary_key: customer_id", "primary_key: sales_region")
+    assert _sentences(sample_documents(models__customers=customers)) == [
+        "relationships/order_customer.md:6: keys: no key joins onto the primary key "
+        "'sales_region' of the model 'customers'; a many_to_one relationship joins onto it, so "
+        "that a join never counts a row twice"
+    ]
+
+
+def test_a_relationship_with_the_primary_key_among_several_keys_is_kept() -> None:
+    relationship = ORDER_CUSTOMER.replace(
+        "  - equal: {origin: customer_id, target: customer_id}\n",
+        "  - equal: {origin: sales_channel, target: customer_segment}\n"
+        "  - equal: {origin: customer_id, target: customer_id}\n",
+    )
+    catalog = _catalog(sample_documents(relationships__order_customer=relationship))
+    assert len(catalog.relationships[0].keys) == 2
+
+
+def test_a_via_chain_that_comes_back_to_a_model_it_has_left_is_refused() -> None:
+    back = (
+        "---\nkind: relationship\nname: customer_last_order\norigin_model: customers\n"
+        "target_model: orders\nkeys:\n  - equal: {origin: customer_id, target: order_id}\n"
+        "join_type: many_to_one\n---\n"
+    )
+    text = REVENUE.replace("via: order_customer", "via: [order_customer, customer_last_order]")
+    text = text.replace("column: sales_region", "column: sales_channel")
+    documents = sample_documents(relationships__customer_last_order=back, metrics__revenue=text)
+    assert _sentences(documents) == [
+        "metrics/revenue.md:16: dimensions[0].via[1]: the relationship 'customer_last_order' "
+        "leads back to the model 'orders', which the chain has already reached; a via chain "
+        "visits each model once, so that a join never counts a row twice"
+    ]

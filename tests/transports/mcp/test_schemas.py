@@ -32,8 +32,10 @@ TOOLS = tools_for(offered_by(True))
 """Every tool, ``run_sql`` included: all of them are pinned and checked."""
 DEFAULT_TOOLS = tools_for(offered_by(False))
 QUESTION_INPUT = TOOL_OF[Capability.ASK_METRIC].input_schema
-TOOLS_LIST_BUDGET = 4096
-ENABLED_TOOLS_LIST_BUDGET = 5120
+# The catalog's structured half carries its knowledge (glossary, caveats, terms not defined,
+# worked questions), so describe_catalog's output schema grew by 0.9 KB with it.
+TOOLS_LIST_BUDGET = 5120
+ENABLED_TOOLS_LIST_BUDGET = 6144
 
 
 def _schemas_text() -> str:
@@ -61,11 +63,11 @@ def _wire_size(tools: tuple[types.Tool, ...]) -> int:
     return len(wire.encode("utf-8"))
 
 
-def test_the_tool_list_is_at_most_4_kb_as_sent() -> None:
+def test_the_tool_list_is_at_most_5_kb_as_sent() -> None:
     assert _wire_size(DEFAULT_TOOLS) <= TOOLS_LIST_BUDGET
 
 
-def test_the_tool_list_with_run_sql_is_at_most_5_kb_as_sent() -> None:
+def test_the_tool_list_with_run_sql_is_at_most_6_kb_as_sent() -> None:
     assert _wire_size(TOOLS) <= ENABLED_TOOLS_LIST_BUDGET
 
 

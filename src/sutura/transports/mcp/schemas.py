@@ -15,7 +15,7 @@ An *input* schema is then closed: ``additionalProperties: false`` at every objec
 question's decoder refuses unknown fields at every level. An *output* schema keeps the shape
 alone: types, properties, items, union branches and their one-value tags (``outcome``). What
 it leaves out (closedness, ``required``, vocabularies, bounds) is the structured half's own
-documented contract; it is left out because ``tools/list`` stays under 4 KB and the budget
+documented contract; it is left out because ``tools/list`` stays under 5 KB and the budget
 belongs to the input schema an agent must fill in exactly. The tests pin every schema byte for
 byte (``tests/transports/mcp/snapshots``).
 """
