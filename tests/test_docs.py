@@ -7,7 +7,6 @@ from pathlib import Path
 
 import msgspec.inspect as mi
 import pytest
-from returns.pipeline import is_successful
 
 from sutura.core.outcome.refusal import DETAILS, RefusalCode, status_of
 from sutura.core.question.model import convert_question
@@ -77,19 +76,3 @@ def test_the_range_last_examples_of_the_semantics_are_what_a_question_resolves_t
 def test_the_semantics_are_linked_from_the_readme_and_the_architecture() -> None:
     for page in (DOCS.parent / "README.md", DOCS / "architecture.md", DOCS / "catalog.md"):
         assert "semantics.md" in page.read_text(encoding="utf-8"), page.name
-
-
-_DOCUMENT_BLOCK = re.compile(r"^```markdown\n(---\n.*?)^```$", re.M | re.S)
-
-
-def test_every_worked_catalog_document_in_the_catalog_docs_parses() -> None:
-    from sutura.core.catalog.parse import parse_document
-
-    blocks = _DOCUMENT_BLOCK.findall((DOCS / "catalog.md").read_text(encoding="utf-8"))
-    worked = [block for block in blocks if "\n...\n" not in block]
-    kinds = set()
-    for block in worked:
-        parsed = parse_document("docs.md", block)
-        assert is_successful(parsed), parsed.failure().sentence()
-        kinds.add(type(parsed.unwrap().definition).__name__)
-    assert kinds >= {"GlossaryTerm", "Caveat", "NotDefined", "WorkedExample", "Metric", "Model"}

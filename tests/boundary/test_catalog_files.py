@@ -120,7 +120,7 @@ def test_a_file_that_is_not_utf8_is_refused_naming_the_line(tmp_path: Path) -> N
     directory = _catalog_dir(tmp_path)
     data = REVENUE.encode("utf-8").replace(b"in euros", b"in \xff euros")
     (directory / "metrics" / "revenue.md").write_bytes(data)
-    assert _sentences(directory) == ["metrics/revenue.md:24: the file is not valid UTF-8"]
+    assert _sentences(directory) == ["metrics/revenue.md:25: the file is not valid UTF-8"]
 
 
 def test_more_documents_than_the_cap_are_refused(
@@ -160,7 +160,8 @@ def test_each_file_reports_its_first_problem_and_every_file_is_reported(tmp_path
     assert _sentences(directory) == [
         "metrics/revenue.md:7: measure.simple.aggregate: "
         "expected one of sum, count, count_distinct, min, max, avg",
-        "models/orders.md:2: kind: expected one of model, relationship, metric",
+        "models/orders.md:2: kind: expected one of model, relationship, metric, glossary, caveat,"
+        " not_defined, example",
     ]
 
 

@@ -6,6 +6,7 @@ Snapshots live in ``tests/core/snapshots/`` and change only when the suite runs 
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,7 @@ def test_no_table_or_column_name_appears_in_the_prompt_with_knowledge_present(
     text = _prompt(prose, run_sql=run_sql)
     assert "## Glossary" in text and "## Worked questions" in text
     assert not [name for name in TABLE_AND_COLUMN_NAMES if name in text]
+    assert not re.search(r"\bsales\b", text)  # the model's name
 
 
 def test_every_refusal_code_appears_with_its_remedy() -> None:

@@ -101,7 +101,7 @@ def pinned(
     )
 
 
-KNOWLEDGE_NAMES = ("sales", "turnover", "EU sales", "late_bookings", "churn", "attrition")
+KNOWLEDGE_NAMES = ("takings", "turnover", "EU takings", "late_bookings", "churn", "attrition")
 """Terms, phrases and names of :func:`knowledge`: shown whatever the prose setting."""
 
 
@@ -117,13 +117,13 @@ def knowledge(body: str = "Written by an author.") -> Knowledge:
     return Knowledge(
         glossary=(
             GlossaryTerm(
-                term="EU sales",
+                term="EU takings",
                 synonyms=(),
                 means=MeansValue(metric="revenue", dimension="region", value="EU"),
                 description="term: " + body,
             ),
             GlossaryTerm(
-                term="sales",
+                term="takings",
                 synonyms=("turnover",),
                 means=MeansMetric(metric="revenue"),
                 description="term: " + body,

@@ -478,7 +478,15 @@ def test_every_example_in_the_catalog_docs_parses(text: str) -> None:
 
 def test_the_catalog_docs_show_one_example_of_each_kind() -> None:
     kinds = sorted(type(parsed("docs.md", t).definition).__name__ for t in _documented_examples())
-    assert kinds == ["Metric", "Model", "Relationship"]
+    assert kinds == [
+        "Caveat",
+        "GlossaryTerm",
+        "Metric",
+        "Model",
+        "NotDefined",
+        "Relationship",
+        "WorkedExample",
+    ]
 
 
 _YAMLISH = st.sampled_from(

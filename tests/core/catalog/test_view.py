@@ -162,10 +162,10 @@ KNOWLEDGE_TEXT = [
     "not defined: churn",
     "synonyms:\tattrition",
     "> phrase: Written by an author.",
-    "term: EU sales",
+    "term: EU takings",
     "means: revenue where region = EU",
     "> term: Written by an author.",
-    "term: sales",
+    "term: takings",
     "synonyms:\tturnover",
     "means: revenue",
     "> term: Written by an author.",
@@ -215,13 +215,13 @@ def test_the_structured_half_carries_knowledge_from_the_same_value() -> None:
     ]
     assert body["glossary"] == [
         {
-            "term": "EU sales",
+            "term": "EU takings",
             "synonyms": [],
             "means": {"metric": "revenue", "dimension": "region", "value": "EU"},
             "description": "term: Written by an author.",
         },
         {
-            "term": "sales",
+            "term": "takings",
             "synonyms": ["turnover"],
             "means": {"metric": "revenue"},
             "description": "term: Written by an author.",
@@ -252,7 +252,7 @@ def test_under_omitted_no_knowledge_part_has_a_description_key() -> None:
     parts = [*body["not_defined"], *body["glossary"], *body["metrics"][0]["caveats"]]
     parts += body["examples"]
     assert len(parts) == 5 and all("description" not in part for part in parts)
-    assert [p["term"] for p in body["glossary"]] == ["EU sales", "sales"]
+    assert [p["term"] for p in body["glossary"]] == ["EU takings", "takings"]
     assert body["examples"][0]["question"]["metrics"] == ["revenue"]
 
 
