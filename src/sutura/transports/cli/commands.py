@@ -62,8 +62,9 @@ def register(verbs: Verbs) -> None:
     catalog = verbs.add(
         "catalog",
         "the catalog as an agent reads it (describe_catalog)",
-        "Prints what describe_catalog returns: the text half, or the structured half with "
-        "--json. Honours prompt.catalog_prose. Touches no data.",
+        "Prints what describe_catalog returns (metrics, glossary, caveats, terms not defined, "
+        "worked questions): the text half, or the structured half with --json. Honours "
+        "prompt.catalog_prose. Touches no data.",
         "sutura catalog --json",
     )
     catalog.add_argument(
@@ -75,7 +76,8 @@ def register(verbs: Verbs) -> None:
         "describe",
         "one metric's full pinned definition, for operators",
         "Prints a metric's whole definition as pinned (model, measure, required filters, "
-        "dimensions, anchor) with its digest: the operator's view, never sent to an agent.",
+        "dimensions, anchor, audience) with its digest, and the knowledge about it: the "
+        "operator's view, never sent to an agent.",
         "sutura describe revenue",
     )
     describe.add_argument("metric", help="metric name")
@@ -108,7 +110,8 @@ def register(verbs: Verbs) -> None:
         "prompt",
         "print the agent prompt (markdown)",
         "Prints the system prompt an agent gets (also sent as MCP's initialize instructions): "
-        "the workflow, every refusal's remedy, the bounds, the metrics. Touches no data.",
+        "the workflow, every refusal's remedy, the bounds, the catalog's knowledge and metrics, "
+        "the operator's instructions last. Touches no data.",
         "sutura prompt > prompt.md",
     )
     prompt.set_defaults(handler=run_prompt)
