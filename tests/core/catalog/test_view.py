@@ -11,8 +11,9 @@ from sutura.core.catalog.view import OPERATOR_HEADING, CatalogView
 from sutura.core.catalog.wire import prose_of
 from sutura.core.codec import catalog_halves, decode_catalog, encode
 from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.text.escape import escape_text, is_escaped
-from sutura.core.text.untrusted import PROSE, Case
+from sutura.core.question.model import FilterEq
+from sutura.core.text.escape import escape_text, is_escaped, unescape_text
+from sutura.core.text.untrusted import CELLS, PROSE, Case
 from tests.core.untrusted_samples import (
     DIGEST,
     METRIC_DIGEST,
@@ -324,3 +325,24 @@ def test_a_knowledge_description_beside_omitted_is_refused_by_the_decoder() -> N
     forged = forged.replace(b'"description":"Where the customer is billed.",', b"")
     forged = forged.replace(b',"description":""', b"")
     assert decode_catalog(forged).failure().path == "$.not_defined[0].description"
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CELLS if "surrogate" not in c.name and c.value], ids=lambda c: c.name
+)
+def test_a_worked_question_line_decodes_to_the_structured_question(case: Case) -> None:
+    example = knowledge().examples[0]
+    question = msgspec.structs.replace(
+        example.question, filters=[FilterEq(dimension="region", value=case.value)]
+    )
+    hostile = msgspec.structs.replace(
+        knowledge(), examples=(msgspec.structs.replace(example, question=question),)
+    )
+    definitions = pinned(values=("EU", case.value), knowledge=hostile)
+    view = CatalogView.of(definitions, CatalogProse.QUOTED)
+    text = catalog_halves(view).unwrap().text
+    (line,) = [line for line in text.split("\n") if line.startswith("question: ")]
+    assert not [ch for ch in line if is_escaped(ch) and ch != "\\"]
+    decoded = msgspec.json.decode(unescape_text(line.removeprefix("question: ")).unwrap())
+    assert decoded == view.body.examples[0].question
+    assert decoded["filters"] == [{"op": "eq", "dimension": "region", "value": case.value}]

@@ -142,13 +142,14 @@ def _relationship_errors(index: _Index, doc: Document, rel: Relationship) -> Ite
             yield doc.error(f"{side}_model", f"no model is called {quoted(model_name)}")
             continue
         model = found[1]
+        columns = [pair.origin if side == "origin" else pair.target for pair in rel.keys]
         missing = [
             doc.error(f"keys[{i}].equal.{side}", _no_column(model, column))
-            for i, column in enumerate(p.origin if side == "origin" else p.target for p in rel.keys)
+            for i, column in enumerate(columns)
             if not model.has_column(column)
         ]
         yield from missing
-        if side == "target" and not missing:
+        if side == "target" and not missing:  # a missing key column is the problem to fix first
             yield from _primary_key_errors(doc, rel, model)
 
 

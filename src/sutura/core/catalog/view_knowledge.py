@@ -164,9 +164,8 @@ def term_lines(part: CatalogTerm) -> list[str]:
     """``term: <term>``, its synonyms, what it means, its quoted prose."""
     means = part.means
     meant = escape_cell(means.metric)
-    if not isinstance(means.dimension, msgspec.UnsetType):
-        value = escape_cell(means.value if isinstance(means.value, str) else None)
-        meant += f" where {escape_cell(means.dimension)} = {value}"
+    if isinstance(means.dimension, str) and isinstance(means.value, str):
+        meant += f" where {escape_cell(means.dimension)} = {escape_cell(means.value)}"
     head = [f"term: {escape_cell(part.term)}", *_listed("synonyms", part.synonyms)]
     return [*head, f"means: {meant}", *quoted_lines(part.description)]
 
