@@ -66,7 +66,7 @@ def _model(name: str, table: str, columns: str, source: str = "main") -> str:
 def _metric(name: str, model: str, measure: str, grains: str, dimensions: str = " []") -> str:
     return (
         f"---\nkind: metric\nname: {name}\nmodel: {model}\nmeasure:\n{measure}\n"
-        f"time_column: day\ngrains: {grains}\ndimensions:{dimensions}\n---\n"
+        f"time_column: day\ngrains: {grains}\ndimensions:{dimensions}\naudience: open\n---\n"
     )
 
 

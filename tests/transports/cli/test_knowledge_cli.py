@@ -6,10 +6,8 @@ Snapshots live in ``tests/transports/cli/snapshots/`` and change only when the s
 """
 
 import json
-import logging
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,18 +30,6 @@ PROMPT_ORDER = [
     "## Worked questions",
     "## Reading an answer, and its provenance",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
 
 
 def _out(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str], **env: str) -> str:
