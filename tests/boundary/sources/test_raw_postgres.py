@@ -47,7 +47,10 @@ SERVER_STATE = (
     "  JOIN pg_namespace n ON n.oid = c.relnamespace"
     "  WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'),"
     " (SELECT count(*) FROM pg_largeobject_metadata),"
-    " (SELECT count(*) FROM pg_db_role_setting),"
+    # Stored settings that reach this database: its own, and any role's that apply everywhere
+    # (other suites' scratch databases may hold theirs meanwhile).
+    " (SELECT count(*) FROM pg_db_role_setting s WHERE s.setdatabase IN"
+    "  (0, (SELECT oid FROM pg_database WHERE datname = current_database()))),"
     " (SELECT count(*) FROM pg_prepared_xacts)"
 )
 SESSION_STATE = (
