@@ -24,23 +24,11 @@ from tests.core.untrusted_samples import (
     knowledge,
     pinned,
 )
+from tests.prompt_sections import KNOWLEDGE_SECTIONS, OPERATOR_SECTION
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 INSTRUCTIONS = "Answer in the user's language.\nRound nothing."
-SECTIONS = [
-    "## Workflow",
-    "## A refusal is an answer",
-    "## Terms not defined here",
-    "## Bounds",
-    "## What a question has no field for",
-    "## Operations",
-    "## Knowledge in this catalog",
-    "## Glossary",
-    "## Metrics",
-    "## Worked questions",
-    "## Reading an answer, and its provenance",
-    "## Operator instructions",
-]
+SECTIONS = [*KNOWLEDGE_SECTIONS, OPERATOR_SECTION]
 """The reference's order: knowledge sections between the ones every prompt has."""
 WITHOUT_KNOWLEDGE = {"## Terms not defined here", "## Glossary", "## Worked questions"}
 

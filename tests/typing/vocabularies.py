@@ -242,7 +242,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_reply_fails_mypy_wherever_a_transport_maps_a_reply_to_its_envelope",
         tool_reply,
         "Reply",
-        "Deferred",
+        "Postponed",
         "capability: Capability",
         {
             "core/tool/reply.py": 1,

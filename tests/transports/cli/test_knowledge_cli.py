@@ -15,21 +15,9 @@ import pytest
 from sutura.boundary.catalog_files import load_catalog
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
+from tests.prompt_sections import KNOWLEDGE_SECTIONS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-PROMPT_ORDER = [
-    "## Workflow",
-    "## A refusal is an answer",
-    "## Terms not defined here",
-    "## Bounds",
-    "## What a question has no field for",
-    "## Operations",
-    "## Knowledge in this catalog",
-    "## Glossary",
-    "## Metrics",
-    "## Worked questions",
-    "## Reading an answer, and its provenance",
-]
 
 
 def _out(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str], **env: str) -> str:
@@ -52,7 +40,7 @@ def test_sutura_prompt_on_the_example_shows_each_knowledge_section_in_order(
     example_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prompt = _out(["prompt"], example_dir, capsys)
-    assert [line for line in prompt.split("\n") if line.startswith("## ")] == PROMPT_ORDER
+    assert [line for line in prompt.split("\n") if line.startswith("## ")] == KNOWLEDGE_SECTIONS
     _assert_snapshot("example_prompt.md", prompt)
 
 

@@ -10,6 +10,7 @@ import pytest
 from sutura.core.catalog.prose import QUOTED_NOTICE
 from sutura.core.catalog.view import OPERATOR_HEADING
 from sutura.core.text.escape import escape_text, is_escaped
+from tests.prompt_sections import KNOWLEDGE_SECTIONS
 from tests.transports.mcp.configs import carried_prose, hostile_config
 from tests.transports.mcp.inprocess import connected, text_of, wiring
 
@@ -40,19 +41,7 @@ async def test_the_instructions_end_with_the_operator_s_section_escaped_line_by_
     heading = lines.index("## Operator instructions")
     assert lines[heading + 5 :] == _operator_lines()
     sections = [line for line in lines[:heading] if line.startswith("## ")]
-    assert sections == [
-        "## Workflow",
-        "## A refusal is an answer",
-        "## Terms not defined here",
-        "## Bounds",
-        "## What a question has no field for",
-        "## Operations",
-        "## Knowledge in this catalog",
-        "## Glossary",
-        "## Metrics",
-        "## Worked questions",
-        "## Reading an answer, and its provenance",
-    ]
+    assert sections == KNOWLEDGE_SECTIONS
     assert lines[:heading].count(QUOTED_NOTICE) == 1  # the operator may spell anything
     assert instructions.splitlines() == lines
     assert not [ch for ch in instructions if is_escaped(ch) and ch not in "\n\t\\"]
