@@ -111,9 +111,7 @@ def test_no_reader_in_the_owned_modules_fails_other_than_at_an_exhaustive_match(
 ) -> None:
     _, errors = grown
     expected = [_expected(v) for v in VOCABULARIES]
-    owned = [
-        e for e in errors if e[0].startswith(OWNED) and not any(x in e[1] for x in expected)
-    ]
+    owned = [e for e in errors if e[0].startswith(OWNED) and not any(x in e[1] for x in expected)]
     assert owned == [], "a reader that is not an exhaustive match"
 
 
