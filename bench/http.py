@@ -127,7 +127,8 @@ def _write_example(directory: Path) -> None:
     write_example(directory)
     settings = (directory / "base.yaml").read_text(encoding="utf-8")
     settings += f"server:\n  max_concurrent_queries: {MAX_CONCURRENT}\n"
-    settings += f"security:\n  access_token: {TOKEN}\n"
+    # The example writes a security section (its identity); the token joins it.
+    settings = settings.replace("\nsecurity:\n", f"\nsecurity:\n  access_token: {TOKEN}\n", 1)
     (directory / "base.yaml").write_text(settings, encoding="utf-8")
 
 

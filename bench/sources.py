@@ -81,6 +81,7 @@ def _postgres_settings(work: Path, catalog: Path, scratch: Scratch) -> Path:
     document = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
         "sources": {"main": source},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the bench"},
     }
     (work / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
     return work

@@ -100,6 +100,7 @@ def _write_settings(directory: Path, catalog: Path, remote: str) -> None:
     document = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
         "sources": {"main": {"kind": "spark", "remote": remote}},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the bench"},
     }
     (directory / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
 

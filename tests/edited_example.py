@@ -6,7 +6,12 @@ from pathlib import Path
 Edit = Callable[[str, str], str]
 """(file name, text) -> the text to write."""
 
-BASE = "catalog: {dir: catalog, version: t}\nsources:\n  main: {kind: duckdb, path: main.duckdb}\n"
+BASE = (
+    "catalog: {dir: catalog, version: t}\n"
+    "security: {identity: single-user, single_user_because: one user runs the tests}\n"
+    "sources:\n  main: {kind: duckdb, path: main.duckdb}\n"
+)
+"""Ends with the ``sources`` mapping, so a test may append a source to it."""
 
 
 def edited_example(

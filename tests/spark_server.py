@@ -295,6 +295,7 @@ def ghost_config(root: Path, remote: str, table: str, *, create: bool = True) ->
     settings = {
         "catalog": {"dir": "catalog"},
         "sources": {"main": {"kind": "spark", "remote": remote}},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
     }
     (root / "base.yaml").write_text(msgspec.json.encode(settings).decode(), encoding="utf-8")
     return {**os.environ, "SUTURA_CONFIG_DIR": str(root)}

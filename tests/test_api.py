@@ -108,7 +108,8 @@ def test_a_secret_is_read_from_the_environment_given_not_the_process_one(
     config.mkdir()
     (config / "base.yaml").write_text(
         f"catalog: {{dir: {example_dir / 'catalog'}}}\n"
-        "sources: {main: {kind: postgres, host: 127.0.0.1, port: 1, password_env: SHOP_PW}}\n",
+        "sources: {main: {kind: postgres, host: 127.0.0.1, port: 1, password_env: SHOP_PW}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n",
         encoding="utf-8",
     )
     monkeypatch.setenv("SHOP_PW", "from the process")

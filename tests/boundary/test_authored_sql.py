@@ -28,6 +28,7 @@ def _authored(name: str, text: str) -> str:
 
 def _config(example_dir: Path, target: Path, source: str) -> Path:
     base = f"catalog: {{dir: catalog, version: t}}\nsources:\n  main: {source}\n"
+    base += "security: {identity: single-user, single_user_because: one user runs the tests}\n"
     return edited_example(example_dir, target, _authored, base)
 
 

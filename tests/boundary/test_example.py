@@ -42,6 +42,10 @@ def test_the_example_writes_catalog_data_and_settings(example: Path) -> None:
     assert yaml.safe_load((example / "base.yaml").read_text(encoding="utf-8")) == {
         "catalog": {"dir": "catalog", "version": "example-1"},
         "sources": {"main": {"kind": "duckdb", "path": "data/example.duckdb"}},
+        "security": {
+            "identity": "single-user",
+            "single_user_because": "the example serves one person on one machine",
+        },
     }
     assert len(list((example / "catalog").glob("*.md"))) == 14
 

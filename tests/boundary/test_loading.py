@@ -105,7 +105,7 @@ def test_a_lone_surrogate_escape_in_a_catalog_value_is_named_by_file_line_and_ke
 @pytest.mark.parametrize(
     ("base", "extra", "origin"),
     [
-        (BASE.replace("main.duckdb}", "main.duckdb, posture: the-dba}"), {}, "base.yaml:3"),
+        (BASE.replace("main.duckdb}", "main.duckdb, posture: the-dba}"), {}, "base.yaml:4"),
         (BASE, {"SUTURA__SOURCES__MAIN__POSTURE": "impersonation-at-source"}, "SUTURA__SOURCES__MAIN__POSTURE"),
     ],
 )  # fmt: skip
@@ -229,7 +229,7 @@ def test_a_settings_file_nested_hundreds_of_levels_deep_is_named_not_a_crash(
     deep = "server: " + opening * 600 + "1" + closing * 600 + "\n"
     config = _deployment(example_dir, tmp_path, base=BASE + deep)
     assert _problems({"SUTURA_CONFIG_DIR": str(config)}) == [
-        f"{config / 'base.yaml'}:4: nests deeper than 16 levels"
+        f"{config / 'base.yaml'}:5: nests deeper than 16 levels"
     ]
 
 
@@ -240,7 +240,7 @@ def test_a_key_written_twice_in_a_settings_file_is_refused_naming_the_second_lin
         example_dir, tmp_path, base=BASE + "limits:\n  max_rows: 5\n  max_rows: 6\n"
     )
     assert _problems({"SUTURA_CONFIG_DIR": str(config)}) == [
-        f"{config / 'base.yaml'}:6: limits.max_rows: this key is written twice in one mapping"
+        f"{config / 'base.yaml'}:7: limits.max_rows: this key is written twice in one mapping"
     ]
 
 

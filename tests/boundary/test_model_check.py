@@ -59,6 +59,7 @@ def test_check_refuses_a_model_its_duckdb_source_disagrees_with(
     base = (
         "catalog: {dir: catalog, version: t}\n"
         f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n"
     )
     config = _edited(example_dir, tmp_path, old, new, base)
     code = run_cli(["check"], Wiring({"SUTURA_CONFIG_DIR": str(config)}))
@@ -94,6 +95,7 @@ async def test_a_model_its_postgres_source_disagrees_with_stops_the_start(
             f"sources:\n  main: {{kind: postgres, host: {scratch.host}, port: {scratch.port},"
             f" database: {scratch.database}, user: {scratch.reader},"
             f" password_env: {PASSWORD_VAR}, sslmode: disable}}\n"
+            "security: {identity: single-user, single_user_because: one user runs the tests}\n"
         )
         config = _edited(example_dir, tmp_path / "config", old, new, base)
         environ = {"SUTURA_CONFIG_DIR": str(config), PASSWORD_VAR: scratch.reader_password}

@@ -141,7 +141,10 @@ def test_a_settings_error_escapes_its_origin_and_key() -> None:
 
 
 def test_a_higher_layer_of_the_same_kind_refines_a_source_key_by_key(tmp_path: Path) -> None:
-    (tmp_path / "base.yaml").write_text("sources:\n  main: {kind: postgres, host: db}\n")
+    (tmp_path / "base.yaml").write_text(
+        "sources:\n  main: {kind: postgres, host: db}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n"
+    )
     (tmp_path / "test.yaml").write_text("sources:\n  main: {kind: postgres, port: 6432}\n")
     environ = {"SUTURA_CONFIG_DIR": str(tmp_path), "SUTURA_ENVIRONMENT": "test"}
     source = load_settings(environ).unwrap().settings.sources["main"]

@@ -35,6 +35,7 @@ def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path
     document = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
         "sources": {"main": source},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
     }
     (directory / "base.yaml").write_text(json.dumps(document, indent=2), encoding="utf-8")
     return directory

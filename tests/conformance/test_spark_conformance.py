@@ -60,6 +60,7 @@ def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path
     document = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
         "sources": {"main": source},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
     }
     (directory / "base.yaml").write_text(msgspec.json.encode(document).decode(), encoding="utf-8")
     return directory

@@ -189,7 +189,11 @@ def _write_settings(root: Path, sources: dict[str, object]) -> None:
     document = {
         "catalog": {"dir": "catalog", "version": "contract-1"},
         "sources": sources,
-        "security": {"access_token": TOKEN},
+        "security": {
+            "access_token": TOKEN,
+            "identity": "single-user",
+            "single_user_because": "one user runs the tests",
+        },
         "tools": {"run_sql": {"enabled": True, "source": "main"}},
         "limits": _LIMITS,
     }

@@ -27,6 +27,9 @@ sources:
   main:
     kind: duckdb
     path: data/example.duckdb
+security:
+  identity: single-user
+  single_user_because: the example serves one person on one machine
 """
 
 _CUSTOMERS_SQL = """

@@ -27,6 +27,17 @@ class Posture(StrEnum):
     SHARED_SERVICE_USER = "shared-service-user"
 
 
+class Identity(StrEnum):
+    """``security.identity``: whether this deployment tells its callers apart.
+
+    ``single-user`` serves one person (or one agent acting for them) and must say why
+    (``security.single_user_because``); ``multi-user`` verifies an identity per call.
+    """
+
+    SINGLE_USER = "single-user"
+    MULTI_USER = "multi-user"
+
+
 class ServerSettings(Frozen, frozen=True):
     """``server``: the HTTP listener."""
 
@@ -38,9 +49,11 @@ class ServerSettings(Frozen, frozen=True):
 
 
 class SecuritySettings(Frozen, frozen=True):
-    """``security``: the bearer token for ``/v1/*``."""
+    """``security``: who the callers are, and the bearer token for ``/v1/*``."""
 
     access_token: str | None = None
+    identity: Identity | None = None
+    single_user_because: str | None = None
 
 
 class CatalogSettings(Frozen, frozen=True):
@@ -129,17 +142,17 @@ class Settings(Frozen, frozen=True):
     limits: LimitsSettings = msgspec.field(default_factory=LimitsSettings)
 
 
+MIN_TOKEN_CHARS = 16
+MIN_PRODUCTION_TOKEN_CHARS = 32
+
+
 def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
     """Every (key, problem) of a combination that must stop startup.
 
     >>> unsafe_combinations(Settings(environment=Environment.PRODUCTION))
     [('security.access_token', 'production requires an access token')]
     """
-    problems: list[tuple[str, str]] = []
-    if settings.environment is Environment.PRODUCTION and not settings.security.access_token:
-        problems.append(("security.access_token", "production requires an access token"))
-    if settings.security.access_token is not None and len(settings.security.access_token) < 16:
-        problems.append(("security.access_token", "must be at least 16 characters"))
+    problems = _token_problems(settings) + identity_problems(settings)
     run_sql = settings.tools.run_sql
     if run_sql.enabled and run_sql.source is None:
         problems.append(("tools.run_sql.source", "required when tools.run_sql.enabled is true"))
@@ -149,6 +162,88 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
         if (problem := posture_problem(source.posture)) is not None:
             problems.append((f"sources.{alias}.posture", problem))
     return problems
+
+
+def _token_problems(settings: Settings) -> list[tuple[str, str]]:
+    token = settings.security.access_token
+    production = settings.environment is Environment.PRODUCTION
+    if production and not token and settings.security.identity is not Identity.MULTI_USER:
+        return [("security.access_token", "production requires an access token")]
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        return [("security.access_token", f"must be at least {MIN_TOKEN_CHARS} characters")]
+    if production and token is not None and len(token) < MIN_PRODUCTION_TOKEN_CHARS:
+        return [
+            (
+                "security.access_token",
+                f"must be at least {MIN_PRODUCTION_TOKEN_CHARS} characters in production",
+            )
+        ]
+    return []
+
+
+def identity_problems(settings: Settings) -> list[tuple[str, str]]:
+    """Every (key, problem) of ``security.identity`` and what it must come with.
+
+    >>> from sutura.core.settings import DuckDBSourceSettings as DuckDB
+    >>> identity_problems(Settings(sources={"main": DuckDB(path="x.duckdb")}))
+    [('security.identity', 'required once a source is configured: single-user or multi-user')]
+    """
+    security = settings.security
+    match security.identity:
+        case None:
+            if settings.sources:
+                return [("security.identity", _REQUIRED)]
+            return []
+        case Identity.SINGLE_USER:
+            if not (security.single_user_because or "").strip():
+                return [("security.single_user_because", "required when identity is single-user")]
+            return []
+        case Identity.MULTI_USER:
+            return _multi_user_problems(settings)
+        case _:
+            assert_never(security.identity)
+
+
+_REQUIRED = "required once a source is configured: single-user or multi-user"
+
+
+def _multi_user_problems(settings: Settings) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    security = settings.security
+    if security.single_user_because is not None:
+        problems.append(("security.single_user_because", "only with identity single-user"))
+    if security.access_token is not None:
+        problems.append(
+            ("security.access_token", "a static token cannot tell callers apart under multi-user")
+        )
+    # Inbound verification arrives with security.inbound; until then multi-user cannot start.
+    problems.append(("security.inbound", "multi-user requires inbound token verification"))
+    run_sql = settings.tools.run_sql
+    source = settings.sources.get(run_sql.source) if run_sql.source is not None else None
+    if run_sql.enabled and source is not None and not tells_callers_apart(source.posture):
+        problems.append(
+            (
+                "tools.run_sql.enabled",
+                "under multi-user, the raw tool's source must tell callers apart",
+            )
+        )
+        problems.append(
+            (f"sources.{run_sql.source}.posture", "reads every caller's data as one identity")
+        )
+    return problems
+
+
+def tells_callers_apart(posture: Posture) -> bool:
+    """Whether a source read under ``posture`` reads each caller's data as that caller.
+
+    >>> tells_callers_apart(Posture.SHARED_SERVICE_USER)
+    False
+    """
+    match posture:
+        case Posture.SHARED_SERVICE_USER:
+            return False
+        case _:
+            assert_never(posture)
 
 
 def posture_problem(posture: Posture) -> str | None:

@@ -57,4 +57,4 @@ def test_check_names_a_deeply_nested_settings_file_instead_of_an_internal_error(
     config = edited_example(example_dir, tmp_path, base=BASE + "limits: " + "[" * 900 + "]" * 900)
     checked = _check(config)
     assert checked.returncode == 1
-    assert checked.stderr == f"sutura: {config / 'base.yaml'}:4: nests deeper than 16 levels\n"
+    assert checked.stderr == f"sutura: {config / 'base.yaml'}:5: nests deeper than 16 levels\n"

@@ -153,6 +153,7 @@ def test_an_anchor_mismatch_stops_startup_naming_metric_expected_and_found(
     (config / "base.yaml").write_text(
         "catalog: {dir: catalog, version: t}\n"
         f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n"
     )
     code, out, err = _run(["query", *QUARTERLY], config, capsys)
     assert code == 1 and out == ""
@@ -166,7 +167,10 @@ def test_a_broken_catalog_names_file_line_and_key(
     (tmp_path / "catalog" / "m.md").write_text(
         "---\nkind: model\nname: m\nsource: main\ntable: t\ncolumns: [a]\nextra: 1\n---\n"
     )
-    (tmp_path / "base.yaml").write_text("sources: {main: {kind: duckdb, path: x.duckdb}}\n")
+    (tmp_path / "base.yaml").write_text(
+        "sources: {main: {kind: duckdb, path: x.duckdb}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n"
+    )
     code, _, err = _run(["catalog"], tmp_path, capsys)
     assert code == 1
     assert "m.md:7: extra: " in err

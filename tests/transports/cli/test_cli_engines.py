@@ -79,6 +79,7 @@ def _settings(directory: Path, catalog: Path, source: dict[str, Any], *, run_sql
     document: dict[str, Any] = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
         "sources": {"main": source},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
     }
     if run_sql:
         document["tools"] = {"run_sql": {"enabled": True, "source": "main"}}

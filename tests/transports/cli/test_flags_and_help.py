@@ -130,6 +130,7 @@ def test_describe_writes_an_invisible_character_as_a_json_escape_of_itself(
     database = (example_dir / "data" / "example.duckdb").resolve()
     (config / "base.yaml").write_text(
         f"catalog: {{dir: catalog}}\nsources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n"
     )
     code, out, _ = _run(["describe", "revenue"], config, capsys)
     assert code == 0

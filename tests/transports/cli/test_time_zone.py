@@ -55,7 +55,8 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
             connection.execute("INSERT INTO events VALUES (?::TIMESTAMPTZ, 1)", [instant])
     (root / "base.yaml").write_text(
         "catalog: {dir: catalog, version: z1}\n"
-        "sources: {main: {kind: duckdb, path: events.duckdb}}\n",
+        "sources: {main: {kind: duckdb, path: events.duckdb}}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n",
         encoding="utf-8",
     )
     return root

@@ -108,8 +108,13 @@ def write_deployment(
         connection.execute(f"CREATE VIEW {SLOW_TABLE} AS {_SLOW_ROWS}")
     lines = ["catalog:", "  dir: catalog", "  version: http-1", "sources:", "  main:"]
     lines += ["    kind: duckdb", "    path: cells.duckdb"]
+    lines += [
+        "security:",
+        "  identity: single-user",
+        "  single_user_because: one user runs the tests",
+    ]
     if token is not None:
-        lines += ["security:", f"  access_token: {token}"]
+        lines += [f"  access_token: {token}"]
     if prose is not None:
         lines += ["prompt:", f"  catalog_prose: {prose}"]
     (target / "base.yaml").write_text("\n".join(lines) + "\n" + settings, encoding="utf-8")

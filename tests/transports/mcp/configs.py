@@ -28,7 +28,10 @@ def settings_document(target: Path, example: Path, *, prose: str | None) -> Path
         "catalog:",
         f"  dir: {example / 'catalog'}",
         "  version: example-1",
-        "sources:",
+        "security:",
+        "  identity: single-user",
+        "  single_user_because: one user runs the tests",
+        "sources:",  # last, so a test may append a source to it
         "  main:",
         "    kind: duckdb",
         f"    path: {example / 'data' / 'example.duckdb'}",
@@ -110,6 +113,7 @@ def hostile_config(target: Path, *, physical_schema: bool = False) -> Path:
         connection.executemany("INSERT INTO hostile_rows VALUES (?, ?, ?)", rows)
     settings = "catalog:\n  dir: catalog\n  version: hostile-1\n"
     settings += "sources:\n  main:\n    kind: duckdb\n    path: data/hostile.duckdb\n"
+    settings += "security: {identity: single-user, single_user_because: one user runs the tests}\n"
     if physical_schema:
         settings += "prompt:\n  physical_schema: listed\n"
     (target / "base.yaml").write_text(settings, encoding="utf-8")

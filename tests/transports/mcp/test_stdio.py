@@ -166,7 +166,8 @@ async def test_a_start_that_fails_stops_the_server_and_says_why_on_stderr(
     revenue.write_text(re.sub(r"value: [0-9.]+", "value: 1.00", text), encoding="utf-8")
     (tmp_path / "base.yaml").write_text(
         f"catalog:\n  dir: catalog\n  version: v\nsources:\n  main:\n    kind: duckdb\n"
-        f"    path: {example_dir / 'data' / 'example.duckdb'}\n",
+        f"    path: {example_dir / 'data' / 'example.duckdb'}\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n",
         encoding="utf-8",
     )
     with anyio.fail_after(SPAWN_TIMEOUT):
@@ -199,7 +200,8 @@ async def test_the_handshake_needs_no_source_and_the_start_it_begins_stops_a_bro
 ) -> None:
     (tmp_path / "base.yaml").write_text(
         f"catalog:\n  dir: {example_dir / 'catalog'}\n  version: v\nsources:\n  main:\n"
-        "    kind: duckdb\n    path: no/such/file.duckdb\n",
+        "    kind: duckdb\n    path: no/such/file.duckdb\n"
+        "security: {identity: single-user, single_user_because: one user runs the tests}\n",
         encoding="utf-8",
     )
     with anyio.fail_after(SPAWN_TIMEOUT):
