@@ -17,7 +17,7 @@ from functools import partial
 import msgspec
 from returns.pipeline import is_successful
 
-from bench.table import Figure, render
+from bench.table import Figure, render, short
 from sutura.core.codec import encode
 from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
 from sutura.core.text.render import render_answer
@@ -65,9 +65,10 @@ def _answer(rows: list[list[str | None]]) -> Answer:
 def tables(seed: int = 7) -> tuple[list[list[str | None]], list[list[str | None]]]:
     """The clean table and the same table with 1% of its cells hostile."""
     rng = random.Random(seed)
+    rows = 1_000 if short() else ROWS
     clean: list[list[str | None]] = [
         ["".join(rng.choices(_ALPHABET, k=rng.randint(3, 12))) for _ in range(COLUMNS)]
-        for _ in range(ROWS)
+        for _ in range(rows)
     ]
     hostile_values = [c.value for c in CELLS if len(c.value) <= 40 and "surrogate" not in c.name]
     hostile = [list(row) for row in clean]
@@ -91,6 +92,7 @@ def _structured(answer: Answer) -> bytes:
 
 def measure(repeats: int = 7) -> list[Figure]:
     """Each half's render time beside ``msgspec.json.encode`` of the same rows."""
+    repeats = 1 if short() else repeats
     figures: list[Figure] = []
     for label, rows in zip(("clean", "1% hostile"), tables(), strict=True):
         answer = _answer(rows)
@@ -103,7 +105,7 @@ def measure(repeats: int = 7) -> list[Figure]:
             figures.append(
                 Figure(
                     "render",
-                    f"{half} half, 100k×10 cells, {label}",
+                    f"{half} half, {len(rows) // 1000}k×{COLUMNS} cells, {label}",
                     seconds * 1e3,
                     baseline * 1e3,
                     "ms",

@@ -6,8 +6,8 @@ path and :class:`Service`, warm. A second line compares sutura's PostgreSQL answ
 compiled SQL run bare through psycopg, which is the cost of the source itself.
 
 The server is ``SUTURA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/test``);
-without one the section is left out with a note. ``python -m bench.sources`` prints this section
-alone.
+without one the section is not measured, and says why. ``python -m bench.sources`` prints this
+section alone.
 """
 
 import json
@@ -21,7 +21,7 @@ from tests.postgres import Scratch, copy_from_duckdb, describe, scratch_database
 
 from bench.answer import bench_question, example_dir
 from bench.serving import ask, serving
-from bench.table import Figure, median_seconds, render
+from bench.table import Figure, NotMeasuredError, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.question.model import Question
 from sutura.core.sql.compile import CompiledQuery
@@ -36,8 +36,8 @@ def measure() -> list[Figure]:
     try:
         psycopg.connect(dsn, connect_timeout=2).close()
     except psycopg.Error as err:
-        print(f"sources: no PostgreSQL at {describe(dsn)}; skipped ({err})", file=sys.stderr)
-        return []
+        reason = " ".join(str(err).split())
+        raise NotMeasuredError(f"no PostgreSQL answers at {describe(dsn)} ({reason})") from err
     config = example_dir()
     with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
         copy_from_duckdb(config / DATABASE, scratch, Path(work))

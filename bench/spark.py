@@ -11,7 +11,7 @@ compiled statement sent raw with ``spark.sql``.
 A section of ``python -m bench``; it needs Java 17+ and ``pip install 'sutura[spark]'``.
 """
 
-import importlib.util
+import importlib
 import json
 import os
 import shutil
@@ -28,7 +28,7 @@ import anyio
 
 from bench.answer import bench_question, example_dir
 from bench.serving import ask, serving
-from bench.table import Figure, median_seconds
+from bench.table import Figure, NotMeasuredError, median_seconds
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.sql.compile import CompiledQuery
 from sutura.core.text.render import SOURCE_PREFIX
@@ -40,7 +40,12 @@ REPEAT: Final = 10
 
 
 def measure() -> list[Figure]:
-    """sutura on Spark beside sutura on DuckDB, and beside raw ``spark.sql`` of the same SQL."""
+    """sutura on Spark beside sutura on DuckDB, and beside raw ``spark.sql`` of the same SQL.
+
+    Without the Spark Connect client (``pip install 'sutura[spark]'``) or, for a local server,
+    without Java, the section is :class:`NotMeasuredError` before anything is built.
+    """
+    _require_client()
     from tests.spark_server import close_sessions, load_tables, session
 
     duckdb_config = example_dir()
@@ -95,6 +100,16 @@ async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
     return 1e3 * sorted(times)[len(times) // 2], text, compiled
 
 
+def _require_client() -> None:
+    """The Spark Connect client imports, or the section is not measured here."""
+    try:
+        importlib.import_module("pyspark.sql.connect.session")
+    except ImportError as err:
+        raise NotMeasuredError(
+            f"the Spark Connect client is not installed (pip install 'sutura[spark]'): {err}"
+        ) from err
+
+
 def _write_settings(directory: Path, catalog: Path, remote: str) -> None:
     """``base.yaml`` (JSON is YAML): the example's catalog, read from Spark."""
     document = {
@@ -112,10 +127,10 @@ def _server() -> Iterator[str]:
     if named:
         yield named
         return
-    if importlib.util.find_spec("pyspark") is None:
-        raise RuntimeError("the Spark Connect client is not installed: pip install 'sutura[spark]'")
     if shutil.which("java") is None:
-        raise RuntimeError("Java is not installed (Spark needs Java 17 or later)")
+        raise NotMeasuredError(
+            f"Java is not installed (Spark needs Java 17 or later; or set {REMOTE_VAR})"
+        )
     directory = Path(tempfile.mkdtemp(prefix="sutura-bench-spark-"))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -1,9 +1,15 @@
 """One row of the performance table, and the table itself."""
 
+import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+
+class NotMeasuredError(Exception):
+    """A section that cannot run here: its engine, server or extra is absent (the reason says
+    which). ``python -m bench`` prints ``<section>: not measured: <reason>`` and goes on."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,11 @@ class Figure:
     def ratio(self) -> float:
         """ours / reference."""
         return self.ours / self.reference if self.reference else float("inf")
+
+
+def short() -> bool:
+    """Whether ``SUTURA_BENCH_SHORT=1`` asks for a smoke run (tiny sizes, few repeats)."""
+    return os.environ.get("SUTURA_BENCH_SHORT") == "1"
 
 
 def median_seconds(fn: Callable[[], object], repeat: int) -> float:
