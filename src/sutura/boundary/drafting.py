@@ -12,6 +12,7 @@ from typing import NamedTuple, assert_never
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.boundary.schema_files import modeline_for, write_schema_copies
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.introspect import Found, introspect
@@ -72,8 +73,6 @@ async def init_catalog(
     loaded: LoadedSettings,
     environ: Mapping[str, str],
     request: InitRequest,
-    *,
-    schema_modeline: str | None,
 ) -> Result[InitReport, list[str]]:
     """Draft the catalog from the source ``request`` names and write what is not there yet."""
     alias = chosen_source(loaded, request.source)
@@ -99,14 +98,14 @@ async def init_catalog(
         )
     if not tables.tables:
         return Failure([f"init: the source {name} holds no table to draft a model from"])
+    catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
+    schemas = write_schema_copies(loaded.base_dir, replace=False)
+    # Every draft sits one directory down (models/, metrics/, relationships/).
+    line = modeline_for(schemas["catalog"], catalog_dir / "models")
     draft = draft_catalog(
-        name,
-        tables.tables,
-        tables.foreign_keys,
-        schema_modeline=schema_modeline,
-        dialect=dialect,
+        name, tables.tables, tables.foreign_keys, schema_modeline=line, dialect=dialect
     )
-    return Success(_write(loaded.resolve(loaded.settings.catalog.dir), draft))
+    return Success(_write(catalog_dir, draft))
 
 
 async def _found(

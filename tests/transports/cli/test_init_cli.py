@@ -10,6 +10,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from sutura.boundary.schema_files import shipped_text
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
 from tests.postgres import Scratch, scratch_database
@@ -173,6 +174,11 @@ def test_init_drafts_named_tables_of_a_parquet_directory_that_checks_and_answers
     assert "source: lake\ntable: events\ncolumns:\n" in events  # Parquet declares no key
     assert '  - name: weight\n    type: "DECIMAL(8,2)"\n' in events
     assert "model notes: no date or timestamp column, so no draft metric" in out
+    # Each draft points editors at the schema copy init wrote beside the settings.
+    assert events.split("\n---\n")[0].endswith(
+        "\n# yaml-language-server: $schema=../../schemas/catalog.schema.json"
+    )
+    assert (tmp_path / "schemas/catalog.schema.json").read_text("utf-8") == shipped_text("catalog")
 
     code, out, err = _run(["check"], tmp_path, capsys)
     assert (code, err) == (0, "")

@@ -126,7 +126,7 @@ def draft_catalog(
     keys: dict[str, str] = {}
     taken: set[str] = set()
     metric_names: set[str] = set()
-    head = "---\n" + (f"{schema_modeline}\n" if schema_modeline else "")
+    head = "---\n"
     for table in tables:
         drafted = _model(source, table, taken, notes, dialect)
         if drafted is None:
@@ -148,7 +148,22 @@ def draft_catalog(
         )
     relationships = _relationships(foreign_keys, names, keys, notes)
     documents.extend(DraftDocument(path=p, text=head + t) for p, t in relationships)
+    if schema_modeline is not None:
+        documents = [
+            DraftDocument(path=d.path, text=with_modeline(d.text, schema_modeline))
+            for d in documents
+        ]
     return Draft(documents=tuple(documents), notes=tuple(notes))
+
+
+def with_modeline(text: str, line: str) -> str:
+    """``text`` with ``line`` as the last line of its front matter (key lines keep their numbers).
+
+    >>> with_modeline("---\\nkind: model\\n---\\nbody\\n", "# m")
+    '---\\nkind: model\\n# m\\n---\\nbody\\n'
+    """
+    end = text.index("\n---\n", 3) + 1
+    return text[:end] + line + "\n" + text[end:]
 
 
 def _model(

@@ -52,7 +52,7 @@ def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     request = InitRequest(source=args.source, schema=args.schema, tables=args.table)
 
     async def main() -> Result[InitReport, list[str]]:
-        return await init_catalog(loaded, wiring.environ, request, schema_modeline=None)
+        return await init_catalog(loaded, wiring.environ, request)
 
     done = unwrap_or_report(anyio.run(main))
     if isinstance(done, int):
