@@ -28,6 +28,12 @@ def _restore_logging() -> Iterator[None]:
     logging.getLogger().handlers[:] = handlers
 
 
+# What every settings file with a source says about who calls it.
+SECURITY = (
+    "security:\n  identity: single-user\n  single_user_because: one analyst drafts a catalog\n"
+)
+
+
 def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     code = run_cli(argv, Wiring({"SUTURA_CONFIG_DIR": str(config)}))
     out, err = capsys.readouterr()
@@ -88,7 +94,7 @@ def test_init_drafts_a_postgres_schema_that_checks_and_answers(
             "sources:\n  warehouse:\n    kind: postgres\n"
             f"    host: {scratch.host}\n    port: {scratch.port}\n"
             f"    database: {scratch.database}\n    user: {scratch.reader}\n"
-            "    password_file: password\n",
+            "    password_file: password\n" + SECURITY,
             encoding="utf-8",
         )
         code, out, err = _run(["init", "--schema", "sales"], tmp_path, capsys)
@@ -163,7 +169,7 @@ def test_init_drafts_named_tables_of_a_parquet_directory_that_checks_and_answers
 ) -> None:
     days = _events_directory(tmp_path / "files")
     (tmp_path / "base.yaml").write_text(
-        "catalog:\n  dir: defs\nsources:\n  lake:\n    kind: duckdb\n    path: files\n",
+        "catalog:\n  dir: defs\nsources:\n  lake:\n    kind: duckdb\n    path: files\n" + SECURITY,
         encoding="utf-8",
     )
     code, out, err = _run(["init", "--table", "events", "--table", "notes"], tmp_path, capsys)
@@ -216,7 +222,7 @@ def test_init_names_what_it_cannot_draft_and_writes_nothing(
 ) -> None:
     _events_directory(tmp_path / "files")
     (tmp_path / "base.yaml").write_text(
-        "sources:\n  lake:\n    kind: duckdb\n    path: files\n", encoding="utf-8"
+        "sources:\n  lake:\n    kind: duckdb\n    path: files\n" + SECURITY, encoding="utf-8"
     )
     code, out, err = _run(["init", *argv], tmp_path, capsys)
     assert (code, out) == (1, "")
