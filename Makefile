@@ -3,18 +3,27 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 EXAMPLE := example
 
-.PHONY: run test check bench example clean
+.PHONY: run test check bench wheel-check example clean
 
-$(STAMP): pyproject.toml
+# The main job needs only the package; the test toolchain (pytest, mypy, schemathesis, ...) is
+# the dev extra, installed by the targets that use it.
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
 
 # The main job: generate the example catalog and data, check it, answer a certified question.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/sutura example $(EXAMPLE)
 	SUTURA_CONFIG_DIR=$(EXAMPLE) $(BIN)/sutura check
 	SUTURA_CONFIG_DIR=$(EXAMPLE) $(BIN)/sutura query revenue average_order_value \
@@ -30,6 +39,10 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Build the wheel and sdist, install the wheel into a fresh venv, run the main job from it.
+wheel-check: $(STAMP)
+	scripts/wheel-check $(BIN)/python
 
 clean:
 	rm -rf $(VENV) $(EXAMPLE) .mypy_cache .ruff_cache .pytest_cache .hypothesis

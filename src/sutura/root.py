@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from returns.result import Result
 
+from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.startup import Loaded, load
 from sutura.transports.cli.main import run_cli
 
@@ -23,6 +24,10 @@ class Wiring:
     def load(self) -> Result[Loaded, list[str]]:
         """Settings and catalog only (no data touched)."""
         return load(self.environ)
+
+    def settings(self) -> Result[LoadedSettings, list[str]]:
+        """Settings only (no catalog read, no data touched)."""
+        return load_settings(self.environ).alt(lambda errors: [e.sentence() for e in errors])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 from collections.abc import Iterable, Mapping
 
 class _Error(Exception):
+    message: str
     def __init__(
         self,
         message: str,

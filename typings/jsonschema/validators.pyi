@@ -1,4 +1,6 @@
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+
+from jsonschema.exceptions import ValidationError
 
 class Draft202012Validator:
     # resolver is a deprecated RefResolver, format_checker a FormatChecker, registry a
@@ -12,6 +14,8 @@ class Draft202012Validator:
         registry: object = ...,
         _resolver: object = None,
     ) -> None: ...
+    def is_valid(self, instance: object) -> bool: ...
+    def iter_errors(self, instance: object) -> Iterator[ValidationError]: ...
     @classmethod
     def check_schema(
         cls, schema: Mapping[str, object] | bool, format_checker: object = ...

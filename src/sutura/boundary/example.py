@@ -13,6 +13,9 @@ from pathlib import Path
 
 import duckdb
 
+from sutura.boundary.schema_files import modeline_for, write_schema_copies
+from sutura.core.catalog.draft import with_modeline
+
 TEMPLATE_PACKAGE = "sutura"
 TEMPLATE_DIR = "example"
 DATABASE = Path("data") / "example.duckdb"
@@ -97,7 +100,8 @@ def write_example(target: Path, *, orders: int = 20_000) -> None:
     """Write the example catalog, database and settings file under ``target``.
 
     Files the example owns (``catalog/*.md`` of the templates, ``data/example.duckdb``,
-    ``base.yaml``) are replaced; nothing else under ``target`` is touched.
+    ``base.yaml``, ``schemas/*.schema.json``) are replaced; nothing else under ``target`` is
+    touched.
 
     Args:
         target: the directory to write into; created if missing.
@@ -116,8 +120,11 @@ def write_example(target: Path, *, orders: int = 20_000) -> None:
     with duckdb.connect(str(database)) as connection:
         generate_data(connection, orders)
         anchors = {key: anchor_text(connection, sql) for key, sql in _ANCHOR_SQL.items()}
-    _write_catalog(target / CATALOG, anchors)
-    (target / SETTINGS).write_bytes(SETTINGS_TEXT.encode("utf-8"))
+    schemas = write_schema_copies(target)
+    catalog_line = modeline_for(schemas["catalog"], target / CATALOG)
+    _write_catalog(target / CATALOG, anchors, catalog_line)
+    settings = modeline_for(schemas["settings"], target) + "\n" + SETTINGS_TEXT
+    (target / SETTINGS).write_bytes(settings.encode("utf-8"))
 
 
 def generate_data(connection: duckdb.DuckDBPyConnection, orders: int) -> None:
@@ -142,7 +149,7 @@ def anchor_text(connection: duckdb.DuckDBPyConnection, sql: str) -> str | None:
     return None
 
 
-def _write_catalog(directory: Path, anchors: dict[str, str | None]) -> None:
+def _write_catalog(directory: Path, anchors: dict[str, str | None], modeline: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     templates = resources.files(TEMPLATE_PACKAGE).joinpath(TEMPLATE_DIR)
     for template in sorted(templates.iterdir(), key=lambda t: t.name):
@@ -156,4 +163,5 @@ def _write_catalog(directory: Path, anchors: dict[str, str | None]) -> None:
                     if value is None
                     else text.replace(placeholder, value)
                 )
+        text = with_modeline(text, modeline)
         (directory / template.name).write_bytes(text.encode("utf-8"))

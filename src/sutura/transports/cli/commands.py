@@ -16,7 +16,15 @@ from sutura.core.question.model import QuestionError
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import decode_question
 from sutura.core.tool.capability import Capability
-from sutura.transports.cli import cmd_mcp, cmd_render, cmd_serve, cmd_sql, present
+from sutura.transports.cli import (
+    cmd_init,
+    cmd_mcp,
+    cmd_render,
+    cmd_schema,
+    cmd_serve,
+    cmd_sql,
+    present,
+)
 from sutura.transports.cli.calling import call_once, with_service
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
 from sutura.transports.cli.question_args import (
@@ -48,6 +56,7 @@ def register(verbs: Verbs) -> None:
         help="orders to generate (default 20000; 1000000 for benchmarks)",
     )
     example.set_defaults(handler=run_example)
+    cmd_init.register(verbs)
 
     check = verbs.add(
         "check",
@@ -117,6 +126,7 @@ def register(verbs: Verbs) -> None:
     prompt.set_defaults(handler=run_prompt)
     cmd_sql.register(verbs)
     cmd_render.register(verbs)
+    cmd_schema.register(verbs)
     cmd_serve.register(verbs)
     cmd_mcp.register(verbs)
 

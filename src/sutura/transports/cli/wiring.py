@@ -1,15 +1,26 @@
 """What the composition root hands every transport."""
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from returns.result import Result
 
+from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.startup import Loaded
 
 
 class Wiring(Protocol):
     """Settings and catalog, read from the environment the composition root read."""
 
+    @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment the composition root read (settings variables, secrets)."""
+        ...
+
     def load(self) -> Result[Loaded, list[str]]:
         """Settings and catalog, no data touched; every problem as one operator sentence."""
+        ...
+
+    def settings(self) -> Result[LoadedSettings, list[str]]:
+        """The settings alone (no catalog read); every problem as one operator sentence."""
         ...

@@ -1,0 +1,174 @@
+"""``sutura init``: draft a catalog from a configured source, never overwriting a file.
+
+The source is opened as every command opens it, asked for its tables (:mod:`.introspect`),
+and the drafts (:mod:`sutura.core.catalog.draft`) are written under ``catalog.dir``: a file that
+already exists is kept as it is and named in the report.
+"""
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple, assert_never
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from sutura.boundary.schema_files import modeline_for, write_schema_copies
+from sutura.boundary.settings_files import LoadedSettings
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.introspect import Found, introspect
+from sutura.boundary.sources.open import open_source
+from sutura.boundary.sources.skeleton import Faulted, bounded
+from sutura.core.catalog.draft import Draft, draft_catalog
+from sutura.core.catalog.error import quoted
+from sutura.core.settings import (
+    DuckDBSourceSettings,
+    PostgresSourceSettings,
+    SourceSettings,
+    SparkSourceSettings,
+)
+from sutura.core.sql.compile import Dialect
+
+KINDS = "duckdb, postgres, spark"
+
+
+class InitRequest(NamedTuple):
+    """What ``sutura init`` was asked: which source, which schema, which tables (all when empty)."""
+
+    source: str | None
+    schema: str | None
+    tables: Sequence[str]
+
+
+class InitReport(NamedTuple):
+    """What was written, what was kept, and what the author should review."""
+
+    catalog_dir: Path
+    written: list[str]
+    kept: list[str]
+    notes: list[str]
+    draft_metrics: list[str]
+
+
+def chosen_source(loaded: LoadedSettings, asked: str | None) -> Result[str, str]:
+    """The alias to read: the one asked for, or the only one configured."""
+    sources = sorted(loaded.settings.sources)
+    if asked is not None and asked not in sources:
+        listed = ", ".join(sources) or "none"
+        return Failure(f"init: --source {quoted(asked)}: no such source (configured: {listed})")
+    if asked is not None:
+        return Success(asked)
+    if len(sources) == 1:
+        return Success(sources[0])
+    if not sources:
+        return Failure(
+            "init: no source is configured; add one under `sources:` in base.yaml"
+            f" (kind: one of {KINDS})"
+        )
+    return Failure(
+        f"init: several sources are configured ({', '.join(sources)}); pick one with --source"
+    )
+
+
+async def init_catalog(
+    loaded: LoadedSettings,
+    environ: Mapping[str, str],
+    request: InitRequest,
+) -> Result[InitReport, list[str]]:
+    """Draft the catalog from the source ``request`` names and write what is not there yet."""
+    alias = chosen_source(loaded, request.source)
+    if not is_successful(alias):
+        return Failure([alias.failure()])
+    name = alias.unwrap()
+    settings = loaded.settings.sources[name]
+    dialect = dialect_of(settings)
+    if request.schema is not None and dialect != "postgres":
+        return Failure([f"init: --schema applies to postgres sources; {name} is {dialect}"])
+    found = await _found(loaded, environ, name, request)
+    if not is_successful(found):
+        return Failure([found.failure()])
+    tables = found.unwrap()
+    if tables.missing:
+        have = ", ".join(t.table for t in tables.tables) or "none"
+        return Failure(
+            [
+                f"init: --table {quoted(m)}: the source {name} has no such table"
+                for m in tables.missing
+            ]
+            + ([f"init: tables found: {have}"] if not request.tables else [])
+        )
+    if not tables.tables:
+        return Failure([f"init: the source {name} holds no table to draft a model from"])
+    catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
+    schemas = write_schema_copies(loaded.base_dir, replace=False)
+    # Every draft sits one directory down (models/, metrics/, relationships/).
+    line = modeline_for(schemas["catalog"], catalog_dir / "models")
+    draft = draft_catalog(
+        name, tables.tables, tables.foreign_keys, schema_modeline=line, dialect=dialect
+    )
+    return Success(_write(catalog_dir, draft))
+
+
+async def _found(
+    loaded: LoadedSettings, environ: Mapping[str, str], alias: str, request: InitRequest
+) -> Result[Found, str]:
+    settings = loaded.settings
+    context = SourceContext(
+        base_dir=loaded.base_dir,
+        limits=settings.limits,
+        time_zone=settings.catalog.time_zone,
+        environ=environ,
+    )
+    opened = await open_source(alias, settings.sources[alias], context)
+    if not is_successful(opened):
+        return Failure(f"settings: sources.{alias}: {opened.failure()}")
+    source = opened.unwrap()
+    try:
+
+        async def ask(deadline_at: float) -> Found:
+            return await introspect(source, request.schema, request.tables, deadline_at)
+
+        found = await bounded(source, ask, deadline_seconds=settings.limits.deadline_seconds)
+    finally:
+        await source.close()
+    if isinstance(found, Faulted):
+        return Failure(
+            f"init: the source {alias} could not be asked for its tables"
+            f" ({found.fault.value}; run with --verbose for the cause)"
+        )
+    return Success(found)
+
+
+def dialect_of(settings: SourceSettings) -> Dialect:
+    """The kind of a configured source, which is also the dialect it speaks."""
+    match settings:
+        case DuckDBSourceSettings():
+            return "duckdb"
+        case PostgresSourceSettings():
+            return "postgres"
+        case SparkSourceSettings():
+            return "spark"
+        case _:
+            assert_never(settings)
+
+
+def _write(catalog_dir: Path, draft: Draft) -> InitReport:
+    written: list[str] = []
+    kept: list[str] = []
+    for document in draft.documents:
+        path = catalog_dir / document.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("x", encoding="utf-8", newline="\n") as file:
+                file.write(document.text)
+        except FileExistsError:
+            kept.append(document.path)
+            continue
+        written.append(document.path)
+    metrics = [d.path for d in draft.documents if d.path.startswith("metrics/")]
+    return InitReport(
+        catalog_dir=catalog_dir,
+        written=written,
+        kept=kept,
+        notes=list(draft.notes),
+        draft_metrics=[m for m in metrics if m in written],
+    )

@@ -1,0 +1,160 @@
+"""What a source holds: its tables, their columns and types, primary and foreign keys.
+
+Read through the source's own ``fetch`` and ``describe`` (the same connection, deadline and
+session settings as every question), so a column and type reported here is what the model
+check will find. Each engine is asked in its own catalog:
+
+- DuckDB: ``information_schema.tables`` and ``duckdb_constraints()`` of the current schema
+  (a directory of CSV/Parquet files is one table per file, with no keys);
+- PostgreSQL: ``pg_class`` and ``pg_constraint`` of one schema (``public`` unless named);
+- Spark: ``SHOW TABLES`` of the current database (no keys).
+"""
+
+from collections.abc import Sequence
+from typing import Final, NamedTuple, assert_never
+
+from sutura.boundary.sources.skeleton import Source
+from sutura.core.catalog.draft import FoundForeignKey, FoundTable
+from sutura.core.catalog.model import Model
+from sutura.core.sql.probe import schema_probe
+
+MAX_TABLES: Final = 10_000
+
+_DUCKDB_TABLES: Final = (
+    "SELECT table_name FROM information_schema.tables"
+    " WHERE table_schema = current_schema() AND table_catalog = current_database()"
+    " ORDER BY table_name"
+)
+_DUCKDB_KEYS: Final = (
+    "SELECT constraint_type, table_name, constraint_column_names,"
+    " referenced_table, referenced_column_names, constraint_name"
+    " FROM duckdb_constraints()"
+    " WHERE schema_name = current_schema() AND database_name = current_database()"
+    " AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
+    " ORDER BY table_name, constraint_name"
+)
+_POSTGRES_TABLES: Final = (
+    "SELECT c.relname FROM pg_catalog.pg_class c"
+    " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+    " WHERE n.nspname = %s AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition"
+    " ORDER BY c.relname"
+)
+_POSTGRES_KEYS: Final = (
+    "SELECT CASE k.contype WHEN 'p' THEN 'PRIMARY KEY' ELSE 'FOREIGN KEY' END, o.relname,"
+    " ARRAY(SELECT a.attname FROM unnest(k.conkey) WITH ORDINALITY AS u(n, i)"
+    "   JOIN pg_catalog.pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n"
+    "   ORDER BY u.i),"
+    " t.relname,"
+    " ARRAY(SELECT a.attname FROM unnest(k.confkey) WITH ORDINALITY AS u(n, i)"
+    "   JOIN pg_catalog.pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n"
+    "   ORDER BY u.i),"
+    " k.conname"
+    " FROM pg_catalog.pg_constraint k"
+    " JOIN pg_catalog.pg_class o ON o.oid = k.conrelid"
+    " JOIN pg_catalog.pg_namespace n ON n.oid = o.relnamespace"
+    " LEFT JOIN pg_catalog.pg_class t ON t.oid = k.confrelid"
+    " LEFT JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace"
+    " WHERE n.nspname = %s AND k.contype IN ('p', 'f') AND (t.oid IS NULL OR tn.nspname = %s)"
+    " ORDER BY o.relname, k.conname"
+)
+
+
+class Found(NamedTuple):
+    """The tables asked for (sorted by name) and the foreign keys between them."""
+
+    tables: list[FoundTable]
+    foreign_keys: list[FoundForeignKey]
+    missing: list[str]
+
+
+async def introspect(
+    source: Source, schema: str | None, only: Sequence[str], deadline_at: float
+) -> Found:
+    """The tables of ``source`` (only those named in ``only``, when any), their columns and keys.
+
+    Raises the driver's own error, as ``fetch`` and ``describe`` do.
+    """
+    names = await _table_names(source, schema, deadline_at)
+    chosen = [n for n in names if not only or n in only]
+    missing = [n for n in only if n not in names]
+    primary, foreign = await _keys(source, schema, deadline_at)
+    tables = []
+    for name in chosen:
+        table = name if schema in (None, "public") else f"{schema}.{name}"
+        probe = schema_probe(
+            Model(name="m", source=source.alias, table=table, columns=()), source.dialect
+        )
+        columns = await source.describe(probe, deadline_at)
+        tables.append(
+            FoundTable(
+                table=table,
+                columns=tuple((str(c), str(t)) for c, t in columns),
+                primary_key=primary.get(name, ()),
+            )
+        )
+    qualified = {name: t.table for name, t in zip(chosen, tables, strict=True)}
+    keys = [
+        FoundForeignKey(
+            name=fk.name,
+            origin_table=qualified[fk.origin_table],
+            origin_columns=fk.origin_columns,
+            target_table=qualified[fk.target_table],
+            target_columns=fk.target_columns,
+        )
+        for fk in foreign
+        if fk.origin_table in qualified and fk.target_table in qualified
+    ]
+    return Found(tables=tables, foreign_keys=keys, missing=missing)
+
+
+async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:
+    match source.dialect:
+        case "duckdb":
+            fetched = await source.fetch(_DUCKDB_TABLES, [], MAX_TABLES, deadline_at)
+            return [str(row[0]) for row in fetched.rows]
+        case "postgres":
+            params = [schema or "public"]
+            fetched = await source.fetch(_POSTGRES_TABLES, params, MAX_TABLES, deadline_at)
+            return [str(row[0]) for row in fetched.rows]
+        case "spark":
+            fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
+            return sorted(str(row[1]) for row in fetched.rows)
+        case _:
+            assert_never(source.dialect)
+
+
+async def _keys(
+    source: Source, schema: str | None, deadline_at: float
+) -> tuple[dict[str, tuple[str, ...]], list[FoundForeignKey]]:
+    match source.dialect:
+        case "duckdb":
+            fetched = await source.fetch(_DUCKDB_KEYS, [], MAX_TABLES, deadline_at)
+        case "postgres":
+            params = [schema or "public"] * 2
+            fetched = await source.fetch(_POSTGRES_KEYS, params, MAX_TABLES, deadline_at)
+        case "spark":
+            return {}, []
+        case _:
+            assert_never(source.dialect)
+    primary: dict[str, tuple[str, ...]] = {}
+    foreign: list[FoundForeignKey] = []
+    for kind, table, columns, target, target_columns, name in fetched.rows:
+        origin = tuple(str(c) for c in _listed(columns))
+        if kind == "PRIMARY KEY":
+            primary[str(table)] = origin
+        elif target is not None:
+            foreign.append(
+                FoundForeignKey(
+                    name=str(name),
+                    origin_table=str(table),
+                    origin_columns=origin,
+                    target_table=str(target),
+                    target_columns=tuple(str(c) for c in _listed(target_columns)),
+                )
+            )
+    return primary, foreign
+
+
+def _listed(value: object) -> list[object]:
+    """A driver's array value as a list (DuckDB and psycopg both give lists)."""
+    return list(value) if isinstance(value, list | tuple) else []

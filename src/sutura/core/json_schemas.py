@@ -1,0 +1,141 @@
+"""JSON Schemas of what authors write, generated from the msgspec types that decode it.
+
+- **catalog**: a document's front matter, one schema per ``kind`` (from the ``Written*``
+  types: which keys exist, how they nest, every leaf text), joined by ``kind``. The closed
+  vocabularies, names and cross-document rules inside them are checked by ``sutura check``.
+- **settings**: one settings file (``base.yaml``, ``<environment>.yaml``), from
+  :class:`~sutura.core.settings.Settings`; ``environment`` is left out (only
+  ``SUTURA_ENVIRONMENT`` chooses it). It describes a whole file such as ``base.yaml``: an
+  ``<environment>.yaml`` that refines a source of ``base.yaml`` may leave out its required keys.
+
+Editors read them through a ``# yaml-language-server: $schema=…`` modeline.
+
+>>> sorted(catalog_schema()["properties"]["kind"]["enum"])[:3]
+['caveat', 'example', 'glossary']
+>>> "environment" in settings_schema()["properties"]
+False
+"""
+
+import copy
+import json
+from typing import Any, Final
+
+import msgspec
+
+from sutura.core.catalog.parse import DocumentKind
+from sutura.core.catalog.written import (
+    WrittenCaveat,
+    WrittenExample,
+    WrittenGlossary,
+    WrittenMetric,
+    WrittenModel,
+    WrittenNotDefined,
+    WrittenRelationship,
+)
+from sutura.core.settings import Settings
+
+DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+CATALOG_FILE: Final = "catalog.schema.json"
+SETTINGS_FILE: Final = "settings.schema.json"
+SCHEMA_NAMES: Final = ("catalog", "settings")
+
+WRITTEN: Final[dict[DocumentKind, type[msgspec.Struct]]] = {
+    DocumentKind.MODEL: WrittenModel,
+    DocumentKind.RELATIONSHIP: WrittenRelationship,
+    DocumentKind.METRIC: WrittenMetric,
+    DocumentKind.GLOSSARY: WrittenGlossary,
+    DocumentKind.CAVEAT: WrittenCaveat,
+    DocumentKind.NOT_DEFINED: WrittenNotDefined,
+    DocumentKind.EXAMPLE: WrittenExample,
+}
+_TITLES: Final = {
+    DocumentKind.MODEL: "A model: one table of a source, its columns and primary key",
+    DocumentKind.RELATIONSHIP: "A relationship: how one model joins onto another",
+    DocumentKind.METRIC: "A metric: a governed measure over a model",
+    DocumentKind.GLOSSARY: "A glossary term: the user's word and the metric it means",
+    DocumentKind.CAVEAT: "A caveat about metrics",
+    DocumentKind.NOT_DEFINED: "A phrase the catalog does not define",
+    DocumentKind.EXAMPLE: "A worked question",
+}
+
+
+def modeline(schema_path: str) -> str:
+    """The comment that points the YAML language server at a schema.
+
+    >>> modeline("../schemas/catalog.schema.json")
+    '# yaml-language-server: $schema=../schemas/catalog.schema.json'
+    """
+    return f"# yaml-language-server: $schema={schema_path}"
+
+
+def catalog_schema() -> dict[str, Any]:
+    """The front matter of any catalog document: the schema of its ``kind``."""
+    _, components = msgspec.json.schema_components(list(WRITTEN.values()))
+    defs: dict[str, Any] = {name: _text_leaves(d) for name, d in components.items()}
+    for kind, written in WRITTEN.items():
+        defs[written.__name__] = _kind_def(components[written.__name__], kind)
+    kinds = [kind.value for kind in WRITTEN]
+    return {
+        "$schema": DIALECT,
+        "title": "sutura catalog document (front matter)",
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"enum": kinds}},
+        "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": kind.value}}, "required": ["kind"]},
+                "then": {"$ref": f"#/$defs/{written.__name__}"},
+            }
+            for kind, written in WRITTEN.items()
+        ],
+        "$defs": defs,
+    }
+
+
+def kind_schema(kind: DocumentKind) -> dict[str, Any]:
+    """The front matter of a document of one ``kind``."""
+    whole = catalog_schema()
+    name = WRITTEN[kind].__name__
+    return {"$schema": DIALECT, "$ref": f"#/$defs/{name}", "$defs": whole["$defs"]}
+
+
+def _text_leaves(node: Any) -> Any:
+    """Every ``string`` leaf also admits what an editor's YAML reads as a number or boolean:
+    the catalog reads every scalar as the text written (``1.50``, ``yes``, ``2024-01-01``)."""
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            return {**node, "type": ["string", "number", "boolean"]}
+        return {k: _text_leaves(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_text_leaves(v) for v in node]
+    return node
+
+
+def _kind_def(generated: dict[str, Any], kind: DocumentKind) -> dict[str, Any]:
+    definition = copy.deepcopy(generated)
+    definition["title"] = _TITLES[kind]
+    definition["properties"]["kind"] = {"const": kind.value}
+    return definition
+
+
+def settings_schema() -> dict[str, Any]:
+    """One settings file: every section and key, a source's keys those of its kind."""
+    schema: dict[str, Any] = msgspec.json.schema(Settings)
+    defs = schema["$defs"]
+    top = defs.pop("Settings")
+    del top["properties"]["environment"]
+    defs.pop("Environment", None)
+    sources = top["properties"]["sources"]["additionalProperties"]
+    sources.pop("discriminator", None)  # OpenAPI's keyword; ``kind`` selects the branch
+    return {
+        "$schema": DIALECT,
+        "title": "sutura settings file (base.yaml, <environment>.yaml)",
+        **{k: v for k, v in top.items() if k != "title"},
+        "$defs": defs,
+    }
+
+
+def schema_text(name: str) -> str:
+    """The schema ``name`` (``catalog`` or ``settings``) as the JSON file the package ships."""
+    schema = catalog_schema() if name == "catalog" else settings_schema()
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
