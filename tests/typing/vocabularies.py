@@ -268,6 +268,6 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_posture_fails_mypy_where_a_source_decides_whose_identity_reads_it",
         Posture,
         "IMPERSONATION_AT_SOURCE",
-        {"core/settings.py": 1},
+        {"core/settings.py": 2},
     ),
 )
