@@ -17,6 +17,7 @@ from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import decode_question
 from sutura.core.tool.capability import Capability
 from sutura.transports.cli import (
+    cmd_doctor,
     cmd_init,
     cmd_mcp,
     cmd_render,
@@ -67,6 +68,7 @@ def register(verbs: Verbs) -> None:
         "SUTURA_CONFIG_DIR=example sutura check",
     )
     check.set_defaults(handler=run_check)
+    cmd_doctor.register(verbs)
 
     catalog = verbs.add(
         "catalog",
