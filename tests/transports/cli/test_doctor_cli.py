@@ -60,8 +60,8 @@ def test_doctor_reports_a_healthy_deployment_and_how_to_register_it(
 
     command = str(Path(sys.executable).with_name("sutura"))
     assert Path(command).is_file() and shutil.which(command) is not None
-    claude = f"    claude mcp add --transport stdio --env SUTURA_CONFIG_DIR={config} sutura -- {command} mcp"
-    assert claude in lines
+    env = f"--env SUTURA_CONFIG_DIR={config}"
+    assert f"    claude mcp add --transport stdio {env} sutura -- {command} mcp" in lines
     start = lines.index(
         "  Claude Desktop — claude_desktop_config.json (Settings → Developer →"
         " Edit Config), then restart the app:"
