@@ -34,6 +34,7 @@ from sutura.core.settings import Posture
 from sutura.core.sql import compile as sql_compile
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
+from sutura.transports.cli.formats import OutputFormat
 
 PACKAGE = Path(sutura.__file__).parent
 
@@ -269,5 +270,11 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Posture,
         "IMPERSONATION_AT_SOURCE",
         {"core/settings.py": 2},
+    ),
+    enum_row(
+        "a_new_output_format_fails_mypy_where_the_command_line_prints_rows",
+        OutputFormat,
+        "XML",
+        {"transports/cli/formats.py": 1},
     ),
 )
