@@ -11,6 +11,7 @@ from typing import Any
 
 from litestar import Litestar, Response, Router
 from litestar.handlers import HTTPRouteHandler
+from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
 from sutura.core.settings import Settings
@@ -18,6 +19,7 @@ from sutura.core.tool.capability import Capability
 from sutura.transports.http import routes
 from sutura.transports.http.auth import Guard, bearer_guard
 from sutura.transports.http.errors import exception_handlers
+from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
 from sutura.transports.http.replies import failure_response
@@ -50,8 +52,14 @@ def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
     return [routes.health, routes.openapi_document, *capability_routes]
 
 
-def build_app(service: Service, settings: Settings) -> Litestar:
-    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say."""
+def build_app(service: Service, settings: Settings, *, bind_host: str | None = None) -> Litestar:
+    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say.
+
+    ``bind_host`` (``server.host`` unless given) decides which ``Host`` headers are answered
+    when ``server.allowed_hosts`` is not set (see :mod:`sutura.transports.http.gate`).
+    """
+    host = settings.server.host if bind_host is None else bind_host
+    allowed = allowed_hosts_for(host, settings.server.allowed_hosts)
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
@@ -61,6 +69,7 @@ def build_app(service: Service, settings: Settings) -> Litestar:
         exception_handlers=exception_handlers(),
         openapi_config=config,
         plugins=[CarriedSchema(), StrictStructSchema()],
+        middleware=[DefineMiddleware(Gate, allowed=allowed)],
         request_max_body_size=settings.server.max_body_bytes,
         logging_config=None,
         debug=False,
