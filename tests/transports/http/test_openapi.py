@@ -40,11 +40,16 @@ CHECKS = [
 ]
 
 
+SCHEMATHESIS_HOST = "server:\n  allowed_hosts: [testserver]\n"
+"""The ``Host`` schemathesis's ASGI client sends."""
+
+
 @pytest.fixture
 def started(tmp_path: Path) -> Iterator[Started]:
     """The assembled app (a synchronous fixture: schemathesis drives it from its own loop)."""
 
-    with assembled_in_portal(write_deployment(tmp_path)) as value:
+    config = write_deployment(tmp_path, settings=SCHEMATHESIS_HOST)
+    with assembled_in_portal(config) as value:
         yield value
 
 
@@ -75,13 +80,14 @@ def test_the_document_declares_bearer_security_and_every_failure_body(started: S
         "$ref": "#/components/schemas/Question"
     }
     assert set(query["responses"]) == {
-        "200", "400", "401", "403", "404", "408", "413", "422", "500", "503"
+        "200", "400", "401", "403", "404", "408", "413", "415", "422", "500", "503"
     }  # fmt: skip
     assert "Retry-After" in query["responses"]["503"]["headers"]
     assert "security" not in document["paths"]["/health"]["get"]
     codes = document["components"]["schemas"]["FailureCode"]["enum"]
     assert {"unauthorized", "not_a_question", "too_large", "timeout", "internal"} <= set(codes)
     assert {"unavailable", "at_capacity", "tool_not_enabled"} <= set(codes)
+    assert {"host_not_allowed", "unsupported_media_type"} <= set(codes)
 
 
 @pytest.mark.parametrize(
