@@ -64,12 +64,63 @@ class Direction(StrEnum):
     DESC = "desc"
 
 
+class Per(StrEnum):
+    """What ``top`` ranks within: ``period`` keeps the top rows of each period."""
+
+    PERIOD = "period"
+
+
 class Top(Frozen, frozen=True):
     """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
 
-    n: Annotated[int, msgspec.Meta(ge=1)]
-    by: str
-    direction: Direction = Direction.DESC
+    n: Annotated[int, msgspec.Meta(ge=1, description="How many rows to keep (at most max_rows).")]
+    by: Annotated[
+        str, msgspec.Meta(description="A requested metric's name, or period, to rank rows by.")
+    ]
+    direction: Annotated[
+        Direction, msgspec.Meta(description="desc (default) keeps the largest; NULLs rank last.")
+    ] = Direction.DESC
+    per: Annotated[
+        Per | None,
+        msgspec.Meta(description="period: keep the top n rows within each period (default: all)."),
+    ] = None
+
+
+class CompareTo(StrEnum):
+    """Which earlier period each row is compared with."""
+
+    PREVIOUS_PERIOD = "previous_period"
+    PREVIOUS_YEAR = "previous_year"
+
+
+class Compare(Frozen, frozen=True):
+    """Add each metric's prior value, change and relative change to every row."""
+
+    to: Annotated[
+        CompareTo,
+        msgspec.Meta(
+            description="previous_period: the period just before; previous_year: a year"
+            " earlier (52 weeks at grain week)."
+        ),
+    ]
+
+
+class Window(Frozen, frozen=True):
+    """A window over periods, for sums and counts: exactly one of running or trailing."""
+
+    running: Annotated[
+        bool, msgspec.Meta(description="true: cumulative from the range start (default false).")
+    ] = False
+    trailing: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="N >= 1: the total of the last N periods at the grain, ending with"
+                " each row's, reading before the range start as needed (default: none).",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class Question(Frozen, frozen=True):
@@ -81,6 +132,15 @@ class Question(Frozen, frozen=True):
     dimensions: list[str] = msgspec.field(default_factory=list)
     filters: list[Filter] = msgspec.field(default_factory=list)
     top: Top | None = None
+    compare: Compare | None = None
+    window: Window | None = None
+    fill: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: every period of the range has a row, zero for sums and counts,"
+            " NULL otherwise (default false: periods without rows are absent)."
+        ),
+    ] = False
 
 
 class QuestionError(Frozen, frozen=True):
