@@ -170,23 +170,27 @@ def resolve_question(
     if problem is not None:
         return Failure(problem)
     return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits.max_rows)
+        lambda bounds: _derived(question, metrics, bounds, limits)
     )
 
 
 def _derived(
-    question: Question, metrics: tuple[Metric, ...], bounds: Bounds, max_rows: int
+    question: Question, metrics: tuple[Metric, ...], bounds: Bounds, limits: LimitsSettings
 ) -> Result[Resolved, Problem]:
     """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
     top = question.top
+    max_range_days = limits.max_range_days
     window = _resolved_window(question.window)
     compare = None if question.compare is None else question.compare.to
     reads = _reads(bounds, question.grain, compare, window)
+    field = "$.compare" if compare is not None else "$.window.trailing"
     if reads is None:
+        return Failure(QuestionError(field=field, problem="reaches beyond the supported calendar"))
+    if reads and (bounds[0] - reads[0][0]).days > max_range_days:
         return Failure(
-            QuestionError(field="$.range", problem="reaches beyond the supported calendar")
+            QuestionError(field=field, problem="reaches back further than the range limit allows")
         )
-    if question.fill and _period_count(bounds, question.grain) > max_rows:
+    if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
         return Failure(
             QuestionError(
                 field="$.fill",
