@@ -81,8 +81,8 @@ def test_ask_answers_each_question_in_order(example_dir: Path) -> None:
 def test_conflicting_question_fields_come_back_as_question_errors_naming_the_field(
     example_dir: Path,
 ) -> None:
-    year = {"metrics": ["revenue"], "grain": "month", "range": YEAR}
-    conflicting = {
+    year: dict[str, object] = {"metrics": ["revenue"], "grain": "month", "range": YEAR}
+    conflicting: dict[str, dict[str, object]] = {
         "$.window": {"window": {"running": True, "trailing": 3}},
         "$.compare": {"window": {"running": True}, "compare": {"to": "previous_period"}},
         "$.top.by": {"dimensions": ["region"], "top": {"n": 1, "by": "period", "per": "period"}},

@@ -4,6 +4,7 @@ or out-of-bounds forms that are malformed (naming the field) or refused."""
 import datetime
 
 import pytest
+from returns.pipeline import is_successful
 from returns.result import Result
 
 from sutura.core.outcome.refusal import RefusalCode
@@ -92,7 +93,8 @@ def test_fill_over_more_periods_than_the_row_limit_is_malformed() -> None:
         "$.fill",
         "the range has more periods of this grain than the row limit",
     )
-    assert resolve_with(limits, grain="day", range={"start": "2024-01-01", "end": "2024-02-01"})
+    month = {"start": "2024-01-01", "end": "2024-02-01"}
+    assert is_successful(resolve_with(limits, grain="day", range=month, fill=True))
 
 
 @pytest.mark.parametrize(

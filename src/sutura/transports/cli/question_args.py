@@ -201,6 +201,12 @@ def _document(args: argparse.Namespace) -> dict[str, object]:
     filters = _filters(args.where, "in") + _filters(args.where_not, "not_in")
     if filters:
         document["filters"] = filters
+    return {**document, **_top_and_derived(args)}
+
+
+def _top_and_derived(args: argparse.Namespace) -> dict[str, object]:
+    """``top``, ``compare``, ``window`` and ``fill`` as the flags give them."""
+    document: dict[str, object] = {}
     if args.top is not None:
         top: dict[str, object] = {"n": args.top, "by": args.top_by}
         if args.top_direction is not None:
