@@ -20,38 +20,61 @@ from sutura.core.catalog.grain import Grain
 class Last(Frozen, frozen=True):
     """The last ``count`` whole units, ending before the current one unless ``include_current``."""
 
-    count: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
-    unit: Grain
-    include_current: bool = False
+    count: Annotated[
+        int, msgspec.Meta(ge=1, le=100_000, description="How many whole units, 1 to 100000.")
+    ]
+    unit: Annotated[
+        Grain, msgspec.Meta(description="day, week (ISO, from Monday), month, quarter or year.")
+    ]
+    include_current: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: the current, unfinished unit is the last of the count"
+            " (default false: the range ends where the current unit starts)."
+        ),
+    ] = False
 
 
 class Range(Frozen, frozen=True):
     """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
 
-    start: datetime.date | None = None
-    end: datetime.date | None = None
-    last: Last | None = None
+    start: Annotated[
+        datetime.date | None, msgspec.Meta(description="First day (ISO date), included.")
+    ] = None
+    end: Annotated[
+        datetime.date | None,
+        msgspec.Meta(description="Day after the last one (ISO date): the end is excluded."),
+    ] = None
+    last: Annotated[
+        Last | None, msgspec.Meta(description="The last whole units instead of start and end.")
+    ] = None
 
 
 class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
     """``dimension = value``."""
 
-    dimension: str
-    value: str
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    value: Annotated[str, msgspec.Meta(description="One of the dimension's allowed values.")]
 
 
 class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
     """``dimension IN values``."""
 
-    dimension: str
-    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to keep."),
+    ]
 
 
 class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
     """``dimension NOT IN values``."""
 
-    dimension: str
-    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to drop."),
+    ]
 
 
 Filter = FilterEq | FilterIn | FilterNotIn
@@ -126,14 +149,47 @@ class Window(Frozen, frozen=True):
 class Question(Frozen, frozen=True):
     """A typed question about one or more certified metrics."""
 
-    metrics: Annotated[list[str], msgspec.Meta(min_length=1, max_length=16)]
-    grain: Grain
-    range: Range
-    dimensions: list[str] = msgspec.field(default_factory=list)
-    filters: list[Filter] = msgspec.field(default_factory=list)
-    top: Top | None = None
-    compare: Compare | None = None
-    window: Window | None = None
+    metrics: Annotated[
+        list[str],
+        msgspec.Meta(
+            min_length=1,
+            max_length=16,
+            description="Catalog metric names (1 to 16) sharing a model and time column.",
+        ),
+    ]
+    grain: Annotated[
+        Grain, msgspec.Meta(description="The period of each row: one the metrics list.")
+    ]
+    range: Annotated[
+        Range,
+        msgspec.Meta(
+            description="{start, end} (end excluded) or {last}; widened to whole periods."
+        ),
+    ]
+    dimensions: Annotated[
+        list[str], msgspec.Meta(description="Dimensions to group by (default: none).")
+    ] = msgspec.field(default_factory=list)
+    filters: Annotated[
+        list[Filter],
+        msgspec.Meta(description="Conditions on filterable dimensions, all kept (default: none)."),
+    ] = msgspec.field(default_factory=list)
+    top: Annotated[
+        Top | None, msgspec.Meta(description="Keep the first n rows by a metric (default: all).")
+    ] = None
+    compare: Annotated[
+        Compare | None,
+        msgspec.Meta(
+            description="Add m.prior, m.change and m.relative_change per metric (exact; NULL"
+            " where the prior is missing, the relative change where it is zero; default: none)."
+        ),
+    ] = None
+    window: Annotated[
+        Window | None,
+        msgspec.Meta(
+            description="Add m.running or m.trailing per metric, sums and counts only"
+            " (default: none)."
+        ),
+    ] = None
     fill: Annotated[
         bool,
         msgspec.Meta(
