@@ -70,6 +70,25 @@ def test_the_openapi_document_matches_its_snapshot(started: Started) -> None:
     )
 
 
+_QUESTION_PARTS = ("Question", "Range", "Last", "Top", "Compare", "Window")
+_FILTERS = ("FilterEq", "FilterIn", "FilterNotIn")
+
+
+def test_every_field_of_the_question_carries_a_description_a_model_can_act_on(
+    started: Started,
+) -> None:
+    schemas = _document(started)["components"]["schemas"]
+    for name in (*_QUESTION_PARTS, *_FILTERS):
+        for field, body in schemas[name]["properties"].items():
+            if name in _FILTERS and field == "op":  # the tag names the operator itself
+                assert body["const"] in {"eq", "in", "not_in"}
+                continue
+            assert len(body.get("description", "").split()) >= 3, (name, field)
+    defaults = schemas["Question"]["properties"]
+    for field in ("dimensions", "filters", "top", "compare", "window", "fill"):
+        assert "default" in defaults[field]["description"], field
+
+
 def test_the_document_declares_bearer_security_and_every_failure_body(started: Started) -> None:
     document = _document(started)
     scheme = document["components"]["securitySchemes"]["bearer"]

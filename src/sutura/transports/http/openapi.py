@@ -70,13 +70,19 @@ def _question_schema(schema: Schema) -> Schema:
     metrics = (schema.properties or {}).get("metrics")
     if isinstance(metrics, Schema):
         metrics.unique_items = True
-        metrics.description = "Each metric at most once."
+        metrics.description = _also(metrics.description, "Each metric at most once.")
     top = (schema.properties or {}).get("top")
     if isinstance(top, Schema):
-        top.description = (
-            "top.by is period or one of the requested metrics; top.n is at most limits.max_rows."
+        top.description = _also(
+            top.description,
+            "top.by is period or one of the requested metrics; top.n is at most limits.max_rows.",
         )
     return schema
+
+
+def _also(description: str | None, rule: str) -> str:
+    """The field's own description (from the Struct), then the rule the decoder adds."""
+    return rule if not description else f"{description} {rule}"
 
 
 _DATE: Final = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE)
