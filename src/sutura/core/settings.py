@@ -46,6 +46,8 @@ class ServerSettings(Frozen, frozen=True):
     request_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=256)] = 65536
     max_concurrent_queries: Annotated[int, msgspec.Meta(ge=1)] = 8
+    console: bool | None = None
+    """The web console at ``/``: ``None`` serves it in development only."""
 
 
 class SecuritySettings(Frozen, frozen=True):
@@ -144,6 +146,18 @@ class Settings(Frozen, frozen=True):
 
 MIN_TOKEN_CHARS = 16
 MIN_PRODUCTION_TOKEN_CHARS = 32
+
+
+def console_served(settings: Settings) -> bool:
+    """Whether ``sutura serve`` serves the web console at ``/`` (``server.console``; unset, only
+    in development).
+
+    >>> console_served(Settings()), console_served(Settings(environment=Environment.PRODUCTION))
+    (True, False)
+    """
+    if settings.server.console is not None:
+        return settings.server.console
+    return settings.environment is Environment.DEVELOPMENT
 
 
 def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:

@@ -13,10 +13,12 @@ from litestar import Litestar, Response, Router
 from litestar.handlers import HTTPRouteHandler
 
 from sutura.boundary.service import Service
-from sutura.core.settings import Settings
+from sutura.core.settings import Settings, console_served
 from sutura.core.tool.capability import Capability
 from sutura.transports.http import routes
 from sutura.transports.http.auth import Guard, bearer_guard
+from sutura.transports.http.console.assets import asset_routes
+from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
@@ -47,7 +49,10 @@ def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
         token=bool(token),
     )
     capability_routes = [routes.route_of(capability, calls) for capability in Capability]
-    return [routes.health, routes.openapi_document, *capability_routes]
+    base = [routes.health, routes.openapi_document, *capability_routes]
+    if not console_served(settings):
+        return base
+    return [*base, *asset_routes(), *console_routes(calls, token=bool(token))]
 
 
 def build_app(service: Service, settings: Settings) -> Litestar:
