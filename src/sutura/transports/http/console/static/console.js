@@ -30,6 +30,75 @@
     return node;
   }
 
+  // The project's escape set (docs/text-format.md): every character Python's isprintable()
+  // rejects (other than the ASCII space), every Default_Ignorable_Code_Point, and the
+  // backslash, shown as \t \n \r \\ or \uXXXX / \UXXXXXXXX in lowercase hex, so nothing
+  // invisible or reordering reaches the reader and no value can draw a line or a row.
+  const ESCAPED = /[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}\\]/u;
+  const NAMED = { "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\" };
+
+  function escapeChar(ch) {
+    if (ch === " " || !ESCAPED.test(ch)) return null;
+    if (NAMED[ch]) return NAMED[ch];
+    const point = ch.codePointAt(0);
+    return point > 0xffff ? "\\U" + point.toString(16).padStart(8, "0") : "\\u" + point.toString(16).padStart(4, "0");
+  }
+
+  // Text as nodes: plain runs as text nodes, each escape as a marked span holding its text.
+  function escaped(text) {
+    const fragment = document.createDocumentFragment();
+    let run = "";
+    for (const ch of text) {
+      const shown = escapeChar(ch);
+      if (shown === null) { run += ch; continue; }
+      if (run) fragment.append(document.createTextNode(run));
+      run = "";
+      fragment.append(h("span", { class: "esc" }, shown));
+    }
+    if (run) fragment.append(document.createTextNode(run));
+    return fragment;
+  }
+
+  // A cell adds the cell rules: NULL is \N, the empty string \e, a leading " is \u0022,
+  // and the literal texts \N and \e get their backslash escaped like any other.
+  function escapedCell(cell) {
+    if (cell === null) return h("span", { class: "esc" }, "\\N");
+    if (cell === "") return h("span", { class: "esc" }, "\\e");
+    if (cell.startsWith('"')) {
+      const fragment = document.createDocumentFragment();
+      fragment.append(h("span", { class: "esc" }, "\\u0022"), escaped(cell.slice(1)));
+      return fragment;
+    }
+    return escaped(cell);
+  }
+
+  // Prose keeps its lines (split on \n only); everything else in a line is escaped.
+  function escapedProse(text) {
+    const fragment = document.createDocumentFragment();
+    text.split("\n").forEach((line, i) => {
+      if (i) fragment.append(document.createTextNode("\n"));
+      fragment.append(escaped(line));
+    });
+    return fragment;
+  }
+
+  function escapeString(text) {
+    let out = "";
+    for (const ch of text) { const shown = escapeChar(ch); out += shown === null ? ch : shown; }
+    return out;
+  }
+
+  // A cell as one line of text, by the same rules as escapedCell.
+  function cellString(cell) {
+    if (cell === null) return "\\N";
+    if (cell === "") return "\\e";
+    return cell.startsWith('"') ? "\\u0022" + escapeString(cell.slice(1)) : escapeString(cell);
+  }
+
+  function lines(texts) {
+    return texts.join("\n");
+  }
+
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
     return node;
@@ -55,7 +124,7 @@
   function prose(value, label) {
     if (value === undefined || value === null) return null;
     const text = typeof value === "string" ? value : JSON.stringify(value);
-    return h("div", {}, h("span", { class: "prose-label" }, label), h("p", { class: "prose" }, text));
+    return h("div", {}, h("span", { class: "prose-label" }, label), h("p", { class: "prose" }, escapedProse(text)));
   }
 
   function synonymsOf(name) {
@@ -69,19 +138,19 @@
       h("tr", {}, h("th", { scope: "col" }, "name"), h("th", { scope: "col" }, "filterable"),
         h("th", { scope: "col" }, "allowed values")),
       ...metric.dimensions.map((d) => h("tr", {},
-        h("td", {}, d.name, prose(d.description, "description")),
+        h("td", {}, escaped(d.name), prose(d.description, "description")),
         h("td", {}, d.filterable ? "yes" : "group by only"),
-        h("td", {}, d.allowed_values ? d.allowed_values.join("\n") : "—"))));
+        h("td", {}, d.allowed_values ? lines(d.allowed_values.map(cellString)) : "—"))));
     const synonyms = synonymsOf(metric.name);
-    const caveats = (metric.caveats || []).map((c) => h("div", {}, h("strong", {}, "caveat: " + c.name),
+    const caveats = (metric.caveats || []).map((c) => h("div", {}, h("strong", {}, escaped("caveat: " + c.name)),
       prose(c.description, "caveat")));
-    const use = h("button", { type: "button", class: "secondary" }, "Ask about " + metric.name);
+    const use = h("button", { type: "button", class: "secondary" }, escaped("Ask about " + metric.name));
     use.addEventListener("click", () => { chooseMetric(metric.name); $("grain").focus(); });
     const item = h("li", { "data-metric": metric.name },
-      h("h3", {}, metric.name),
+      h("h3", {}, escaped(metric.name)),
       prose(metric.description, "description (author's prose)"),
       h("p", {}, "grains: " + metric.grains.join(", ")),
-      synonyms.length ? h("p", {}, "also called: " + synonyms.join(", ")) : null,
+      synonyms.length ? h("p", {}, escaped("also called: " + synonyms.join(", "))) : null,
       dims, caveats, use);
     const words = [metric.name, ...synonyms, typeof metric.description === "string" ? metric.description : ""];
     item.dataset.search = words.join("\n").toLowerCase();
@@ -100,23 +169,23 @@
     for (const term of glossary) {
       const means = [term.means.metric, term.means.dimension, term.means.value].filter((x) => x !== undefined);
       box.append(h("div", { class: "term" },
-        h("p", {}, h("strong", {}, "term: " + term.term), " means " + means.join(" / ") +
-          (term.synonyms.length ? " (also: " + term.synonyms.join(", ") + ")" : "")),
+        h("p", {}, h("strong", {}, escaped("term: " + term.term)), escaped(" means " + means.join(" / ") +
+          (term.synonyms.length ? " (also: " + term.synonyms.join(", ") + ")" : ""))),
         prose(term.description, "glossary")));
     }
     for (const item of notDefined) {
       box.append(h("div", {},
-        h("p", {}, h("strong", {}, "not defined: " + item.phrase),
-          item.synonyms.length ? " (also: " + item.synonyms.join(", ") + ")" : ""),
+        h("p", {}, h("strong", {}, escaped("not defined: " + item.phrase)),
+          escaped(item.synonyms.length ? " (also: " + item.synonyms.join(", ") + ")" : "")),
         prose(item.description, "not defined")));
     }
     for (const example of examples) {
-      const load = h("button", { type: "button", class: "secondary" }, "Load example " + example.name);
+      const load = h("button", { type: "button", class: "secondary" }, escaped("Load example " + example.name));
       load.addEventListener("click", () => { setQuestion(example.question); $("question-json").focus(); });
       box.append(h("div", {},
-        h("p", {}, h("strong", {}, "example: " + example.name)),
-        h("ul", {}, ...example.asked.map((a) => h("li", {}, a))),
-        h("pre", { class: "half" }, JSON.stringify(example.question)),
+        h("p", {}, h("strong", {}, escaped("example: " + example.name))),
+        h("ul", {}, ...example.asked.map((a) => h("li", {}, escaped(a)))),
+        h("pre", { class: "half" }, escaped(JSON.stringify(example.question))),
         prose(example.description, "example"), load));
     }
   }
@@ -168,7 +237,7 @@
     const id = name + "-" + String(Math.random()).slice(2);
     const box = h("input", { type: "checkbox", id, name, value });
     box.addEventListener("change", onChange);
-    return [box, h("label", { for: id }, labelText)];
+    return [box, h("label", { for: id }, escapeString(labelText))];
   }
 
   function chosen(name) {
@@ -182,7 +251,7 @@
   function options(select, values, keep) {
     const previous = keep ? select.value : null;
     clear(select);
-    for (const value of values) select.append(h("option", { value }, value));
+    for (const value of values) select.append(h("option", { value }, cellString(value)));
     if (previous !== null && values.includes(previous)) select.value = previous;
   }
 
@@ -241,7 +310,7 @@
     let control;
     if (dim && dim.allowed_values) {
       control = h("select", { id, multiple: op !== "eq", class: "values" });
-      for (const value of dim.allowed_values) control.append(h("option", { value }, value));
+      for (const value of dim.allowed_values) control.append(h("option", { value }, cellString(value)));
     } else {
       control = h("textarea", { id, rows: 2, class: "values", placeholder: "one value per line" });
     }
@@ -397,11 +466,10 @@
   function renderRows(answer, metricNames) {
     const table = clear($("rows"));
     table.append(h("caption", {}, answer.rows.length + " rows"));
-    table.append(h("tr", {}, ...answer.columns.map((c) => h("th", { scope: "col" }, c))));
+    table.append(h("tr", {}, ...answer.columns.map((c) => h("th", { scope: "col" }, escapedCell(c)))));
     for (const row of answer.rows) {
-      table.append(h("tr", {}, ...row.map((cell, i) => cell === null
-        ? h("td", { class: "null" }, "NULL")
-        : h("td", { class: metricNames.has(answer.columns[i]) ? "num" : null }, cell))));
+      table.append(h("tr", {}, ...row.map((cell, i) =>
+        h("td", { class: metricNames.has(answer.columns[i]) ? "num" : null }, escapedCell(cell)))));
     }
   }
 
@@ -430,7 +498,7 @@
     const periods = [...new Set(answer.rows.map((r) => r[0]))].sort();
     const series = new Map();
     for (const row of answer.rows) {
-      const key = groupAt.map((i) => row[i] === null ? "NULL" : row[i]).join(" · ") || metric;
+      const key = groupAt.map((i) => cellString(row[i])).join(" · ") || metric;
       if (!series.has(key)) series.set(key, new Map());
       const value = row[valueAt] === null ? NaN : Number(row[valueAt]);
       series.get(key).set(row[0], value);
