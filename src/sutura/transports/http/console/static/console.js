@@ -222,6 +222,7 @@
       return false;
     }
     renderCatalog(reply.json);
+    $("timing").dataset.catalogMs = String(performance.now());
     say("Catalog loaded: " + reply.json.metrics.length + " metrics.");
     return true;
   }
