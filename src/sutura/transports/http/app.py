@@ -52,7 +52,7 @@ def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
     base = [routes.health, routes.openapi_document, *capability_routes]
     if not console_served(settings):
         return base
-    return [*base, *asset_routes(), *console_routes(calls, token=bool(token))]
+    return [*base, *asset_routes(), *console_routes(calls)]
 
 
 def build_app(service: Service, settings: Settings) -> Litestar:

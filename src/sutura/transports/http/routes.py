@@ -25,8 +25,9 @@ from sutura.core.question.model import Question
 from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
 from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
-from sutura.core.tool.reply import Malformed, NotOffered
+from sutura.core.tool.reply import Malformed, NotOffered, Reply
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Guard, caller_of
 from sutura.transports.http.body import QuestionBody, StatementBody
@@ -68,13 +69,22 @@ class Calls:
         self.guards = list(guards)
         self._token = token
 
+    def caller(self, _request: Request[Any, Any, Any]) -> Caller:
+        """Who is calling with ``request`` (the one place a route names its caller)."""
+        return caller_of(uuid.uuid4().hex, token=self._token)
+
+    async def call(
+        self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
+    ) -> Reply:
+        """The one call, within the request's deadline."""
+        deadline = seconds_left(request.scope, self.timeout)
+        return await self.service.call(capability, arguments, self.caller(request), deadline)
+
     async def reply(
         self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
     ) -> Response[Any]:
         """The one call, as a response."""
-        caller = caller_of(uuid.uuid4().hex, token=self._token)
-        deadline = seconds_left(request.scope, self.timeout)
-        return response_of(await self.service.call(capability, arguments, caller, deadline))
+        return response_of(await self.call(capability, arguments, request))
 
     def offered(self, capability: Capability) -> list[Guard]:
         """The guards, plus one refusing the capability before its body is read when this

@@ -20,6 +20,8 @@ from tests.transports.http.deployments import AUTH, QUESTION, assembled, client,
 pytestmark = pytest.mark.anyio
 
 FIRST_LOAD_LIMIT = 200_000
+PRODUCTION_TOKEN = "production-token-0123456789abcdef0123"  # production wants 32 characters
+PRODUCTION_AUTH = {"Authorization": f"Bearer {PRODUCTION_TOKEN}"}
 
 
 @pytest.fixture(scope="module")
@@ -184,17 +186,19 @@ async def test_a_question_that_does_not_compile_gets_the_body_v1_query_sends(
 async def test_the_console_is_absent_when_turned_off_and_outside_development_by_default(
     tmp_path: Path, settings: str, environ: dict[str, str]
 ) -> None:
-    config = write_deployment(tmp_path, settings=settings)
+    config = write_deployment(tmp_path, settings=settings, token=PRODUCTION_TOKEN)
     async with assembled(config, **environ) as started, client(started.app) as http:
         with anyio.fail_after(10):
             page = await http.get("/")
-            helper = await http.post("/console/compile", json=QUESTION, headers=AUTH)
-            catalog = await http.get("/v1/catalog", headers=AUTH)
+            helper = await http.post("/console/compile", json=QUESTION, headers=PRODUCTION_AUTH)
+            catalog = await http.get("/v1/catalog", headers=PRODUCTION_AUTH)
     assert (page.status_code, helper.status_code, catalog.status_code) == (404, 404, 200)
 
 
 async def test_production_serves_the_console_when_the_operator_turns_it_on(tmp_path: Path) -> None:
-    config = write_deployment(tmp_path, settings="server:\n  console: true\n")
+    config = write_deployment(
+        tmp_path, settings="server:\n  console: true\n", token=PRODUCTION_TOKEN
+    )
     async with (
         assembled(config, SUTURA_ENVIRONMENT="production") as started,
         client(started.app) as http,

@@ -8,12 +8,12 @@
   as ``sutura compile`` prints them; it needs the scope ``ask_metric`` needs.
 """
 
-import uuid
 from typing import Any, Final, assert_never
 
 import msgspec
 from litestar import Request, Response, post
 from litestar.handlers import HTTPRouteHandler
+from litestar.middleware import DefineMiddleware
 from returns.pipeline import is_successful
 
 from sutura.core.codec import halves_of
@@ -21,8 +21,8 @@ from sutura.core.outcome.answer import Refused
 from sutura.core.question.model import QuestionError, decode_question_json
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Declined, Malformed, NotPermitted, Reply
-from sutura.transports.http.auth import caller_of
 from sutura.transports.http.console.wire import agent_view, compiled_view
+from sutura.transports.http.limits import RequestDeadline
 from sutura.transports.http.replies import JSON, NO_STORE, response_of
 from sutura.transports.http.routes import Calls
 
@@ -36,7 +36,7 @@ def _view_response(reply: Reply) -> Response[bytes]:
 _NOT_JSON: Final = "not a JSON object"
 
 
-def agent_route(capability: Capability, calls: Calls, *, token: bool) -> HTTPRouteHandler:
+def agent_route(capability: Capability, calls: Calls) -> HTTPRouteHandler:
     """The console route showing ``capability``'s reply as the agent receives it."""
 
     @post(
@@ -45,6 +45,7 @@ def agent_route(capability: Capability, calls: Calls, *, token: bool) -> HTTPRou
         status_code=200,
         include_in_schema=False,
         name=f"console-{capability.value}",
+        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
     )
     async def agent(request: Request[Any, Any, Any]) -> Response[bytes]:
         body = await request.body()
@@ -53,10 +54,8 @@ def agent_route(capability: Capability, calls: Calls, *, token: bool) -> HTTPRou
             arguments = msgspec.json.decode(body) if body.strip() else None
         except msgspec.DecodeError:
             return _view_response(Malformed(capability=capability, field="$", problem=_NOT_JSON))
-        caller = caller_of(uuid.uuid4().hex, token=token)
         with calls.admission.slot():
-            reply = await calls.service.call(capability, arguments, caller, calls.timeout)
-        return _view_response(reply)
+            return _view_response(await calls.call(capability, arguments, request))
 
     return agent
 
@@ -77,7 +76,7 @@ def _question_problem(problem: QuestionError | Refused) -> Response[Any]:
             assert_never(problem)
 
 
-def compile_route(calls: Calls, *, token: bool) -> HTTPRouteHandler:
+def compile_route(calls: Calls) -> HTTPRouteHandler:
     """``POST /console/compile``: the question's statement, without running it."""
 
     @post(
@@ -88,8 +87,7 @@ def compile_route(calls: Calls, *, token: bool) -> HTTPRouteHandler:
         name="console-compile",
     )
     async def compile_question(request: Request[Any, Any, Any]) -> Response[Any]:
-        caller = caller_of(uuid.uuid4().hex, token=token)
-        if not caller.permits(Capability.ASK_METRIC):
+        if not calls.caller(request).permits(Capability.ASK_METRIC):
             return response_of(NotPermitted(capability=Capability.ASK_METRIC))
         question = decode_question_json(await request.body())
         if not is_successful(question):
@@ -106,7 +104,6 @@ def compile_route(calls: Calls, *, token: bool) -> HTTPRouteHandler:
     return compile_question
 
 
-def console_routes(calls: Calls, *, token: bool) -> list[HTTPRouteHandler]:
+def console_routes(calls: Calls) -> list[HTTPRouteHandler]:
     """Every console helper: one agent view per capability, and the compiler."""
-    agents = [agent_route(capability, calls, token=token) for capability in Capability]
-    return [*agents, compile_route(calls, token=token)]
+    return [*(agent_route(capability, calls) for capability in Capability), compile_route(calls)]
