@@ -222,8 +222,13 @@ def test_time_to_first_answer_of_the_example_is_measured(page: Page, example_url
     _ask(page)
     shown_at: dict[str, str] = page.locator("#timing").evaluate("t => ({...t.dataset})")
     measured = {k: round(float(v), 1) for k, v in shown_at.items()}
+    # The page's own work, without the automation's pauses between steps: ready to script,
+    # the catalog fetched and drawn, the question asked and its answer drawn.
+    measured["page_work_ms"] = round(
+        measured["readyMs"] + measured["catalogLoadMs"] + measured["askMs"], 1
+    )
     _record("time_to_first_answer_ms", measured)
-    assert set(measured) == {"askMs", "sinceLoadMs", "catalogMs"}
+    assert set(measured) >= {"askMs", "sinceLoadMs", "catalogMs", "catalogLoadMs", "readyMs"}
     assert _text(page.locator("#answer-summary")).startswith("answer · 16 rows")
 
 

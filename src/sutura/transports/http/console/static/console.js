@@ -215,6 +215,7 @@
   }
 
   async function loadCatalog() {
+    const started = performance.now();
     say("Loading the catalog…");
     const reply = await call("GET", "/v1/catalog");
     if (reply.status !== 200 || !reply.json) {
@@ -223,6 +224,7 @@
     }
     renderCatalog(reply.json);
     $("timing").dataset.catalogMs = String(performance.now());
+    $("timing").dataset.catalogLoadMs = String(performance.now() - started);
     say("Catalog loaded: " + reply.json.metrics.length + " metrics.");
     return true;
   }
@@ -596,6 +598,7 @@
   // ---- wiring ---------------------------------------------------------------------------
 
   function start() {
+    $("timing").dataset.readyMs = String(performance.now());
     $("answer-heading").setAttribute("tabindex", "-1");
     $("token-form").addEventListener("submit", (event) => {
       event.preventDefault();
