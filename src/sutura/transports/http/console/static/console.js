@@ -373,8 +373,19 @@
     return question;
   }
 
+  const FORM_FIELDS = ["metrics", "grain", "range", "dimensions", "filters", "top"];
+
+  // The form's fields, with every other field already in the JSON box kept as written (the
+  // question fields the forms do not offer survive an edit of the form).
   function renderQuestion() {
-    $("question-json").value = JSON.stringify(questionOfForm(), null, 2);
+    const kept = {};
+    try {
+      const current = JSON.parse($("question-json").value);
+      if (current && typeof current === "object" && !Array.isArray(current)) {
+        for (const [key, value] of Object.entries(current)) if (!FORM_FIELDS.includes(key)) kept[key] = value;
+      }
+    } catch (_err) { /* not JSON yet: the form's question replaces it */ }
+    $("question-json").value = JSON.stringify({ ...questionOfForm(), ...kept }, null, 2);
   }
 
   // Put a question (an example's) into the form as far as the form can hold it; the JSON
