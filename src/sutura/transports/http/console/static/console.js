@@ -601,7 +601,7 @@
     const timing = $("timing");
     timing.dataset.askMs = String(shown - started);
     timing.dataset.sinceLoadMs = String(shown);
-    timing.textContent = "answer shown " + Math.round(shown - started) + " ms after asking";
+    timing.textContent = "shown " + Math.round(shown - started) + " ms after asking";
     say("Answer shown: " + reply.json.outcome + ".");
     $("answer-heading").focus();
   }
