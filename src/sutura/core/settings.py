@@ -102,6 +102,8 @@ class ServerSettings(Frozen, frozen=True):
     header_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 10.0
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
     allowed_hosts: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
+    console: bool | None = None
+    """The web console at ``/``: ``None`` serves it in development only."""
 
 
 class SecuritySettings(Frozen, frozen=True):
@@ -202,6 +204,18 @@ class Settings(Frozen, frozen=True):
 
 MIN_TOKEN_CHARS = 16
 MIN_PRODUCTION_TOKEN_CHARS = 32
+
+
+def console_served(settings: Settings) -> bool:
+    """Whether ``sutura serve`` serves the web console at ``/`` (``server.console``; unset, only
+    in development).
+
+    >>> console_served(Settings()), console_served(Settings(environment=Environment.PRODUCTION))
+    (True, False)
+    """
+    if settings.server.console is not None:
+        return settings.server.console
+    return settings.environment is Environment.DEVELOPMENT
 
 
 def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:

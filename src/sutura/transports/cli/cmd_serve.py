@@ -16,7 +16,8 @@ def register(verbs: Verbs) -> None:
         "serve",
         "serve the HTTP JSON API (catalog, query, OpenAPI at /openapi.json, docs at /docs)",
         "Opens the service (sources, models, anchors) and serves GET /v1/catalog, POST "
-        "/v1/query and, when enabled, POST /v1/sql/run until SIGINT or SIGTERM (docs/http.md).",
+        "/v1/query and, when enabled, POST /v1/sql/run until SIGINT or SIGTERM (docs/http.md); "
+        "with server.console (development's default), the web console at / (docs/console.md).",
         "SUTURA_CONFIG_DIR=example sutura serve --port 8765",
     )
     serve.add_argument("--host", help="listen address (default: server.host)")

@@ -15,10 +15,12 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
-from sutura.core.settings import Settings
+from sutura.core.settings import Settings, console_served
 from sutura.core.tool.capability import Capability
 from sutura.transports.http import routes
 from sutura.transports.http.auth import Authentication, authentication_of
+from sutura.transports.http.console.assets import asset_routes
+from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
@@ -51,7 +53,10 @@ def _handlers(
     capability_routes = [routes.route_of(capability, calls) for capability in Capability]
     inbound = settings.security.inbound
     discovery = [] if inbound is None else [routes.protected_resource_route(inbound)]
-    return [routes.health, routes.openapi_document, *discovery, *capability_routes]
+    base = [routes.health, routes.openapi_document, *discovery, *capability_routes]
+    if not console_served(settings):
+        return base
+    return [*base, *asset_routes(), *console_routes(calls)]
 
 
 def build_app(

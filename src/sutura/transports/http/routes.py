@@ -24,8 +24,9 @@ from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
 from sutura.core.settings import InboundSettings
 from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
-from sutura.core.tool.reply import Malformed, NotOffered, NotPermitted
+from sutura.core.tool.reply import Malformed, NotOffered, NotPermitted, Reply
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Authentication, Guard, caller_of
 from sutura.transports.http.body import QuestionBody, StatementBody
@@ -66,13 +67,22 @@ class Calls:
         self.timeout = timeout
         self.guards: list[Guard] = [authentication.guard]
 
+    def caller(self, request: Request[Any, Any, Any]) -> Caller:
+        """Who is calling with ``request`` (the one place a route names its caller)."""
+        return caller_of(request)
+
+    async def call(
+        self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
+    ) -> Reply:
+        """The one call, within the request's deadline."""
+        deadline = seconds_left(request.scope, self.timeout)
+        return await self.service.call(capability, arguments, self.caller(request), deadline)
+
     async def reply(
         self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
     ) -> Response[Any]:
         """The one call, as a response."""
-        caller = caller_of(request)
-        deadline = seconds_left(request.scope, self.timeout)
-        return response_of(await self.service.call(capability, arguments, caller, deadline))
+        return response_of(await self.call(capability, arguments, request))
 
     def offered(self, capability: Capability) -> list[Guard]:
         """The guards (the caller first), plus one refusing the capability before its body is

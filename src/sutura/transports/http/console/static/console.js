@@ -1,0 +1,631 @@
+// The sutura console. Plain script, no build step, nothing fetched but this server's routes.
+// Every byte that came from a data system or a catalog author is set with textContent (or
+// as an attribute value through setAttribute on a fixed attribute name): never innerHTML,
+// never a URL, never code. The page's Content-Security-Policy forbids inline script and eval.
+"use strict";
+
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+  const state = { token: "", catalog: null, metrics: new Map(), filters: 0 };
+  const $ = (id) => document.getElementById(id);
+
+  // An element with text children only: strings become text nodes, never markup.
+  function h(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === false || value === null || value === undefined) continue;
+      node.setAttribute(name, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined) continue;
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, String(value));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // The project's escape set (docs/text-format.md): every character Python's isprintable()
+  // rejects (other than the ASCII space), every Default_Ignorable_Code_Point, and the
+  // backslash, shown as \t \n \r \\ or \uXXXX / \UXXXXXXXX in lowercase hex, so nothing
+  // invisible or reordering reaches the reader and no value can draw a line or a row.
+  const ESCAPED = /[\p{C}\p{Z}\p{Default_Ignorable_Code_Point}\\]/u;
+  const NAMED = { "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\" };
+
+  function escapeChar(ch) {
+    if (ch === " " || !ESCAPED.test(ch)) return null;
+    if (NAMED[ch]) return NAMED[ch];
+    const point = ch.codePointAt(0);
+    return point > 0xffff ? "\\U" + point.toString(16).padStart(8, "0") : "\\u" + point.toString(16).padStart(4, "0");
+  }
+
+  // Text as nodes: plain runs as text nodes, each escape as a marked span holding its text.
+  function escaped(text) {
+    const fragment = document.createDocumentFragment();
+    let run = "";
+    for (const ch of text) {
+      const shown = escapeChar(ch);
+      if (shown === null) { run += ch; continue; }
+      if (run) fragment.append(document.createTextNode(run));
+      run = "";
+      fragment.append(h("span", { class: "esc" }, shown));
+    }
+    if (run) fragment.append(document.createTextNode(run));
+    return fragment;
+  }
+
+  // A cell adds the cell rules: NULL is \N, the empty string \e, a leading " is \u0022,
+  // and the literal texts \N and \e get their backslash escaped like any other.
+  function escapedCell(cell) {
+    if (cell === null) return h("span", { class: "esc" }, "\\N");
+    if (cell === "") return h("span", { class: "esc" }, "\\e");
+    if (cell.startsWith('"')) {
+      const fragment = document.createDocumentFragment();
+      fragment.append(h("span", { class: "esc" }, "\\u0022"), escaped(cell.slice(1)));
+      return fragment;
+    }
+    return escaped(cell);
+  }
+
+  // Prose keeps its lines (split on \n only); everything else in a line is escaped.
+  function escapedProse(text) {
+    const fragment = document.createDocumentFragment();
+    text.split("\n").forEach((line, i) => {
+      if (i) fragment.append(document.createTextNode("\n"));
+      fragment.append(escaped(line));
+    });
+    return fragment;
+  }
+
+  function escapeString(text) {
+    let out = "";
+    for (const ch of text) { const shown = escapeChar(ch); out += shown === null ? ch : shown; }
+    return out;
+  }
+
+  // A cell as one line of text, by the same rules as escapedCell.
+  function cellString(cell) {
+    if (cell === null) return "\\N";
+    if (cell === "") return "\\e";
+    return cell.startsWith('"') ? "\\u0022" + escapeString(cell.slice(1)) : escapeString(cell);
+  }
+
+  function lines(texts) {
+    return texts.join("\n");
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  function say(message) {
+    $("status").textContent = message;
+  }
+
+  async function call(method, path, body) {
+    const headers = { Accept: "application/json" };
+    if (state.token) headers.Authorization = "Bearer " + state.token;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(path, { method, headers, body, cache: "no-store", credentials: "omit" });
+    const text = await response.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch (_err) { json = null; }
+    return { status: response.status, text, json };
+  }
+
+  // ---- catalog --------------------------------------------------------------------------
+
+  function prose(value, label) {
+    if (value === undefined || value === null) return null;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    return h("div", {}, h("span", { class: "prose-label" }, label), h("p", { class: "prose" }, escapedProse(text)));
+  }
+
+  function synonymsOf(name) {
+    const terms = (state.catalog.glossary || []).filter((t) => t.means && t.means.metric === name);
+    return terms.flatMap((t) => [t.term, ...(t.synonyms || [])]);
+  }
+
+  function metricItem(metric) {
+    const dims = h("table", {},
+      h("caption", {}, "Dimensions"),
+      h("tr", {}, h("th", { scope: "col" }, "name"), h("th", { scope: "col" }, "filterable"),
+        h("th", { scope: "col" }, "allowed values")),
+      ...metric.dimensions.map((d) => h("tr", {},
+        h("td", {}, escaped(d.name), prose(d.description, "description")),
+        h("td", {}, d.filterable ? "yes" : "group by only"),
+        h("td", {}, d.allowed_values ? lines(d.allowed_values.map(cellString)) : "—"))));
+    const synonyms = synonymsOf(metric.name);
+    const caveats = (metric.caveats || []).map((c) => h("div", {}, h("strong", {}, escaped("caveat: " + c.name)),
+      prose(c.description, "caveat")));
+    const use = h("button", { type: "button", class: "secondary" }, escaped("Ask about " + metric.name));
+    use.addEventListener("click", () => { chooseMetric(metric.name); $("grain").focus(); });
+    const item = h("li", { "data-metric": metric.name },
+      h("h3", {}, escaped(metric.name)),
+      prose(metric.description, "description (author's prose)"),
+      h("p", {}, "grains: " + metric.grains.join(", ")),
+      synonyms.length ? h("p", {}, escaped("also called: " + synonyms.join(", "))) : null,
+      dims, caveats, use);
+    const words = [metric.name, ...synonyms, typeof metric.description === "string" ? metric.description : ""];
+    item.dataset.search = words.join("\n").toLowerCase();
+    return item;
+  }
+
+  function knowledge(catalog) {
+    const box = clear($("knowledge"));
+    const glossary = catalog.glossary || [];
+    const notDefined = catalog.not_defined || [];
+    const examples = catalog.examples || [];
+    if (!glossary.length && !notDefined.length && !examples.length) {
+      box.append(h("p", { class: "help" }, "This catalog has no knowledge documents."));
+      return;
+    }
+    for (const term of glossary) {
+      const means = [term.means.metric, term.means.dimension, term.means.value].filter((x) => x !== undefined);
+      box.append(h("div", { class: "term" },
+        h("p", {}, h("strong", {}, escaped("term: " + term.term)), escaped(" means " + means.join(" / ") +
+          (term.synonyms.length ? " (also: " + term.synonyms.join(", ") + ")" : ""))),
+        prose(term.description, "glossary")));
+    }
+    for (const item of notDefined) {
+      box.append(h("div", {},
+        h("p", {}, h("strong", {}, escaped("not defined: " + item.phrase)),
+          escaped(item.synonyms.length ? " (also: " + item.synonyms.join(", ") + ")" : "")),
+        prose(item.description, "not defined")));
+    }
+    for (const example of examples) {
+      const load = h("button", { type: "button", class: "secondary" }, escaped("Load example " + example.name));
+      load.addEventListener("click", () => { setQuestion(example.question); $("question-json").focus(); });
+      box.append(h("div", {},
+        h("p", {}, h("strong", {}, escaped("example: " + example.name))),
+        h("ul", {}, ...example.asked.map((a) => h("li", {}, escaped(a)))),
+        h("pre", { class: "half" }, escaped(JSON.stringify(example.question))),
+        prose(example.description, "example"), load));
+    }
+  }
+
+  function renderCatalog(catalog) {
+    state.catalog = catalog;
+    state.metrics = new Map(catalog.metrics.map((m) => [m.name, m]));
+    const p = catalog.provenance;
+    $("definitions").textContent = "definitions " + p.definition_version + " · digest " +
+      p.definition_digest + " · time zone " + p.time_zone + " · prose " + catalog.catalog_prose;
+    const list = clear($("metrics"));
+    for (const metric of catalog.metrics) list.append(metricItem(metric));
+    knowledge(catalog);
+    filterCatalog();
+    buildChoices(catalog);
+  }
+
+  function filterCatalog() {
+    const query = $("search").value.trim().toLowerCase();
+    let shown = 0;
+    for (const item of $("metrics").children) {
+      const hit = !query || item.dataset.search.includes(query);
+      item.hidden = !hit;
+      if (hit) shown += 1;
+    }
+    $("search-count").textContent = shown + " of " + $("metrics").children.length + " metrics";
+  }
+
+  async function loadCatalog() {
+    const started = performance.now();
+    say("Loading the catalog…");
+    const reply = await call("GET", "/v1/catalog");
+    if (reply.status !== 200 || !reply.json) {
+      say(failureSentence(reply) + (reply.status === 401 ? " Enter the access token." : ""));
+      return false;
+    }
+    renderCatalog(reply.json);
+    $("timing").dataset.catalogMs = String(performance.now());
+    $("timing").dataset.catalogLoadMs = String(performance.now() - started);
+    say("Catalog loaded: " + reply.json.metrics.length + " metrics.");
+    return true;
+  }
+
+  async function loadCatalogText() {
+    const reply = await call("POST", "/console/agent/describe_catalog", "");
+    $("catalog-text").textContent = reply.json ? reply.json.text : failureSentence(reply);
+  }
+
+  // ---- question builder -----------------------------------------------------------------
+
+  function checkbox(name, value, labelText, onChange) {
+    const id = name + "-" + String(Math.random()).slice(2);
+    const box = h("input", { type: "checkbox", id, name, value });
+    box.addEventListener("change", onChange);
+    return [box, h("label", { for: id }, escapeString(labelText))];
+  }
+
+  function chosen(name) {
+    return [...document.querySelectorAll('input[name="' + name + '"]:checked')].map((b) => b.value);
+  }
+
+  function selectedMetrics() {
+    return chosen("metric").map((n) => state.metrics.get(n)).filter(Boolean);
+  }
+
+  function options(select, values, keep) {
+    const previous = keep ? select.value : null;
+    clear(select);
+    for (const value of values) select.append(h("option", { value }, cellString(value)));
+    if (previous !== null && values.includes(previous)) select.value = previous;
+  }
+
+  function buildChoices(catalog) {
+    const metrics = clear($("metric-choices"));
+    for (const metric of catalog.metrics) {
+      metrics.append(h("span", {}, ...checkbox("metric", metric.name, metric.name, onMetricsChanged)));
+    }
+    const first = catalog.metrics[0];
+    if (first) chooseMetric(first.name);
+  }
+
+  function chooseMetric(name) {
+    for (const box of document.querySelectorAll('input[name="metric"]')) box.checked = box.value === name;
+    onMetricsChanged();
+  }
+
+  function commonDimensions(metrics) {
+    if (!metrics.length) return [];
+    return metrics[0].dimensions.filter((d) => metrics.every((m) => m.dimensions.some((e) => e.name === d.name)));
+  }
+
+  function onMetricsChanged() {
+    const metrics = selectedMetrics();
+    const grains = metrics.length ? metrics[0].grains.filter((g) => metrics.every((m) => m.grains.includes(g))) : [];
+    options($("grain"), grains, true);
+    options($("last-unit"), grains, true);
+    options($("top-by"), metrics.map((m) => m.name), true);
+    const keep = new Set(chosen("dimension"));
+    const dims = clear($("dimension-choices"));
+    for (const d of commonDimensions(metrics)) {
+      const [box, label] = checkbox("dimension", d.name, d.name, renderQuestion);
+      box.checked = keep.has(d.name);
+      dims.append(h("span", {}, box, label));
+    }
+    for (const row of $("filters").children) fillFilterDimensions(row);
+    renderQuestion();
+  }
+
+  function fillFilterDimensions(row) {
+    const select = row.querySelector(".filter-dimension");
+    options(select, commonDimensions(selectedMetrics()).filter((d) => d.filterable).map((d) => d.name), true);
+    fillFilterValues(row);
+  }
+
+  function dimensionNamed(name) {
+    return commonDimensions(selectedMetrics()).find((d) => d.name === name);
+  }
+
+  function fillFilterValues(row) {
+    const dim = dimensionNamed(row.querySelector(".filter-dimension").value);
+    const op = row.querySelector(".filter-op").value;
+    const slot = clear(row.querySelector(".filter-values"));
+    const id = row.dataset.id + "-values";
+    slot.append(h("label", { for: id }, op === "eq" ? "Value" : "Values"));
+    let control;
+    if (dim && dim.allowed_values) {
+      control = h("select", { id, multiple: op !== "eq", class: "values" });
+      for (const value of dim.allowed_values) control.append(h("option", { value }, cellString(value)));
+    } else {
+      control = h("textarea", { id, rows: 2, class: "values", placeholder: "one value per line" });
+    }
+    control.addEventListener("change", renderQuestion);
+    control.addEventListener("input", renderQuestion);
+    slot.append(control);
+  }
+
+  function addFilter() {
+    state.filters += 1;
+    const id = "filter-" + state.filters;
+    const dimension = h("select", { id: id + "-dimension", class: "filter-dimension" });
+    const op = h("select", { id: id + "-op", class: "filter-op" },
+      h("option", { value: "eq" }, "equals"), h("option", { value: "in" }, "in"),
+      h("option", { value: "not_in" }, "not in"));
+    const remove = h("button", { type: "button", class: "secondary" }, "Remove filter");
+    const row = h("div", { class: "filter", "data-id": id },
+      h("label", { for: id + "-dimension" }, "Dimension"), dimension,
+      h("label", { for: id + "-op" }, "Operator"), op,
+      h("span", { class: "filter-values" }), remove);
+    dimension.addEventListener("change", () => { fillFilterValues(row); renderQuestion(); });
+    op.addEventListener("change", () => { fillFilterValues(row); renderQuestion(); });
+    remove.addEventListener("click", () => { row.remove(); renderQuestion(); $("add-filter").focus(); });
+    $("filters").append(row);
+    fillFilterDimensions(row);
+    renderQuestion();
+    dimension.focus();
+    return row;
+  }
+
+  function filterOf(row) {
+    const dimension = row.querySelector(".filter-dimension").value;
+    const op = row.querySelector(".filter-op").value;
+    const control = row.querySelector(".values");
+    const values = control.tagName === "SELECT"
+      ? [...control.selectedOptions].map((o) => o.value)
+      : control.value.split("\n").filter((v) => v !== "");
+    return op === "eq" ? { op, dimension, value: values[0] === undefined ? "" : values[0] } : { op, dimension, values };
+  }
+
+  function questionOfForm() {
+    const question = { metrics: chosen("metric"), grain: $("grain").value };
+    if ($("range-last").checked) {
+      const last = { count: Number($("last-count").value), unit: $("last-unit").value };
+      if ($("last-current").checked) last.include_current = true;
+      question.range = { last };
+    } else {
+      question.range = { start: $("range-start").value, end: $("range-end").value };
+    }
+    const dimensions = chosen("dimension");
+    if (dimensions.length) question.dimensions = dimensions;
+    const filters = [...$("filters").children].map(filterOf);
+    if (filters.length) question.filters = filters;
+    if ($("top-n").value) {
+      question.top = { n: Number($("top-n").value), by: $("top-by").value, direction: $("top-direction").value };
+    }
+    return question;
+  }
+
+  const FORM_FIELDS = ["metrics", "grain", "range", "dimensions", "filters", "top"];
+
+  // The form's fields, with every other field already in the JSON box kept as written (the
+  // question fields the forms do not offer survive an edit of the form).
+  function renderQuestion() {
+    const kept = {};
+    try {
+      const current = JSON.parse($("question-json").value);
+      if (current && typeof current === "object" && !Array.isArray(current)) {
+        for (const [key, value] of Object.entries(current)) if (!FORM_FIELDS.includes(key)) kept[key] = value;
+      }
+    } catch (_err) { /* not JSON yet: the form's question replaces it */ }
+    $("question-json").value = JSON.stringify({ ...questionOfForm(), ...kept }, null, 2);
+  }
+
+  // Put a question (an example's) into the form as far as the form can hold it; the JSON
+  // box holds it exactly either way.
+  function setQuestion(question) {
+    for (const box of document.querySelectorAll('input[name="metric"]')) box.checked = question.metrics.includes(box.value);
+    onMetricsChanged();
+    $("grain").value = question.grain;
+    const range = question.range || {};
+    $("range-last").checked = Boolean(range.last);
+    $("range-between").checked = !range.last;
+    if (range.last) {
+      $("last-count").value = range.last.count;
+      $("last-unit").value = range.last.unit;
+      $("last-current").checked = Boolean(range.last.include_current);
+    } else {
+      $("range-start").value = range.start || "";
+      $("range-end").value = range.end || "";
+    }
+    for (const box of document.querySelectorAll('input[name="dimension"]')) box.checked = (question.dimensions || []).includes(box.value);
+    clear($("filters"));
+    for (const filter of question.filters || []) {
+      const row = addFilter();
+      row.querySelector(".filter-dimension").value = filter.dimension;
+      row.querySelector(".filter-op").value = filter.op;
+      fillFilterValues(row);
+      const values = filter.op === "eq" ? [filter.value] : filter.values;
+      const control = row.querySelector(".values");
+      if (control.tagName === "SELECT") {
+        for (const option of control.options) option.selected = values.includes(option.value);
+      } else {
+        control.value = values.join("\n");
+      }
+    }
+    $("top-n").value = question.top ? question.top.n : "";
+    if (question.top) {
+      $("top-by").value = question.top.by;
+      $("top-direction").value = question.top.direction || "desc";
+    }
+    $("question-json").value = JSON.stringify(question, null, 2);
+  }
+
+  async function copyJson() {
+    const text = $("question-json").value;
+    try {
+      await navigator.clipboard.writeText(text);
+      say("Question JSON copied.");
+    } catch (_err) {
+      $("question-json").select();
+      say("Select-all done: copy with the keyboard (the clipboard is not available here).");
+    }
+  }
+
+  // ---- compile --------------------------------------------------------------------------
+
+  async function compile() {
+    const reply = await call("POST", "/console/compile", $("question-json").value);
+    const section = $("compiled");
+    section.hidden = false;
+    const params = clear($("compiled-params"));
+    params.append(h("caption", {}, "Parameters"));
+    if (reply.status !== 200 || !reply.json || reply.json.sql === undefined) {
+      $("compiled-sql").textContent = failureSentence(reply);
+      $("compiled-plan").textContent = "";
+      say("The question does not compile.");
+      return;
+    }
+    const view = reply.json;
+    $("compiled-sql").textContent = "-- dialect: " + view.dialect + "\n" + view.sql;
+    params.append(h("tr", {}, h("th", { scope: "col" }, "$"), h("th", { scope: "col" }, "type"),
+      h("th", { scope: "col" }, "value")));
+    for (const p of view.parameters) {
+      params.append(h("tr", {}, h("td", {}, "$" + p.position), h("td", {}, p.type), h("td", {}, p.text)));
+    }
+    $("compiled-plan").textContent = view.plan.join("\n");
+    say("Compiled for " + view.dialect + "; nothing was run.");
+  }
+
+  // ---- answer ---------------------------------------------------------------------------
+
+  function failureSentence(reply) {
+    const body = reply.json;
+    if (body && body.reason) return body.reason.code + " (" + body.reason.status + "): " + body.reason.detail;
+    if (body && body.code) return body.code + " (" + body.status + "): " + body.detail;
+    return "HTTP " + reply.status;
+  }
+
+  function askedQuestion() {
+    try { return JSON.parse($("question-json").value); } catch (_err) { return {}; }
+  }
+
+  function renderRows(answer, metricNames) {
+    const table = clear($("rows"));
+    table.append(h("caption", {}, answer.rows.length + " rows"));
+    table.append(h("tr", {}, ...answer.columns.map((c) => h("th", { scope: "col" }, escapedCell(c)))));
+    for (const row of answer.rows) {
+      table.append(h("tr", {}, ...row.map((cell, i) =>
+        h("td", { class: metricNames.has(answer.columns[i]) ? "num" : null }, escapedCell(cell)))));
+    }
+  }
+
+  function renderProvenance(p) {
+    const list = clear($("provenance"));
+    const entry = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
+    list.append(...entry("definitions", p.definition_version + " (digest " + p.definition_digest + ")"));
+    for (const m of p.metric_digests) list.append(...entry("metric " + m.metric, m.digest));
+    list.append(...entry("time zone", p.time_zone));
+    for (const e of p.executed_as) list.append(...entry("executed as", e.source + " · " + e.posture));
+  }
+
+  // A line per series (each combination of the grouped dimensions), by period, for the
+  // first metric; values are parsed for drawing only: the table holds the exact text.
+  function renderChart(answer, question) {
+    const box = clear($("chart"));
+    const metric = (question.metrics || [])[0];
+    const valueAt = answer.columns.indexOf(metric);
+    if (answer.columns[0] !== "period" || valueAt < 0 || !answer.rows.length) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const groupAt = answer.columns.map((c, i) => i).filter((i) => i > 0 && i < valueAt &&
+      (question.dimensions || []).includes(answer.columns[i]));
+    const periods = [...new Set(answer.rows.map((r) => r[0]))].sort();
+    const series = new Map();
+    for (const row of answer.rows) {
+      const key = groupAt.map((i) => cellString(row[i])).join(" · ") || metric;
+      if (!series.has(key)) series.set(key, new Map());
+      const value = row[valueAt] === null ? NaN : Number(row[valueAt]);
+      series.get(key).set(row[0], value);
+    }
+    const values = [...series.values()].flatMap((m) => [...m.values()]).filter(Number.isFinite);
+    const least = Math.min(...values), most = Math.max(...values);
+    const pad = (most - least) * 0.1 || Math.abs(most) * 0.1 || 1;
+    const low = least - pad;
+    const high = most + pad;
+    const W = 760, H = 240, L = 70, R = 50, T = 10, B = 30;
+    const x = (i) => L + (periods.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (periods.length - 1));
+    const y = (v) => T + (H - T - B) * (1 - (v - low) / (high - low));
+    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H });
+    chart.append(svg("title", {}, metric + " by period"));
+    chart.append(svg("line", { x1: L, y1: y(low), x2: W - R, y2: y(low), stroke: "#888" }));
+    chart.append(svg("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
+    for (const v of [low, (low + high) / 2, high]) {
+      chart.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, String(Math.round(v * 100) / 100)));
+    }
+    const step = Math.max(1, Math.ceil(periods.length / 8));
+    periods.forEach((period, i) => {
+      if (i % step === 0) chart.append(svg("text", { x: x(i), y: H - 10, "text-anchor": "middle" }, period));
+    });
+    const colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
+    const legend = h("div", { class: "legend" });
+    [...series.entries()].slice(0, colors.length).forEach(([key, points], s) => {
+      const coords = periods.map((p, i) => [i, points.get(p)]).filter(([, v]) => Number.isFinite(v));
+      const line = svg("polyline", {
+        points: coords.map(([i, v]) => x(i) + "," + y(v)).join(" "),
+        fill: "none", stroke: colors[s], "stroke-width": 2,
+      });
+      line.append(svg("title", {}, key));
+      chart.append(line);
+      for (const [i, v] of coords) {
+        const dot = svg("circle", { cx: x(i), cy: y(v), r: 3, fill: colors[s] });
+        dot.append(svg("title", {}, key + " · " + periods[i] + " · " + points.get(periods[i])));
+        chart.append(dot);
+      }
+      legend.append(h("span", {}, h("span", { class: "swatch s" + s }), key));
+    });
+    if (series.size > colors.length) legend.append(h("span", {}, "(" + (series.size - colors.length) + " more series in the table)"));
+    box.setAttribute("aria-label", metric + " by period, " + series.size + " series");
+    box.append(chart, legend);
+  }
+
+  function renderAnswer(view, question) {
+    $("answer").hidden = false;
+    $("text-half").textContent = view.text;
+    $("structured-half").textContent = view.http_body;
+    let body = null;
+    try { body = JSON.parse(view.http_body); } catch (_err) { body = null; }
+    const refusal = $("refusal");
+    const answered = body && body.outcome === "answer";
+    refusal.hidden = answered;
+    $("rows").hidden = !answered;
+    $("provenance").hidden = !answered;
+    if (answered) {
+      const names = new Set(question.metrics || []);
+      renderRows(body, names);
+      renderChart(body, question);
+      renderProvenance(body.provenance);
+      $("answer-summary").textContent = "answer · " + body.rows.length + " rows · HTTP " + view.http_status +
+        " · MCP " + view.mcp_channel;
+    } else {
+      $("chart").hidden = true;
+      const reason = body && body.reason ? body.reason : body || { code: view.outcome, status: view.http_status, detail: view.text };
+      $("refusal-code").textContent = reason.code;
+      $("refusal-status").textContent = String(reason.status);
+      $("refusal-detail").textContent = reason.detail;
+      $("answer-summary").textContent = (body && body.outcome === "refusal" ? "refusal" : "not answered") +
+        " · " + reason.code + " · HTTP " + view.http_status + " · MCP " + view.mcp_channel;
+    }
+    document.body.dataset.outcome = view.outcome;
+  }
+
+  async function ask() {
+    const started = performance.now();
+    say("Asking…");
+    const reply = await call("POST", "/console/agent/ask_metric", $("question-json").value);
+    if (!reply.json || reply.json.text === undefined) {
+      say(failureSentence(reply));
+      return;
+    }
+    renderAnswer(reply.json, askedQuestion());
+    const shown = performance.now();
+    const timing = $("timing");
+    timing.dataset.askMs = String(shown - started);
+    timing.dataset.sinceLoadMs = String(shown);
+    timing.textContent = "shown " + Math.round(shown - started) + " ms after asking";
+    say("Answer shown: " + reply.json.outcome + ".");
+    $("answer-heading").focus();
+  }
+
+  // ---- wiring ---------------------------------------------------------------------------
+
+  function start() {
+    $("timing").dataset.readyMs = String(performance.now());
+    $("answer-heading").setAttribute("tabindex", "-1");
+    $("token-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      state.token = $("token").value.trim();
+      loadCatalog();
+    });
+    $("search").addEventListener("input", filterCatalog);
+    $("question-form").addEventListener("change", renderQuestion);
+    $("question-form").addEventListener("input", renderQuestion);
+    $("add-filter").addEventListener("click", () => { addFilter(); });
+    $("copy-json").addEventListener("click", copyJson);
+    $("compile").addEventListener("click", compile);
+    $("ask").addEventListener("click", ask);
+    $("catalog-agent").addEventListener("toggle", () => { if ($("catalog-agent").open) loadCatalogText(); });
+    loadCatalog();
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();
