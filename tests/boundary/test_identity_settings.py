@@ -89,3 +89,39 @@ def test_sutura_check_names_every_offending_key_on_stderr(
     assert (code, out) == (1, "")
     assert "security.single_user_because: only with identity single-user" in err
     assert "security.inbound: multi-user requires inbound token verification" in err
+
+
+INBOUND = (
+    "security:\n  identity: multi-user\n  inbound:\n"
+    "    issuer: {issuer}\n    resource: https://sutura.example/\n    jwks_file: jwks.json\n"
+)
+
+
+def test_multi_user_with_inbound_verification_starts(tmp_path: Path) -> None:
+    text = SOURCE + INBOUND.format(issuer="https://auth.example")
+    (tmp_path / "base.yaml").write_text(text, encoding="utf-8")
+    settings = load_settings({"SUTURA_CONFIG_DIR": str(tmp_path)}).unwrap().settings
+    assert settings.security.inbound is not None
+    assert settings.security.inbound.issuer == "https://auth.example"
+
+
+def test_a_plain_http_issuer_is_refused_in_production_and_off_loopback(tmp_path: Path) -> None:
+    loopback = SOURCE + INBOUND.format(issuer="http://127.0.0.1:9000")
+    production = _keys(tmp_path, loopback, SUTURA_ENVIRONMENT="production")
+    assert [k for k, _ in production] == ["security.inbound.issuer"]
+    remote = SOURCE + INBOUND.format(issuer="http://auth.example")
+    assert [k for k, _ in _keys(tmp_path, remote)] == ["security.inbound.issuer"]
+
+
+def test_an_hmac_or_none_algorithm_cannot_be_configured(tmp_path: Path) -> None:
+    text = SOURCE + INBOUND.format(issuer="https://auth.example") + "    algorithms: [HS256]\n"
+    [(key, problem)] = _keys(tmp_path, text)
+    assert key == "security.inbound.algorithms[0]"
+    assert "HS256" not in problem and "RS256" in problem
+
+
+def test_inbound_under_single_user_is_refused(tmp_path: Path) -> None:
+    text = SOURCE + INBOUND.format(issuer="https://auth.example").replace(
+        "multi-user", "single-user\n  single_user_because: me"
+    )
+    assert [k for k, _ in _keys(tmp_path, text)] == ["security.inbound"]

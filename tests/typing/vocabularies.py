@@ -34,6 +34,7 @@ from sutura.core.settings import Posture
 from sutura.core.sql import compile as sql_compile
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
+from sutura.transports.cli.formats import OutputFormat
 
 PACKAGE = Path(sutura.__file__).parent
 
@@ -268,6 +269,12 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_posture_fails_mypy_where_a_source_decides_whose_identity_reads_it",
         Posture,
         "IMPERSONATION_AT_SOURCE",
-        {"core/settings.py": 1},
+        {"core/settings.py": 2},
+    ),
+    enum_row(
+        "a_new_output_format_fails_mypy_where_the_command_line_prints_rows",
+        OutputFormat,
+        "XML",
+        {"transports/cli/formats.py": 1},
     ),
 )

@@ -7,7 +7,7 @@ already exists is kept as it is and named in the report.
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple, assert_never
+from typing import NamedTuple
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -16,17 +16,10 @@ from sutura.boundary.schema_files import modeline_for, write_schema_copies
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.introspect import Found, introspect
-from sutura.boundary.sources.open import open_source
+from sutura.boundary.sources.open import dialect_of, open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
-from sutura.core.settings import (
-    DuckDBSourceSettings,
-    PostgresSourceSettings,
-    SourceSettings,
-    SparkSourceSettings,
-)
-from sutura.core.sql.compile import Dialect
 
 KINDS = "duckdb, postgres, spark"
 
@@ -136,19 +129,6 @@ async def _found(
             f" ({found.fault.value}; run with --verbose for the cause)"
         )
     return Success(found)
-
-
-def dialect_of(settings: SourceSettings) -> Dialect:
-    """The kind of a configured source, which is also the dialect it speaks."""
-    match settings:
-        case DuckDBSourceSettings():
-            return "duckdb"
-        case PostgresSourceSettings():
-            return "postgres"
-        case SparkSourceSettings():
-            return "spark"
-        case _:
-            assert_never(settings)
 
 
 def _write(catalog_dir: Path, draft: Draft) -> InitReport:

@@ -1,9 +1,10 @@
 """The one call every surface makes: ``call(capability, arguments, caller, deadline) -> Reply``.
 
-Everything a call needs happens here, once, in this order: is the capability offered; may
-the caller use it; decode the arguments (one codec); resolve and compile a question against the
-pinned catalog; run it on its source under the deadline; shape the rows; build both halves from
-the one value; time the call and write its audit record. A transport only maps the
+Everything a call needs happens here, once, in this order: may the caller use the
+capability; is it offered; decode the arguments (one codec); resolve and compile a question
+against the pinned catalog; run it on its source under the deadline; shape the rows; build
+both halves from the one value; time the call and write its audit record. A transport only
+maps the
 :data:`~sutura.core.tool.reply.Reply` to its own envelope.
 
 A refusal is a reply like an answer. Anything unexpected is :class:`Failed`, with a fixed
@@ -129,10 +130,12 @@ class Service:
         deadline: float,
         asked: "_Asked",
     ) -> Reply:
-        if capability not in self.offered:
-            return NotOffered(capability=capability)
+        # The caller's scope first: a caller who may not use a capability learns nothing more
+        # about it (not even whether this deployment offers it).
         if not caller.permits(capability):
             return NotPermitted(capability=capability)
+        if capability not in self.offered:
+            return NotOffered(capability=capability)
         match capability:
             case Capability.DESCRIBE_CATALOG:
                 request = decode_catalog_request(arguments)

@@ -1,5 +1,7 @@
 """Settings: the shape of every layer, with the built-in defaults. Loading is in the boundary."""
 
+import re
+import urllib.parse
 from enum import StrEnum
 from typing import Annotated, assert_never
 
@@ -38,6 +40,57 @@ class Identity(StrEnum):
     MULTI_USER = "multi-user"
 
 
+class InboundMode(StrEnum):
+    """``security.inbound.mode``: where the access token arrives.
+
+    ``direct``: in ``Authorization: Bearer``. ``behind-gateway``: an API gateway in front
+    forwards the caller's token in ``security.inbound.forwarded_header`` (``Authorization``
+    then carries the gateway's own credential and is not read); it is verified the same way.
+    """
+
+    DIRECT = "direct"
+    BEHIND_GATEWAY = "behind-gateway"
+
+
+class SigningAlgorithm(StrEnum):
+    """``security.inbound.algorithms``: the asymmetric JWS algorithms a token may be signed with.
+
+    ``none`` and every HMAC algorithm are not in the vocabulary: a key this deployment can
+    read must never be one that signs.
+    """
+
+    RS256 = "RS256"
+    RS384 = "RS384"
+    RS512 = "RS512"
+    PS256 = "PS256"
+    PS384 = "PS384"
+    PS512 = "PS512"
+    ES256 = "ES256"
+    ES384 = "ES384"
+    ES512 = "ES512"
+    EDDSA = "EdDSA"
+
+
+class InboundSettings(Frozen, frozen=True):
+    """``security.inbound``: the JWT access tokens (RFC 9068) a multi-user deployment verifies."""
+
+    issuer: str
+    resource: str
+    jwks_url: str | None = None
+    jwks_file: str | None = None
+    mode: InboundMode = InboundMode.DIRECT
+    forwarded_header: str = "x-forwarded-authorization"
+    algorithms: list[SigningAlgorithm] = msgspec.field(
+        default_factory=lambda: [SigningAlgorithm.RS256]
+    )
+    leeway_seconds: Annotated[int, msgspec.Meta(ge=0, le=300)] = 30
+    max_token_bytes: Annotated[int, msgspec.Meta(ge=1024, le=65536)] = 8192
+    jwks_max_age_seconds: Annotated[int, msgspec.Meta(ge=60, le=86400)] = 3600
+    jwks_refetch_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 30
+    groups_claim: str = "groups"
+    authorization_servers: list[str] | None = None
+
+
 class ServerSettings(Frozen, frozen=True):
     """``server``: the HTTP listener."""
 
@@ -56,6 +109,8 @@ class SecuritySettings(Frozen, frozen=True):
     access_token: str | None = None
     identity: Identity | None = None
     single_user_because: str | None = None
+    inbound: InboundSettings | None = None
+    audience_mapping: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
 
 class CatalogSettings(Frozen, frozen=True):
@@ -209,9 +264,16 @@ def identity_problems(settings: Settings) -> list[tuple[str, str]]:
                 return [("security.identity", _REQUIRED)]
             return []
         case Identity.SINGLE_USER:
+            problems: list[tuple[str, str]] = []
             if not (security.single_user_because or "").strip():
-                return [("security.single_user_because", "required when identity is single-user")]
-            return []
+                problems.append(
+                    ("security.single_user_because", "required when identity is single-user")
+                )
+            if security.inbound is not None:
+                problems.append(("security.inbound", "only with identity multi-user"))
+            if security.audience_mapping:
+                problems.append(("security.audience_mapping", "only with identity multi-user"))
+            return problems
         case Identity.MULTI_USER:
             return _multi_user_problems(settings)
         case _:
@@ -230,8 +292,10 @@ def _multi_user_problems(settings: Settings) -> list[tuple[str, str]]:
         problems.append(
             ("security.access_token", "a static token cannot tell callers apart under multi-user")
         )
-    # Inbound verification arrives with security.inbound; until then multi-user cannot start.
-    problems.append(("security.inbound", "multi-user requires inbound token verification"))
+    if security.inbound is None:
+        problems.append(("security.inbound", "multi-user requires inbound token verification"))
+    else:
+        problems += inbound_problems(security.inbound, settings.environment)
     run_sql = settings.tools.run_sql
     source = settings.sources.get(run_sql.source) if run_sql.source is not None else None
     if run_sql.enabled and source is not None and not tells_callers_apart(source.posture):
@@ -245,6 +309,66 @@ def _multi_user_problems(settings: Settings) -> list[tuple[str, str]]:
             (f"sources.{run_sql.source}.posture", "reads every caller's data as one identity")
         )
     return problems
+
+
+def inbound_problems(inbound: InboundSettings, environment: Environment) -> list[tuple[str, str]]:
+    """Every (key, problem) of ``security.inbound`` on its own.
+
+    >>> inbound_problems(InboundSettings(issuer="https://as", resource="https://rs"),
+    ...     Environment.PRODUCTION)
+    [('security.inbound.jwks_url', 'exactly one of jwks_url and jwks_file is required')]
+    """
+    problems: list[tuple[str, str]] = []
+    if (inbound.jwks_url is None) == (inbound.jwks_file is None):
+        problems.append(
+            ("security.inbound.jwks_url", "exactly one of jwks_url and jwks_file is required")
+        )
+    urls = [("issuer", inbound.issuer), ("resource", inbound.resource)]
+    urls += [("jwks_url", inbound.jwks_url)] if inbound.jwks_url is not None else []
+    urls += [
+        (f"authorization_servers.{i}", u) for i, u in enumerate(inbound.authorization_servers or [])
+    ]
+    for key, url in urls:
+        if (problem := url_problem(url, environment)) is not None:
+            problems.append((f"security.inbound.{key}", problem))
+    if not inbound.algorithms:
+        problems.append(("security.inbound.algorithms", "name at least one algorithm"))
+    if not inbound.groups_claim:
+        problems.append(("security.inbound.groups_claim", "must not be empty"))
+    if (
+        not _HEADER_NAME.fullmatch(inbound.forwarded_header)
+        or inbound.forwarded_header.lower() == "authorization"
+    ):
+        problems.append(
+            ("security.inbound.forwarded_header", "a header name other than Authorization")
+        )
+    return problems
+
+
+_HEADER_NAME = re.compile(r"[A-Za-z0-9-]{1,64}")
+
+
+def url_problem(url: str, environment: Environment) -> str | None:
+    """Why ``url`` may not name an issuer, a resource or a key set, or None when it may.
+
+    HTTPS always; plain HTTP only to a loopback host and never in production.
+
+    >>> url_problem("https://auth.example.com/", Environment.PRODUCTION) is None
+    True
+    >>> url_problem("http://127.0.0.1:9000", Environment.DEVELOPMENT) is None
+    True
+    >>> url_problem("http://auth.example.com", Environment.DEVELOPMENT)
+    'must be an https URL (http only to a loopback host, outside production)'
+    """
+    parts = urllib.parse.urlsplit(url)
+    if not parts.hostname or parts.username or parts.password or parts.fragment:
+        return "must be an absolute URL with a host, no user and no fragment"
+    if parts.scheme == "https":
+        return None
+    loopback = parts.hostname in {"localhost", "127.0.0.1", "::1"}
+    if parts.scheme == "http" and loopback and environment is not Environment.PRODUCTION:
+        return None
+    return "must be an https URL (http only to a loopback host, outside production)"
 
 
 def tells_callers_apart(posture: Posture) -> bool:

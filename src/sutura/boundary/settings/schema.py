@@ -35,9 +35,12 @@ def allowed_values(key: str) -> list[str] | None:
 
     >>> allowed_values("sources.main.kind"), allowed_values("prompt.catalog_prose")
     (['duckdb', 'postgres', 'spark'], ['quoted', 'omitted'])
+    >>> allowed_values("security.inbound.algorithms[1]")[:2]
+    ['RS256', 'RS384']
     """
     info: mi.Type = _SETTINGS
     for part in key.split("."):
+        part, _, index = part.partition("[")  # algorithms[0]: an item of a list
         structs = _structs(info)
         if isinstance(info, mi.DictType):
             info = info.value_type
@@ -47,7 +50,19 @@ def allowed_values(key: str) -> list[str] | None:
             info = fields[part]
         else:
             return None
+        if index:
+            info = _item(info)
     return _vocabulary(info)
+
+
+def _item(info: mi.Type) -> mi.Type:
+    """The type of a list's items (of the list in an optional list)."""
+    if isinstance(info, mi.ListType):
+        return info.item_type
+    if isinstance(info, mi.UnionType):
+        lists = [t for t in info.types if isinstance(t, mi.ListType)]
+        return lists[0].item_type if lists else info
+    return info
 
 
 def _vocabulary(info: mi.Type) -> list[str] | None:

@@ -17,6 +17,9 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.service import Service
 from sutura.boundary.startup import Loaded, open_service
+from sutura.core.catalog.view import CatalogBody
+from sutura.core.outcome.answer import Answer
+from sutura.core.raw.outcome import RawRows
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
@@ -30,6 +33,7 @@ from sutura.core.tool.reply import (
     NotPermitted,
     Reply,
 )
+from sutura.transports.cli.formats import OutputFormat, rows_view
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit, report
 from sutura.transports.cli.wiring import Wiring
 
@@ -66,7 +70,8 @@ def call_once(
     capability: Capability,
     arguments: Arguments,
     *,
-    as_json: bool,
+    as_json: bool = False,
+    fmt: OutputFormat | None = None,
     anchors: bool = True,
     data: bool = True,
 ) -> int:
@@ -78,14 +83,22 @@ def call_once(
         return await service.call(capability, arguments, caller, deadline)
 
     reply = with_service(wiring, use, anchors=anchors, data=data)
-    return reply if isinstance(reply, int) else print_reply(reply, as_json=as_json)
+    if isinstance(reply, int):
+        return reply
+    return print_reply(reply, as_json=as_json, fmt=fmt)
 
 
-def print_reply(reply: Reply, *, as_json: bool) -> int:
-    """A reply on the command line: one half on stdout, or a problem on stderr; the exit code."""
+def print_reply(reply: Reply, *, as_json: bool = False, fmt: OutputFormat | None = None) -> int:
+    """A reply on the command line: one half (or a view of its rows) on stdout, or a problem
+    on stderr; the exit code. ``fmt`` wins over ``as_json`` (the structured half or the text)."""
+    fmt = fmt or (OutputFormat.JSON if as_json else OutputFormat.TEXT)
+    as_json = fmt is OutputFormat.JSON
     match reply:
         case Answered():
-            emit(reply.halves.structured.decode() if as_json else reply.halves.text)
+            view = _view(reply, fmt)
+            if view is None:
+                view = reply.halves.structured.decode() if as_json else reply.halves.text
+            emit(view)
             return EXIT_OK
         case Declined():
             emit(reply.halves.structured.decode() if as_json else reply.halves.text)
@@ -103,3 +116,15 @@ def print_reply(reply: Reply, *, as_json: bool) -> int:
             return report([reply.sentence()])
         case _:
             assert_never(reply)
+
+
+def _view(reply: Answered, fmt: OutputFormat) -> str | None:
+    """Rows as a table or CSV; None for a half, or for a value that has no rows."""
+    value = reply.value
+    match value:
+        case Answer() | RawRows():
+            return rows_view(fmt, reply.halves.text, value.columns, value.rows)
+        case CatalogBody():
+            return None
+        case _:
+            assert_never(value)

@@ -11,6 +11,7 @@ import sys
 
 from sutura.core.tool.capability import Capability
 from sutura.transports.cli.calling import NOT_ENABLED, call_once
+from sutura.transports.cli.formats import add_format_arguments, chosen_format
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
@@ -28,9 +29,7 @@ def register(verbs: Verbs) -> None:
         "sutura sql 'SELECT count(*) FROM orders'",
     )
     sql.add_argument("statement", help="one read-only SQL query; - reads it from stdin")
-    sql.add_argument(
-        "--json", action="store_true", help="print the structured half instead of the text half"
-    )
+    add_format_arguments(sql)
     sql.set_defaults(handler=run_sql)
 
 
@@ -40,4 +39,5 @@ def run_sql(args: argparse.Namespace, wiring: Wiring) -> int:
     if text == "-":
         text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
     arguments = {"statement": text}
-    return call_once(wiring, Capability.RUN_SQL, arguments, as_json=args.json, anchors=False)
+    fmt = chosen_format(args, terminal=sys.stdout.isatty())
+    return call_once(wiring, Capability.RUN_SQL, arguments, fmt=fmt, anchors=False)

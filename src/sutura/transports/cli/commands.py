@@ -17,6 +17,8 @@ from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import decode_question
 from sutura.core.tool.capability import Capability
 from sutura.transports.cli import (
+    cmd_completion,
+    cmd_doctor,
     cmd_init,
     cmd_mcp,
     cmd_render,
@@ -26,6 +28,7 @@ from sutura.transports.cli import (
     present,
 )
 from sutura.transports.cli.calling import call_once, with_service
+from sutura.transports.cli.formats import add_format_arguments, chosen_format
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
 from sutura.transports.cli.question_args import (
     QUESTION_EXAMPLE,
@@ -67,6 +70,7 @@ def register(verbs: Verbs) -> None:
         "SUTURA_CONFIG_DIR=example sutura check",
     )
     check.set_defaults(handler=run_check)
+    cmd_doctor.register(verbs)
 
     catalog = verbs.add(
         "catalog",
@@ -110,9 +114,7 @@ def register(verbs: Verbs) -> None:
         QUESTION_EXAMPLE.format(verb="query"),
     )
     add_question_arguments(query)
-    query.add_argument(
-        "--json", action="store_true", help="print the structured half instead of the text half"
-    )
+    add_format_arguments(query)
     query.set_defaults(handler=run_query)
 
     prompt = verbs.add(
@@ -129,6 +131,7 @@ def register(verbs: Verbs) -> None:
     cmd_schema.register(verbs)
     cmd_serve.register(verbs)
     cmd_mcp.register(verbs)
+    cmd_completion.register(verbs)
 
 
 def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -196,7 +199,8 @@ def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
         arguments = question_arguments(args)
     except UsageError as problem:
         return _usage(str(problem))
-    return call_once(wiring, Capability.ASK_METRIC, arguments, as_json=args.json)
+    fmt = chosen_format(args, terminal=sys.stdout.isatty())
+    return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt)
 
 
 def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:

@@ -1,12 +1,13 @@
 """The ASGI application: one function builds it from a started service and the settings.
 
 :func:`build_app` is the only place the HTTP surface meets the settings. It reads each one
-once (the prose setting, the token, the limits) and hands it to the handler that needs it, so
-no handler defaults a setting. Whether the deployment may serve without a token is decided by
-``sutura serve`` before this is called (see :mod:`sutura.transports.http.auth`).
+once (the prose setting, the authentication, the limits) and hands it to the handler that needs
+it, so no handler defaults a setting. Whether the deployment may serve without a token is
+decided by ``sutura serve`` before this is called (see :mod:`sutura.transports.http.auth`).
 """
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, Router
@@ -16,7 +17,7 @@ from sutura.boundary.service import Service
 from sutura.core.settings import Settings, console_served
 from sutura.core.tool.capability import Capability
 from sutura.transports.http import routes
-from sutura.transports.http.auth import Guard, bearer_guard
+from sutura.transports.http.auth import Authentication, authentication_of
 from sutura.transports.http.console.assets import asset_routes
 from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
@@ -37,32 +38,42 @@ async def _docs_response(response: Response[Any]) -> Response[Any]:
     return response
 
 
-def _handlers(service: Service, settings: Settings) -> list[HTTPRouteHandler]:
-    token = settings.security.access_token
-    guards: list[Guard] = [bearer_guard(token)] if token else []
+def _handlers(
+    service: Service, settings: Settings, authentication: Authentication
+) -> list[HTTPRouteHandler]:
     server = settings.server
     calls = routes.Calls(
         service,
         Admission(server.max_concurrent_queries),
         server.request_timeout_seconds,
-        guards,
-        token=bool(token),
+        authentication,
     )
     capability_routes = [routes.route_of(capability, calls) for capability in Capability]
-    base = [routes.health, routes.openapi_document, *capability_routes]
+    inbound = settings.security.inbound
+    discovery = [] if inbound is None else [routes.protected_resource_route(inbound)]
+    base = [routes.health, routes.openapi_document, *discovery, *capability_routes]
     if not console_served(settings):
         return base
     return [*base, *asset_routes(), *console_routes(calls)]
 
 
-def build_app(service: Service, settings: Settings) -> Litestar:
-    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say."""
+def build_app(
+    service: Service, settings: Settings, authentication: Authentication | None = None
+) -> Litestar:
+    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say.
+
+    ``authentication`` defaults to the one the settings ask for, with key-set files read
+    relative to the working directory; ``sutura serve`` passes its own (relative to the
+    settings directory).
+    """
+    if authentication is None:
+        authentication = authentication_of(settings, Path.cwd())
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
     )
     return Litestar(
-        route_handlers=_handlers(service, settings),
+        route_handlers=_handlers(service, settings, authentication),
         exception_handlers=exception_handlers(),
         openapi_config=config,
         plugins=[CarriedSchema(), StrictStructSchema()],

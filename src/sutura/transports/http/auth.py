@@ -1,8 +1,21 @@
-"""Bearer authentication on ``/v1/*``, and the rule for when a deployment may go without it.
+"""Who calls over HTTP: a request in, a :class:`Caller` out, or ``401 unauthorized``.
 
-The token is ``security.access_token``; a presented token is compared in constant time
-(``hmac.compare_digest`` over bytes). A token is required unless the deployment is a
-development one bound to a loopback address, and ``sutura serve`` refuses to start otherwise.
+This is the one place the HTTP surface decides who is calling; every route (and any other
+HTTP surface, such as MCP over HTTP) reaches it through :meth:`Authentication.caller` or the
+guard :meth:`Authentication.guard`, never on its own. Three ways, chosen by the settings:
+
+- ``multi-user`` (``security.inbound``): a JWT access token verified per request
+  (:mod:`sutura.boundary.inbound`), its scopes and groups becoming the caller's scopes and
+  audiences; in ``behind-gateway`` mode the token is read from the gateway's forwarded header.
+- a static ``security.access_token``, compared in constant time (``hmac.compare_digest`` over
+  bytes): one identity holding every scope;
+- neither, on a development deployment bound to a loopback address only (``sutura serve``
+  refuses any other bind without one).
+
+Every refused request — no token, a bad one, a token in the query string — gets the same
+status, body and headers: ``401 unauthorized`` with a fixed sentence, never the token or a
+library's words, and ``WWW-Authenticate: Bearer`` (with ``resource_metadata`` under
+``multi-user``, RFC 9728).
 
 >>> bind_problems(Environment.DEVELOPMENT, "127.0.0.1", token=None)
 []
@@ -12,19 +25,32 @@ development one bound to a loopback address, and ``sutura serve`` refuses to sta
 
 import hmac
 import ipaddress
-from collections.abc import Awaitable, Callable
-from typing import Any
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
+from returns.pipeline import is_successful
 
-from sutura.core.settings import Environment
+from sutura.boundary.inbound.keys import SigningKeys, read_file, read_url
+from sutura.boundary.inbound.verify import TokenVerifier
+from sutura.core.settings import Environment, InboundMode, InboundSettings, Settings
 from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Scope
+from sutura.core.tool.grant import grant
+from sutura.transports.http.discovery import metadata_url
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import FailureCode
 
 Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Awaitable[None]]
+Connection = ASGIConnection[Any, Any, Any, Any]
+
+CALLER_KEY: Final = "sutura.caller"
+"""Where the guard leaves the caller in the connection's scope state."""
+_QUERY_TOKENS: Final = frozenset({"access_token", "token"})
 
 
 def is_loopback(host: str) -> bool:
@@ -41,9 +67,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def bind_problems(environment: Environment, host: str, *, token: str | None) -> list[str]:
-    """Every reason a server must not start on ``host`` with this token, as operator sentences."""
-    if token:
+def bind_problems(
+    environment: Environment, host: str, *, token: str | None, inbound: bool = False
+) -> list[str]:
+    """Every reason a server must not start on ``host`` with this token, as operator sentences.
+
+    A deployment that verifies access tokens (``inbound``) needs no static token.
+    """
+    if token or inbound:
         return []
     if environment is not Environment.DEVELOPMENT:
         return [f"security.access_token: required in the {environment.value} environment"]
@@ -54,29 +85,136 @@ def bind_problems(environment: Environment, host: str, *, token: str | None) -> 
     return []
 
 
-def caller_of(request_id: str, *, token: bool) -> Caller:
-    """The caller of a request: the one identity this deployment knows (the holder of its static
-    token, or, without a token, whoever reaches its loopback address), holding every scope."""
+def _bearer(value: str) -> str | None:
+    scheme, _, presented = value.partition(" ")
+    if scheme.lower() != "bearer" or not presented.strip():
+        return None
+    return presented.strip()
+
+
+class Authentication:
+    """request → :class:`Caller`, or the one ``401``."""
+
+    def __init__(self, challenge: str) -> None:
+        self._refused = HttpFailureError.of(
+            FailureCode.UNAUTHORIZED, {"WWW-Authenticate": challenge}
+        )
+
+    async def caller(self, connection: Connection) -> Caller:
+        """The caller of ``connection``'s request; raises the ``401`` failure otherwise."""
+        if not _QUERY_TOKENS.isdisjoint(connection.query_params):
+            raise self.refusal()  # a token in a URL ends up in logs and histories
+        found = await self._caller(connection, uuid.uuid4().hex)
+        if found is None:
+            raise self.refusal()
+        return found
+
+    def refusal(self) -> HttpFailureError:
+        """The one failure every refused request gets."""
+        return HttpFailureError(self._refused.body, dict(self._refused.headers))
+
+    async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
+        raise NotImplementedError
+
+    @property
+    def guard(self) -> Guard:
+        """A route guard leaving the caller in the connection's state (see :func:`caller_of`)."""
+
+        # async on purpose: litestar runs a synchronous guard in a worker thread.
+        async def guard(connection: Connection, _handler: BaseRouteHandler) -> None:
+            connection.scope.setdefault("state", {})[CALLER_KEY] = await self.caller(connection)
+
+        return guard
+
+
+def caller_of(connection: Connection) -> Caller:
+    """The caller the guard established for this request."""
+    found: Caller = connection.scope["state"][CALLER_KEY]
+    return found
+
+
+class _Loopback(Authentication):
+    """No token: whoever reaches a development deployment's loopback address."""
+
+    async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
+        return _everything("local:http", request_id)
+
+
+class _StaticToken(Authentication):
+    def __init__(self, token: str) -> None:
+        super().__init__("Bearer")
+        self._expected = token.encode("utf-8")
+
+    async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
+        presented = _bearer(connection.headers.get("authorization", "")) or ""
+        # Header values are latin-1 on the wire; compare their bytes, whatever they hold.
+        given = presented.encode("latin-1", errors="replace")
+        if not hmac.compare_digest(given, self._expected):
+            return None
+        return _everything("static-token", request_id)
+
+
+class _AccessTokens(Authentication):
+    def __init__(
+        self,
+        verifier: TokenVerifier,
+        inbound: InboundSettings,
+        mapping: Mapping[str, Sequence[str]],
+    ) -> None:
+        super().__init__(f'Bearer resource_metadata="{metadata_url(inbound.resource)}"')
+        self._verifier = verifier
+        self._mapping = mapping
+        match inbound.mode:
+            case InboundMode.DIRECT:
+                self._header = "authorization"
+            case InboundMode.BEHIND_GATEWAY:
+                self._header = inbound.forwarded_header.lower()
+
+    async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
+        values = connection.headers.getall(self._header, [])
+        token = _bearer(values[0]) if len(values) == 1 else None
+        if token is None:
+            return None
+        verified = await self._verifier.verify(token)
+        if not is_successful(verified):
+            return None
+        holder = verified.unwrap()
+        return grant(
+            subject=holder.subject,
+            scopes=holder.scopes,
+            groups=holder.groups,
+            mapping=self._mapping,
+            request_id=request_id,
+        )
+
+
+def _everything(subject: str, request_id: str) -> Caller:
+    """The one identity a single-user deployment knows, holding every scope."""
     return Caller(
-        subject="static-token" if token else "local:http",
+        subject=subject,
         scopes=frozenset(Scope),
         audiences=EveryAudience.EVERY,
         request_id=request_id,
     )
 
 
-def bearer_guard(token: str) -> Guard:
-    """A guard admitting only ``Authorization: Bearer <token>``, compared in constant time."""
-    expected = token.encode("utf-8")
-
-    # async on purpose: litestar runs a synchronous guard in a worker thread.
-    async def guard(
-        connection: ASGIConnection[Any, Any, Any, Any], _handler: BaseRouteHandler
-    ) -> None:
-        scheme, _, presented = connection.headers.get("authorization", "").partition(" ")
-        # Header values are latin-1 on the wire; compare their bytes, whatever they hold.
-        given = presented.strip().encode("latin-1", errors="replace")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given, expected):
-            raise HttpFailureError.of(FailureCode.UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
-
-    return guard
+def authentication_of(settings: Settings, base_dir: Path) -> Authentication:
+    """The authentication ``settings`` ask for (relative key-set paths against ``base_dir``)."""
+    security = settings.security
+    inbound = security.inbound
+    if inbound is not None:
+        read = (
+            read_url(inbound.jwks_url)
+            if inbound.jwks_url is not None
+            else read_file(base_dir / (inbound.jwks_file or ""))
+        )
+        keys = SigningKeys(
+            read,
+            max_age=inbound.jwks_max_age_seconds,
+            refetch=inbound.jwks_refetch_seconds,
+            clock=time.monotonic,
+        )
+        return _AccessTokens(TokenVerifier(inbound, keys), inbound, security.audience_mapping)
+    if security.access_token:
+        return _StaticToken(security.access_token)
+    return _Loopback("Bearer")

@@ -7,8 +7,6 @@ decided by one exhaustive ``match`` over :class:`~sutura.core.tool.capability.Ca
 route without a capability cannot be assembled and a new capability is a type error here.
 """
 
-import uuid
-from collections.abc import Sequence
 from typing import Any, Final, assert_never
 
 import msgspec
@@ -24,13 +22,15 @@ from sutura.core.outcome.answer import Answer
 from sutura.core.question.model import Question
 from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
+from sutura.core.settings import InboundSettings
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
-from sutura.core.tool.reply import Malformed, NotOffered, Reply
+from sutura.core.tool.reply import Malformed, NotOffered, NotPermitted, Reply
 from sutura.transports.http import openapi as doc
-from sutura.transports.http.auth import Guard, caller_of
+from sutura.transports.http.auth import Authentication, Guard, caller_of
 from sutura.transports.http.body import QuestionBody, StatementBody
+from sutura.transports.http.discovery import metadata_path, protected_resource
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
 from sutura.transports.http.replies import JSON, ReplyError, response_of
 from sutura.transports.http.wire import Health
@@ -59,19 +59,16 @@ class Calls:
         service: Service,
         admission: Admission,
         timeout: float,
-        guards: Sequence[Guard],
-        *,
-        token: bool,
+        authentication: Authentication,
     ) -> None:
         self.service = service
         self.admission = admission
         self.timeout = timeout
-        self.guards = list(guards)
-        self._token = token
+        self.guards: list[Guard] = [authentication.guard]
 
-    def caller(self, _request: Request[Any, Any, Any]) -> Caller:
+    def caller(self, request: Request[Any, Any, Any]) -> Caller:
         """Who is calling with ``request`` (the one place a route names its caller)."""
-        return caller_of(uuid.uuid4().hex, token=self._token)
+        return caller_of(request)
 
     async def call(
         self, capability: Capability, arguments: Arguments, request: Request[Any, Any, Any]
@@ -87,15 +84,17 @@ class Calls:
         return response_of(await self.call(capability, arguments, request))
 
     def offered(self, capability: Capability) -> list[Guard]:
-        """The guards, plus one refusing the capability before its body is read when this
-        deployment does not offer it."""
-        if capability in self.service.offered:
-            return self.guards
+        """The guards (the caller first), plus one refusing the capability before its body is
+        read when the caller may not use it, or this deployment does not offer it."""
+        offered = capability in self.service.offered
 
-        async def not_offered(_c: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
-            raise ReplyError(NotOffered(capability=capability))
+        async def permitted(c: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
+            if not caller_of(c).permits(capability):
+                raise ReplyError(NotPermitted(capability=capability))
+            if not offered:
+                raise ReplyError(NotOffered(capability=capability))
 
-        return [*self.guards, not_offered]
+        return [*self.guards, permitted]
 
 
 def _empty(capability: Capability) -> Malformed:
@@ -224,3 +223,15 @@ def _sql_route(calls: Calls) -> HTTPRouteHandler:
             return await calls.reply(Capability.RUN_SQL, data, request)
 
     return run_sql
+
+
+def protected_resource_route(inbound: InboundSettings) -> HTTPRouteHandler:
+    """RFC 9728 metadata at the resource's well-known URL (no token needed)."""
+    body = msgspec.json.encode(protected_resource(inbound))
+
+    @get(metadata_path(inbound.resource), sync_to_thread=False, include_in_schema=False)
+    def metadata() -> Response[bytes]:
+        """Where to get a token for this resource, and the scopes it knows."""
+        return Response(body, media_type=JSON, headers={"Cache-Control": "public, max-age=300"})
+
+    return metadata

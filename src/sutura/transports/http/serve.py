@@ -23,7 +23,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.service import Service
 from sutura.boundary.startup import Loaded, open_service
 from sutura.transports.http.app import build_app
-from sutura.transports.http.auth import bind_problems
+from sutura.transports.http.auth import authentication_of, bind_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,8 @@ async def started_app(
     settings = loaded.loaded.settings
     bind_host = settings.server.host if host is None else host
     token = settings.security.access_token
-    problems = bind_problems(settings.environment, bind_host, token=token)
+    inbound = settings.security.inbound is not None
+    problems = bind_problems(settings.environment, bind_host, token=token, inbound=inbound)
     if problems:
         yield Failure(problems)
         return
@@ -57,7 +58,8 @@ async def started_app(
             yield Failure(opened.failure())
             return
         service = opened.unwrap()
-        app = build_app(service, settings)
+        authentication = authentication_of(settings, loaded.loaded.base_dir)
+        app = build_app(service, settings, authentication)
         bind_port = settings.server.port if port is None else port
         yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
 

@@ -1,0 +1,1 @@
+"""Inbound access tokens: the issuer's signing keys, and the verification of one token."""
