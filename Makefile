@@ -27,7 +27,7 @@ run: $(RUN_STAMP)
 	$(BIN)/sutura example $(EXAMPLE)
 	SUTURA_CONFIG_DIR=$(EXAMPLE) $(BIN)/sutura check
 	SUTURA_CONFIG_DIR=$(EXAMPLE) $(BIN)/sutura query revenue average_order_value \
-		--grain quarter --from 2024-01-01 --to 2025-01-01 --by region
+		--grain quarter --from 2024-01-01 --to 2025-01-01 --by region --compare previous_year
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -78,6 +78,21 @@ def test_ask_answers_each_question_in_order(example_dir: Path) -> None:
     assert isinstance(malformed, api.QuestionError) and malformed.field == "$.range"
 
 
+def test_conflicting_question_fields_come_back_as_question_errors_naming_the_field(
+    example_dir: Path,
+) -> None:
+    year: dict[str, object] = {"metrics": ["revenue"], "grain": "month", "range": YEAR}
+    conflicting: dict[str, dict[str, object]] = {
+        "$.window": {"window": {"running": True, "trailing": 3}},
+        "$.compare": {"window": {"running": True}, "compare": {"to": "previous_period"}},
+        "$.top.by": {"dimensions": ["region"], "top": {"n": 1, "by": "period", "per": "period"}},
+        "$.window.trailing": {"window": {"trailing": 0}},
+    }
+    questions = [api.question({**year, **fields}).unwrap() for fields in conflicting.values()]
+    outcomes = api.ask(questions, example_dir).unwrap()
+    assert [o.field for o in outcomes if isinstance(o, api.QuestionError)] == list(conflicting)
+
+
 async def test_opened_gives_a_service_for_the_block_that_answers_calls(example_dir: Path) -> None:
     revenue = api.question(
         b'{"metrics": ["revenue"], "grain": "year", "range": '

@@ -47,7 +47,7 @@ def test_the_example_writes_catalog_data_and_settings(example: Path) -> None:
             "single_user_because": "the example serves one person on one machine",
         },
     }
-    assert len(list((example / "catalog").glob("*.md"))) == 14
+    assert len(list((example / "catalog").glob("*.md"))) == 15
 
 
 def test_the_example_catalog_loads_with_the_promised_metrics(example: Path) -> None:
@@ -171,6 +171,7 @@ def test_the_example_declares_every_kind_of_knowledge(example: Path) -> None:
     assert [e.name for e in knowledge.examples] == [
         "busiest_web_months_2024",
         "revenue_by_region_2024",
+        "revenue_growth_2024",
     ]
 
 

@@ -164,10 +164,14 @@ def _listed(question: dict[str, object], key: str) -> list[str]:
 
 
 def several_metrics(case: Case) -> bool:
-    """Whether ``case`` is answered with several metrics and no ``top`` (which cuts groups)."""
+    """Whether ``case`` is answered with several metrics, one column each, and no ``top``
+    (which cuts groups) or ``fill`` (which adds the groups of every metric)."""
     question = case.question
+    alone = ("top", "compare", "window", "fill")
     return (
-        case.expect == "answer" and len(_listed(question, "metrics")) > 1 and "top" not in question
+        case.expect == "answer"
+        and len(_listed(question, "metrics")) > 1
+        and not any(key in question for key in alone)
     )
 
 

@@ -107,9 +107,23 @@ def test_the_pack_asks_every_grain_filter_operator_and_range_form() -> None:
     assert {t["by"] == "period" for t in tops if isinstance(t, dict)} == {True, False}
 
 
-def test_the_pack_provokes_every_refusal_a_source_can_cause() -> None:
+# The refusals a question's own features cause, on every engine alike.
+QUESTION_REFUSALS = {RefusalCode.WINDOW_NOT_ADDITIVE}
+
+
+def test_the_pack_provokes_every_refusal_a_source_or_a_window_can_cause() -> None:
     expected = {case.expect for case in PACK.questions} - {"answer"}
-    assert {RefusalCode(code) for code in expected} == SOURCE_REFUSALS
+    assert {RefusalCode(code) for code in expected} == SOURCE_REFUSALS | QUESTION_REFUSALS
+
+
+def test_the_pack_asks_every_comparison_window_fill_and_top_per_period() -> None:
+    questions = [case.question for case in PACK.questions if case.expect == "answer"]
+    compared = {str(q["compare"]) for q in questions if "compare" in q}
+    assert compared == {str({"to": "previous_period"}), str({"to": "previous_year"})}
+    windows = {next(iter(w)) for q in questions if isinstance(w := q.get("window"), dict)}
+    assert windows == {"running", "trailing"}
+    assert any(q.get("fill") is True and q.get("dimensions") for q in questions)
+    assert any(isinstance(t := q.get("top"), dict) and "per" in t for q in questions)
 
 
 def test_the_pack_asks_every_aggregate_count_if_and_both_zero_denominator_rules(

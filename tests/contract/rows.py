@@ -245,6 +245,12 @@ REFUSALS: Final = (
         _question(["blob_units"], dimensions=["region"]),
         "a dimension whose values are bytes (no canonical text)",
     ),
+    _refusal(
+        RefusalCode.WINDOW_NOT_ADDITIVE,
+        _REFUSED[422],
+        _question(["return_rate"], "month", range=_Q1, window={"running": True}),
+        "a running window over a ratio",
+    ),
 )
 
 RAW_REFUSALS: Final = (

@@ -67,6 +67,28 @@ CASES: dict[str, dict[str, object]] = {
         "grain": "day",
         "top": {"n": 3, "by": "average_order_value"},
     },
+    "revenue_against_the_previous_year_by_channel": {
+        "metrics": ["revenue", "average_order_value"],
+        "dimensions": ["channel"],
+        "compare": {"to": "previous_year"},
+        "top": {"n": 2, "by": "revenue"},
+    },
+    "order_count_trailing_three_months_filled": {
+        "metrics": ["order_count", "paid_orders"],
+        "window": {"trailing": 3},
+        "fill": True,
+    },
+    "top_two_regions_by_revenue_per_unit_per_quarter": {
+        "metrics": ["revenue_per_unit", "units"],
+        "grain": "quarter",
+        "dimensions": ["region"],
+        "top": {"n": 2, "by": "revenue_per_unit", "per": "period"},
+    },
+    "top_channel_by_paid_orders_per_month_inline_filters": {
+        "metrics": ["revenue", "paid_orders"],
+        "dimensions": ["channel"],
+        "top": {"n": 1, "by": "paid_orders", "direction": "asc", "per": "period"},
+    },
 }
 
 

@@ -28,7 +28,8 @@ from sutura.core.catalog.prose import CatalogProse
 from sutura.core.outcome import answer
 from sutura.core.outcome.fault import Fault
 from sutura.core.question import model as question_model
-from sutura.core.question.model import Direction
+from sutura.core.question import resolve
+from sutura.core.question.model import CompareTo, Direction
 from sutura.core.question.resolve import FilterOp
 from sutura.core.settings import Posture
 from sutura.core.sql import compile as sql_compile
@@ -129,7 +130,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_grain_fails_mypy_where_periods_are_computed_and_truncated",
         Grain,
         "FORTNIGHT",
-        {"core/question/periods.py": 3, "core/sql/parts.py": 1},
+        {"core/question/periods.py": 3, "core/sql/parts.py": 1, "core/question/resolve.py": 1},
     ),
     enum_row(
         "a_new_aggregate_fails_mypy_where_terms_become_sql",
@@ -157,7 +158,12 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Measure",
         "WeightedMeasure",
         "term: Term",
-        {"core/catalog/check.py": 1, "core/sql/measures.py": 2},
+        {
+            "core/catalog/check.py": 1,
+            "core/sql/measures.py": 2,
+            "core/question/resolve.py": 1,
+            "core/sql/compile.py": 1,
+        },
     ),
     union_row(
         "a_new_required_filter_fails_mypy_where_filters_are_checked_compiled_and_planned",
@@ -223,7 +229,26 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Output",
         "Constant",
         "index: int",
-        {"core/sql/compile.py": 1, "core/sql/shape.py": 1},
+        {"core/sql/compile.py": 1, "core/sql/shape.py": 1, "core/sql/derive.py": 1},
+    ),
+    enum_row(
+        "a_new_comparison_fails_mypy_where_the_prior_period_is_found",
+        CompareTo,
+        "PREVIOUS_WEEK",
+        {"core/question/resolve.py": 1},
+    ),
+    union_row(
+        "a_new_window_fails_mypy_where_it_is_read_named_planned_and_computed",
+        resolve,
+        "ResolvedWindow",
+        "Centered",
+        "periods: int",
+        {
+            "core/question/resolve.py": 1,
+            "core/sql/compile.py": 1,
+            "core/sql/plan.py": 1,
+            "core/sql/derive.py": 1,
+        },
     ),
     enum_row(
         "a_new_capability_fails_mypy_wherever_a_surface_is_derived_from_the_vocabulary",

@@ -165,7 +165,9 @@ class Service:
         rows = await run_certified(
             source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
         )
-        shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched))
+        shaped = rows.bind(
+            lambda fetched: shape_rows(compiled, fetched, self.settings.limits.max_rows)
+        )
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]

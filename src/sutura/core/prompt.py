@@ -55,6 +55,10 @@ _WORKFLOW = """## Workflow
 3. Ask `ask_metric` about one metric: a grain the metric lists; a bounded period, either
    `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`; only
    dimensions the metric lists; filters only on filterable dimensions, with allowed values.
+   For growth, add `compare: {to: previous_period | previous_year}` (prior, change and
+   relative change per metric); for cumulative or rolling totals of a sum or count,
+   `window: {running: true}` or `{trailing: N}`; for every period even when empty,
+   `fill: true`; for the top N per period, `top: {n, by, per: period}`.
 4. Report the numbers exactly as given, with the caveats of the metrics they come from, and
    quote the definitions version and digest."""
 
@@ -74,7 +78,8 @@ definitions changed: read the catalog again before comparing answers."""
 _NO_FIELD = """## What a question has no field for
 
 A question has no field for SQL, tables, columns, predicates or row limits, and never will.
-Ask through metrics, grains, periods, dimensions, filters and `top`."""
+Ask through metrics, grains, periods, dimensions, filters, `top`, `compare`, `window` and
+`fill`."""
 
 _NOT_DEFINED = """## Terms not defined here
 

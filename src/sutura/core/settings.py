@@ -99,6 +99,9 @@ class ServerSettings(Frozen, frozen=True):
     request_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 30.0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=256)] = 65536
     max_concurrent_queries: Annotated[int, msgspec.Meta(ge=1)] = 8
+    header_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 10.0
+    max_connections: Annotated[int, msgspec.Meta(ge=1)] = 256
+    allowed_hosts: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
     console: bool | None = None
     """The web console at ``/``: ``None`` serves it in development only."""
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,10 @@ def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> t
     ("flags", "named"),
     [
         (["--top", "3"], "--top needs --top-by"),
-        (["--top-by", "revenue"], "--top-by and --top-direction apply to --top only"),
-        (["--top-direction", "asc"], "--top-by and --top-direction apply to --top only"),
+        (["--top-by", "revenue"], "--top-by, --top-direction and --top-per-period apply to --top"),
+        (["--top-direction", "asc"], "--top-by, --top-direction and --top-per-period apply to"),
+        (["--top-per-period"], "--top-by, --top-direction and --top-per-period apply to --top"),
+        (["--running", "--trailing", "3"], "--running and --trailing are two windows"),
         (["--last", "2", "year"], "--last and --from/--to are two ways to name the period"),
         (["--include-current"], "--include-current applies to --last only"),
     ],
@@ -77,6 +80,53 @@ def test_top_with_top_by_and_direction_orders_as_asked(
     rows = out.split("\n")[1:3]
     assert code == 0 and len(rows) == 2
     assert float(rows[0].split("\t")[2]) <= float(rows[1].split("\t")[2])
+
+
+def test_compare_flag_adds_the_prior_value_change_and_relative_change(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(["query", *QUARTERLY, "--compare", "previous_year"], example_dir, capsys)
+    header, *rows = out.split("\n")[:5]
+    assert code == 0
+    assert header.split("\t") == [
+        "period",
+        "revenue",
+        "revenue.prior",
+        "revenue.change",
+        "revenue.relative_change",
+    ]
+    for row in rows:
+        _, value, prior, change, _ = row.split("\t")
+        assert Decimal(value) - Decimal(prior) == Decimal(change)
+
+
+@pytest.mark.parametrize(
+    ("flags", "column"),
+    [(["--running"], "revenue.running"), (["--trailing", "2", "--fill"], "revenue.trailing")],
+)
+def test_window_flags_add_a_windowed_column(
+    example_dir: Path, capsys: pytest.CaptureFixture[str], flags: list[str], column: str
+) -> None:
+    code, out, _ = _run(["query", *QUARTERLY, *flags], example_dir, capsys)
+    lines = out.split("\n")
+    assert code == 0 and lines[0].split("\t") == ["period", "revenue", column]
+    values = [Decimal(line.split("\t")[1]) for line in lines[1:5]]
+    windowed = [Decimal(line.split("\t")[2]) for line in lines[1:5]]
+    if column == "revenue.running":
+        assert windowed == [sum(values[: i + 1]) for i in range(4)]
+    else:  # the first quarter's window reaches back into 2023, read though not shown
+        assert windowed[0] > values[0]
+        assert windowed[1:] == [values[i - 1] + values[i] for i in range(1, 4)]
+
+
+def test_top_per_period_flag_keeps_the_first_rows_of_each_period(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--by", "region", "--top", "1", "--top-by", "revenue", "--top-per-period"]
+    code, out, _ = _run(["query", *QUARTERLY, *flags], example_dir, capsys)
+    periods = [line.split("\t")[0] for line in out.split("\n")[1:5]]
+    assert code == 0
+    assert periods == ["2024-01-01", "2024-04-01", "2024-07-01", "2024-10-01"]
 
 
 @pytest.mark.parametrize("verb", VERBS)

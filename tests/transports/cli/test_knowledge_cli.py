@@ -57,6 +57,7 @@ def test_sutura_catalog_on_the_example_shows_knowledge_in_both_halves(
     assert [e["name"] for e in body["examples"]] == [
         "busiest_web_months_2024",
         "revenue_by_region_2024",
+        "revenue_growth_2024",
     ]
     _assert_snapshot("example_catalog.json", json.dumps(body, indent=2, ensure_ascii=False))
 
@@ -97,7 +98,7 @@ def test_sutura_check_counts_the_knowledge(
     example_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _out(["check"], example_dir, capsys)
-    expected = "knowledge: 2 glossary terms, 1 caveat, 1 term not defined, 2 worked questions"
+    expected = "knowledge: 2 glossary terms, 1 caveat, 1 term not defined, 3 worked questions"
     assert expected in out.split("\n")
 
 

@@ -174,7 +174,10 @@ async def client(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
     """An in-process client of ``app``."""
     asgi: Any = app  # litestar types its scope narrower than httpx declares
     transport = httpx.ASGITransport(app=asgi)
-    async with httpx.AsyncClient(transport=transport, base_url="http://sutura.test") as http:
+    json = {"Content-Type": "application/json"}  # what every JSON client sends with a body
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://localhost", headers=json
+    ) as http:
         yield http
 
 

@@ -43,7 +43,11 @@ async def _call(app: Litestar, receive: Receive) -> tuple[int, dict[str, str], A
         "raw_path": b"/v1/query",
         "query_string": b"",
         "root_path": "",
-        "headers": [(b"authorization", f"Bearer {TOKEN}".encode())],
+        "headers": [
+            (b"authorization", f"Bearer {TOKEN}".encode()),
+            (b"content-type", b"application/json"),
+            (b"host", b"localhost"),
+        ],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8765),
         "state": {},

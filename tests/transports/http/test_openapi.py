@@ -40,11 +40,16 @@ CHECKS = [
 ]
 
 
+SCHEMATHESIS_HOST = "server:\n  allowed_hosts: [testserver]\n"
+"""The ``Host`` schemathesis's ASGI client sends."""
+
+
 @pytest.fixture
 def started(tmp_path: Path) -> Iterator[Started]:
     """The assembled app (a synchronous fixture: schemathesis drives it from its own loop)."""
 
-    with assembled_in_portal(write_deployment(tmp_path)) as value:
+    config = write_deployment(tmp_path, settings=SCHEMATHESIS_HOST)
+    with assembled_in_portal(config) as value:
         yield value
 
 
@@ -65,6 +70,25 @@ def test_the_openapi_document_matches_its_snapshot(started: Started) -> None:
     )
 
 
+_QUESTION_PARTS = ("Question", "Range", "Last", "Top", "Compare", "Window")
+_FILTERS = ("FilterEq", "FilterIn", "FilterNotIn")
+
+
+def test_every_field_of_the_question_carries_a_description_a_model_can_act_on(
+    started: Started,
+) -> None:
+    schemas = _document(started)["components"]["schemas"]
+    for name in (*_QUESTION_PARTS, *_FILTERS):
+        for field, body in schemas[name]["properties"].items():
+            if name in _FILTERS and field == "op":  # the tag names the operator itself
+                assert body["const"] in {"eq", "in", "not_in"}
+                continue
+            assert len(body.get("description", "").split()) >= 3, (name, field)
+    defaults = schemas["Question"]["properties"]
+    for field in ("dimensions", "filters", "top", "compare", "window", "fill"):
+        assert "default" in defaults[field]["description"], field
+
+
 def test_the_document_declares_bearer_security_and_every_failure_body(started: Started) -> None:
     document = _document(started)
     scheme = document["components"]["securitySchemes"]["bearer"]
@@ -75,13 +99,14 @@ def test_the_document_declares_bearer_security_and_every_failure_body(started: S
         "$ref": "#/components/schemas/Question"
     }
     assert set(query["responses"]) == {
-        "200", "400", "401", "403", "404", "408", "413", "422", "500", "503"
+        "200", "400", "401", "403", "404", "408", "413", "415", "422", "500", "503"
     }  # fmt: skip
     assert "Retry-After" in query["responses"]["503"]["headers"]
     assert "security" not in document["paths"]["/health"]["get"]
     codes = document["components"]["schemas"]["FailureCode"]["enum"]
     assert {"unauthorized", "not_a_question", "too_large", "timeout", "internal"} <= set(codes)
     assert {"unavailable", "at_capacity", "tool_not_enabled"} <= set(codes)
+    assert {"host_not_allowed", "unsupported_media_type"} <= set(codes)
 
 
 @pytest.mark.parametrize(

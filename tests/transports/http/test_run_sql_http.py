@@ -184,7 +184,8 @@ async def test_the_api_document_is_the_same_whether_the_tool_is_on_or_off(tmp_pa
 def started_on(tmp_path: Path) -> Iterator[Started]:
     """An app with the tool on (synchronous: schemathesis drives it from its own loop)."""
 
-    config = write_deployment(tmp_path, settings=RUN_SQL + LIMITS)
+    host = "server:\n  allowed_hosts: [testserver]\n"  # the Host schemathesis's client sends
+    config = write_deployment(tmp_path, settings=RUN_SQL + LIMITS + host)
     with assembled_in_portal(config) as value:
         yield value
 

@@ -137,7 +137,7 @@ def compact_question(question: Question) -> dict[str, object]:
 def _without_defaults(value: dict[str, object]) -> dict[str, object]:
     kept: dict[str, object] = {}
     for key, item in value.items():
-        if item is None or item == []:
+        if item is None or item is False or item == []:
             continue
         kept[key] = _without_defaults(item) if isinstance(item, dict) else item
     return kept

@@ -2,9 +2,11 @@
 
 A glossary term's words and what it means, a caveat's name and the metrics it is about, a
 phrase not defined and its synonyms, an example's name, its phrasings and its question (every
-field spelled out, as the question decoder builds it). Bodies are prose: left out, like every
-description. Lists whose order means nothing (synonyms, the metrics a caveat is about, the
-phrasings of an example) are sorted, and so is each kind.
+field spelled out, as the question decoder builds it, but for ``compare``, ``window``, ``fill``
+and ``top.per`` left at their defaults: a catalog written before they existed keeps its
+digest). Bodies are prose: left out, like every description. Lists whose order means nothing
+(synonyms, the metrics a caveat is about, the phrasings of an example) are sorted, and so is
+each kind.
 
 >>> from sutura.core.catalog.knowledge import Knowledge, NotDefined
 >>> knowledge_meaning(Knowledge(not_defined=(
@@ -18,6 +20,7 @@ from typing import Any
 import msgspec
 
 from sutura.core.catalog.knowledge import Caveat, GlossaryTerm, Knowledge, NotDefined, WorkedExample
+from sutura.core.question.model import Question
 
 
 def knowledge_meaning(knowledge: Knowledge) -> dict[str, list[dict[str, Any]]]:
@@ -54,5 +57,18 @@ def _example(example: WorkedExample) -> dict[str, Any]:
     return {
         "name": example.name,
         "asked": sorted(example.asked),
-        "question": msgspec.to_builtins(example.question),
+        "question": _question(example.question),
     }
+
+
+_LATER_DEFAULTS: dict[str, object] = {"compare": None, "window": None, "fill": False}
+
+
+def _question(question: Question) -> dict[str, Any]:
+    """The question spelled out, without the fields added later that hold their defaults."""
+    plain: dict[str, Any] = msgspec.to_builtins(question)
+    kept = {k: v for k, v in plain.items() if k not in _LATER_DEFAULTS or v != _LATER_DEFAULTS[k]}
+    top = kept.get("top")
+    if isinstance(top, dict) and top.get("per") is None:
+        kept["top"] = {k: v for k, v in top.items() if k != "per"}
+    return kept

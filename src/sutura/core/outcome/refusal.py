@@ -32,6 +32,7 @@ class RefusalCode(StrEnum):
     RESULT_TOO_LARGE = "result_too_large"
     SOURCE_UNAVAILABLE = "source_unavailable"
     VALUE_NOT_REPRESENTABLE = "value_not_representable"
+    WINDOW_NOT_ADDITIVE = "window_not_additive"
 
 
 class Refusal(Frozen, frozen=True):
@@ -57,6 +58,7 @@ def status_of(code: RefusalCode) -> int:
             | RefusalCode.DEADLINE_EXCEEDED
             | RefusalCode.DENOMINATOR_ZERO
             | RefusalCode.VALUE_NOT_REPRESENTABLE
+            | RefusalCode.WINDOW_NOT_ADDITIVE
         ):
             return 422
         case (
@@ -127,6 +129,10 @@ DETAILS: dict[RefusalCode, str] = {
     RefusalCode.VALUE_NOT_REPRESENTABLE: (
         "The answer holds a value that strict UTF-8 text cannot carry; it is refused whole "
         "rather than altered. The operator should correct the data."
+    ),
+    RefusalCode.WINDOW_NOT_ADDITIVE: (
+        "A running or trailing window adds up periods, which is exact only for sums and counts; "
+        "ask without window, or for a sum or count metric."
     ),
 }
 

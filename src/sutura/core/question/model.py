@@ -20,38 +20,61 @@ from sutura.core.catalog.grain import Grain
 class Last(Frozen, frozen=True):
     """The last ``count`` whole units, ending before the current one unless ``include_current``."""
 
-    count: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
-    unit: Grain
-    include_current: bool = False
+    count: Annotated[
+        int, msgspec.Meta(ge=1, le=100_000, description="How many whole units, 1 to 100000.")
+    ]
+    unit: Annotated[
+        Grain, msgspec.Meta(description="day, week (ISO, from Monday), month, quarter or year.")
+    ]
+    include_current: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: the current, unfinished unit is the last of the count"
+            " (default false: the range ends where the current unit starts)."
+        ),
+    ] = False
 
 
 class Range(Frozen, frozen=True):
     """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
 
-    start: datetime.date | None = None
-    end: datetime.date | None = None
-    last: Last | None = None
+    start: Annotated[
+        datetime.date | None, msgspec.Meta(description="First day (ISO date), included.")
+    ] = None
+    end: Annotated[
+        datetime.date | None,
+        msgspec.Meta(description="Day after the last one (ISO date): the end is excluded."),
+    ] = None
+    last: Annotated[
+        Last | None, msgspec.Meta(description="The last whole units instead of start and end.")
+    ] = None
 
 
 class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
     """``dimension = value``."""
 
-    dimension: str
-    value: str
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    value: Annotated[str, msgspec.Meta(description="One of the dimension's allowed values.")]
 
 
 class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
     """``dimension IN values``."""
 
-    dimension: str
-    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to keep."),
+    ]
 
 
 class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
     """``dimension NOT IN values``."""
 
-    dimension: str
-    values: Annotated[list[str], msgspec.Meta(min_length=1, max_length=1000)]
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to drop."),
+    ]
 
 
 Filter = FilterEq | FilterIn | FilterNotIn
@@ -64,23 +87,116 @@ class Direction(StrEnum):
     DESC = "desc"
 
 
+class Per(StrEnum):
+    """What ``top`` ranks within: ``period`` keeps the top rows of each period."""
+
+    PERIOD = "period"
+
+
 class Top(Frozen, frozen=True):
     """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
 
-    n: Annotated[int, msgspec.Meta(ge=1)]
-    by: str
-    direction: Direction = Direction.DESC
+    n: Annotated[int, msgspec.Meta(ge=1, description="How many rows to keep (at most max_rows).")]
+    by: Annotated[
+        str, msgspec.Meta(description="A requested metric's name, or period, to rank rows by.")
+    ]
+    direction: Annotated[
+        Direction, msgspec.Meta(description="desc (default) keeps the largest; NULLs rank last.")
+    ] = Direction.DESC
+    per: Annotated[
+        Per | None,
+        msgspec.Meta(description="period: keep the top n rows within each period (default: all)."),
+    ] = None
+
+
+class CompareTo(StrEnum):
+    """Which earlier period each row is compared with."""
+
+    PREVIOUS_PERIOD = "previous_period"
+    PREVIOUS_YEAR = "previous_year"
+
+
+class Compare(Frozen, frozen=True):
+    """Add each metric's prior value, change and relative change to every row."""
+
+    to: Annotated[
+        CompareTo,
+        msgspec.Meta(
+            description="previous_period: the period just before; previous_year: a year"
+            " earlier (52 weeks at grain week)."
+        ),
+    ]
+
+
+class Window(Frozen, frozen=True):
+    """A window over periods, for sums and counts: exactly one of running or trailing."""
+
+    running: Annotated[
+        bool, msgspec.Meta(description="true: cumulative from the range start (default false).")
+    ] = False
+    trailing: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="N >= 1: the total of the last N periods at the grain, ending with"
+                " each row's, reading before the range start as needed (default: none).",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class Question(Frozen, frozen=True):
     """A typed question about one or more certified metrics."""
 
-    metrics: Annotated[list[str], msgspec.Meta(min_length=1, max_length=16)]
-    grain: Grain
-    range: Range
-    dimensions: list[str] = msgspec.field(default_factory=list)
-    filters: list[Filter] = msgspec.field(default_factory=list)
-    top: Top | None = None
+    metrics: Annotated[
+        list[str],
+        msgspec.Meta(
+            min_length=1,
+            max_length=16,
+            description="Catalog metric names (1 to 16) sharing a model and time column.",
+        ),
+    ]
+    grain: Annotated[
+        Grain, msgspec.Meta(description="The period of each row: one the metrics list.")
+    ]
+    range: Annotated[
+        Range,
+        msgspec.Meta(
+            description="{start, end} (end excluded) or {last}; widened to whole periods."
+        ),
+    ]
+    dimensions: Annotated[
+        list[str], msgspec.Meta(description="Dimensions to group by (default: none).")
+    ] = msgspec.field(default_factory=list)
+    filters: Annotated[
+        list[Filter],
+        msgspec.Meta(description="Conditions on filterable dimensions, all kept (default: none)."),
+    ] = msgspec.field(default_factory=list)
+    top: Annotated[
+        Top | None, msgspec.Meta(description="Keep the first n rows by a metric (default: all).")
+    ] = None
+    compare: Annotated[
+        Compare | None,
+        msgspec.Meta(
+            description="Add m.prior, m.change and m.relative_change per metric (exact; NULL"
+            " where the prior is missing, the relative change where it is zero; default: none)."
+        ),
+    ] = None
+    window: Annotated[
+        Window | None,
+        msgspec.Meta(
+            description="Add m.running or m.trailing per metric, sums and counts only"
+            " (default: none)."
+        ),
+    ] = None
+    fill: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: every period of the range has a row, zero for sums and counts,"
+            " NULL otherwise (default false: periods without rows are absent)."
+        ),
+    ] = False
 
 
 class QuestionError(Frozen, frozen=True):

@@ -18,10 +18,21 @@ from typing import assert_never
 from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
-from sutura.core.catalog.model import Dimension, Grain, Metric
+from sutura.core.catalog.model import (
+    Aggregate,
+    AggregateTerm,
+    CountIfTerm,
+    Dimension,
+    Grain,
+    Metric,
+    RatioMeasure,
+    SimpleMeasure,
+)
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.model import (
+    Compare,
+    CompareTo,
     Direction,
     Filter,
     FilterEq,
@@ -31,9 +42,15 @@ from sutura.core.question.model import (
     Question,
     QuestionError,
     Top,
+    Window,
     range_form,
 )
-from sutura.core.question.periods import last_periods, min_days, widen_to_periods
+from sutura.core.question.periods import (
+    last_periods,
+    min_days,
+    shift_periods,
+    widen_to_periods,
+)
 from sutura.core.settings import LimitsSettings
 
 Problem = Refusal | QuestionError
@@ -63,11 +80,26 @@ class ResolvedFilter(Frozen, frozen=True):
 
 
 class ResolvedTop(Frozen, frozen=True):
-    """Keep the first ``n`` rows ordered by ``by`` (``period`` or a requested metric)."""
+    """Keep the first ``n`` rows ordered by ``by`` (``period`` or a requested metric), of the
+    whole answer or, ``per_period``, of each period."""
 
     n: int
     by: str
     direction: Direction
+    per_period: bool = False
+
+
+class Running(Frozen, frozen=True, tag="running"):
+    """A cumulative total from the start of the range."""
+
+
+class Trailing(Frozen, frozen=True, tag="trailing"):
+    """The total of the last ``periods`` periods, ending with each row's own."""
+
+    periods: int
+
+
+ResolvedWindow = Running | Trailing
 
 
 class Resolved(Frozen, frozen=True, cache_hash=True):
@@ -84,11 +116,27 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     dimensions: tuple[str, ...] = ()
     filters: tuple[ResolvedFilter, ...] = ()
     top: ResolvedTop | None = None
+    compare: CompareTo | None = None
+    window: ResolvedWindow | None = None
+    fill: bool = False
+    reads: tuple[Bounds, ...] = ()
+    """The half-open ranges the statement reads when it is not ``(start, end)`` alone: the
+    prior range of ``compare`` and the range, or the range reaching back for ``window``."""
 
     @property
     def metric_names(self) -> tuple[str, ...]:
         """The requested metrics' names, in the requested order."""
         return tuple(m.name for m in self.metrics)
+
+    @property
+    def read_ranges(self) -> tuple[Bounds, ...]:
+        """Every half-open range the statement reads, earliest first."""
+        return self.reads or ((self.start, self.end),)
+
+    @property
+    def derives(self) -> bool:
+        """Whether the answer's rows are derived after the statement (compare, window, fill)."""
+        return self.compare is not None or self.window is not None or self.fill
 
 
 def resolve_question(
@@ -117,21 +165,133 @@ def resolve_question(
         or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
         or _filters_allowed(metrics, question.filters)
         or _top_valid(question.top, question.metrics, limits.max_rows)
+        or _window_valid(question.window, question.compare, metrics)
     )
     if problem is not None:
         return Failure(problem)
+    return _range(question, limits.max_range_days, today).bind(
+        lambda bounds: _derived(question, metrics, bounds, limits)
+    )
+
+
+def _derived(
+    question: Question, metrics: tuple[Metric, ...], bounds: Bounds, limits: LimitsSettings
+) -> Result[Resolved, Problem]:
+    """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
     top = question.top
-    return _range(question, limits.max_range_days, today).map(
-        lambda bounds: Resolved(
+    max_range_days = limits.max_range_days
+    window = _resolved_window(question.window)
+    compare = None if question.compare is None else question.compare.to
+    reads = _reads(bounds, question.grain, compare, window)
+    field = "$.compare" if compare is not None else "$.window.trailing"
+    if reads is None:
+        return Failure(QuestionError(field=field, problem="reaches beyond the supported calendar"))
+    if reads and (bounds[0] - reads[0][0]).days > max_range_days:
+        return Failure(
+            QuestionError(field=field, problem="reaches back further than the range limit allows")
+        )
+    if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
+        return Failure(
+            QuestionError(
+                field="$.fill",
+                problem="the range has more periods of this grain than the row limit",
+            )
+        )
+    return Success(
+        Resolved(
             metrics=metrics,
             grain=question.grain,
             start=bounds[0],
             end=bounds[1],
             dimensions=tuple(question.dimensions),
             filters=tuple(_resolved_filter(f) for f in question.filters),
-            top=None if top is None else ResolvedTop(n=top.n, by=top.by, direction=top.direction),
+            top=None
+            if top is None
+            else ResolvedTop(
+                n=top.n, by=top.by, direction=top.direction, per_period=top.per is not None
+            ),
+            compare=compare,
+            window=window,
+            fill=question.fill,
+            reads=reads,
         )
     )
+
+
+def _resolved_window(window: Window | None) -> ResolvedWindow | None:
+    if window is None:
+        return None
+    if window.trailing is not None:
+        return Trailing(periods=window.trailing)
+    return Running()
+
+
+def prior_period(day: datetime.date, grain: Grain, to: CompareTo) -> datetime.date | None:
+    """The start of the period a row of period ``day`` is compared with.
+
+    A previous year is twelve months earlier (a 29 February is compared with the 28th),
+    or 52 weeks at grain ``week`` so that weeks stay whole.
+
+    >>> prior_period(datetime.date(2024, 2, 29), Grain.DAY, CompareTo.PREVIOUS_YEAR)
+    datetime.date(2023, 2, 28)
+    >>> prior_period(datetime.date(2024, 1, 1), Grain.QUARTER, CompareTo.PREVIOUS_PERIOD)
+    datetime.date(2023, 10, 1)
+    """
+    match to:
+        case CompareTo.PREVIOUS_PERIOD:
+            return shift_periods(day, grain, -1)
+        case CompareTo.PREVIOUS_YEAR:
+            return _year_earlier(day, grain)
+        case _:
+            assert_never(to)
+
+
+def _year_earlier(day: datetime.date, grain: Grain) -> datetime.date | None:
+    """Twelve months earlier, or 52 weeks at grain ``week``."""
+    match grain:
+        case Grain.WEEK:
+            return shift_periods(day, Grain.WEEK, -52)
+        case Grain.DAY | Grain.MONTH | Grain.QUARTER | Grain.YEAR:
+            return shift_periods(day, Grain.MONTH, -12)
+        case _:
+            assert_never(grain)
+
+
+def _reads(
+    bounds: Bounds, grain: Grain, compare: CompareTo | None, window: ResolvedWindow | None
+) -> tuple[Bounds, ...] | None:
+    """The ranges read: the range, after the prior range or reaching back for a trailing
+    window; None where a bound leaves the calendar."""
+    start, end = bounds
+    match window:
+        case Trailing(periods=periods):
+            reach = shift_periods(start, grain, 1 - periods)
+            return None if reach is None else ((reach, end),)
+        case Running() | None:
+            pass
+        case _:
+            assert_never(window)
+    if compare is None:
+        return ()
+    prior_start = prior_period(start, grain, compare)
+    prior_end = prior_period(end, grain, compare)
+    if prior_start is None or prior_end is None:
+        return None
+    if prior_end >= start:
+        return ((prior_start, end),)
+    return ((prior_start, prior_end), bounds)
+
+
+def _period_count(bounds: Bounds, grain: Grain) -> int:
+    """How many periods of ``grain`` the whole-period range ``bounds`` holds."""
+    count, day = 0, bounds[0]
+    while day < bounds[1]:
+        count += 1
+        following = shift_periods(day, grain, 1)
+        if following is None:
+            break
+        day = following
+    return count
 
 
 def _metrics(names: list[str], pinned: PinnedDefinitions) -> tuple[Metric, ...] | Problem:
@@ -242,6 +402,44 @@ def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionEr
         return QuestionError(field="$.top.by", problem="must be period or a requested metric")
     if top.n > max_rows:
         return QuestionError(field="$.top.n", problem="must not exceed the row limit")
+    if top.per is not None and top.by == PERIOD:
+        return QuestionError(field="$.top.by", problem="must be a requested metric with per")
+    return None
+
+
+_ADDITIVE = (Aggregate.SUM, Aggregate.COUNT)
+
+
+def additive(metric: Metric) -> bool:
+    """Whether ``metric`` adds up over periods exactly: a sum, a count or a count_if."""
+    match metric.measure:
+        case SimpleMeasure(term=CountIfTerm()):
+            return True
+        case SimpleMeasure(term=AggregateTerm(aggregate=aggregate)):
+            return aggregate in _ADDITIVE
+        case SimpleMeasure() | RatioMeasure():
+            return False
+        case _:
+            assert_never(metric.measure)
+
+
+def _window_valid(
+    window: Window | None, compare: Compare | None, metrics: tuple[Metric, ...]
+) -> Problem | None:
+    """Refuse a window that is not exactly one form, with compare, or over a non-additive
+    metric (``window_not_additive``: it is never approximated by adding up parts)."""
+    if window is None:
+        return None
+    if window.running == (window.trailing is not None):
+        return QuestionError(
+            field="$.window", problem="give either running: true or trailing: N, not both"
+        )
+    if window.trailing is not None and window.trailing < 1:
+        return QuestionError(field="$.window.trailing", problem="must be at least 1")
+    if compare is not None:
+        return QuestionError(field="$.compare", problem="cannot be combined with window")
+    if not all(additive(m) for m in metrics):
+        return refusal(RefusalCode.WINDOW_NOT_ADDITIVE)
     return None
 
 

@@ -26,10 +26,28 @@ from typing import Literal, assert_never
 from sqlglot import exp
 
 from sutura.core.base import Frozen
-from sutura.core.catalog.model import Catalog, Dimension, Metric, ZeroDenominator
+from sutura.core.catalog.model import (
+    Aggregate,
+    AggregateTerm,
+    Catalog,
+    CountIfTerm,
+    Dimension,
+    Metric,
+    RatioMeasure,
+    SimpleMeasure,
+    ZeroDenominator,
+)
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.question.model import Direction
-from sutura.core.question.resolve import PERIOD, FilterOp, Resolved, dimension_everywhere
+from sutura.core.question.resolve import (
+    PERIOD,
+    FilterOp,
+    Resolved,
+    ResolvedTop,
+    Running,
+    Trailing,
+    dimension_everywhere,
+)
 from sutura.core.sql.measures import Parts, TermAt, groups_kept, metric_parts, order_key
 from sutura.core.sql.parts import (
     Binder,
@@ -72,6 +90,19 @@ class Quotient(Frozen, frozen=True, tag="quotient"):
 Output = Passthrough | Quotient
 
 
+class Derivation(Frozen, frozen=True):
+    """What :mod:`sutura.core.sql.derive` computes from the statement's rows: compare, window,
+    fill and ``top`` of a question that has any of the first three.
+
+    Attributes:
+        resolved: The question (its range, grain, compare, window, fill and top).
+        zero_filled: Per metric, whether a filled period holds zero (sums and counts) or NULL.
+    """
+
+    resolved: Resolved
+    zero_filled: tuple[bool, ...]
+
+
 class CompiledQuery(Frozen, frozen=True):
     """One statement ready for a source, and how to shape its rows into the answer.
 
@@ -84,6 +115,7 @@ class CompiledQuery(Frozen, frozen=True):
         selected_width: How many columns the statement selects.
         source: The alias of the source that holds the metrics' model.
         dialect: The dialect ``sql`` is written in.
+        derivation: What is computed from the statement's rows after it runs, if anything.
     """
 
     sql: str
@@ -94,10 +126,13 @@ class CompiledQuery(Frozen, frozen=True):
     selected_width: int
     source: str
     dialect: Dialect
+    derivation: Derivation | None = None
 
     @property
     def needs_shaping(self) -> bool:
         """Whether any answer column differs from the selected column at its position."""
+        if self.derivation is not None:
+            return True
         return self.selected_width != len(self.outputs) or any(
             _selected_at(o) != i for i, o in enumerate(self.outputs)
         )
@@ -162,8 +197,11 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     joins = _joins(resolved, dimensions, catalog)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     binder = Binder()
+    top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
     tree, outputs = _select(resolved, metrics, dimensions, joins, shared, binder)
+    if top is not None and top.per_period:
+        tree = tree.select(_rank(resolved, top, dimensions, joins, shared, binder), copy=False)
     tree = tree.from_(base_table(model), copy=False)
     tree = tree.where(_where(resolved, metrics[0], dimensions, joins, shared, binder), copy=False)
     for join in joins.all():
@@ -175,18 +213,116 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     kept = None if shared else groups_kept(metrics, binder)
     if kept is not None:
         tree = tree.having(kept, copy=False)
-    tree = tree.order_by(*_order(resolved, metrics, shared, binder, outputs, dialect), copy=False)
-    if resolved.top is not None:
-        tree = tree.limit(binder.bind(resolved.top.n), copy=False)
+    if top is not None and top.per_period:
+        tree = _kept_per_period(tree, top.n, binder)
+    else:
+        order = _order(resolved, top, metrics, shared, binder, outputs, dialect)
+        tree = tree.order_by(*order, copy=False)
+        if top is not None:
+            tree = tree.limit(binder.bind(top.n), copy=False)
+    derivation = None
+    if resolved.derives:
+        derivation = Derivation(
+            resolved=resolved, zero_filled=tuple(zero_filled(m) for m in metrics)
+        )
     return CompiledQuery(
         sql=_render(tree, dialect),
         params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
-        columns=(PERIOD, *resolved.dimensions, *resolved.metric_names),
+        columns=answer_columns(resolved),
         plan=plan_lines(resolved, model, joins.all(), shared=shared),
         outputs=outputs,
         selected_width=len(tree.expressions),
         source=model.source,
         dialect=dialect,
+        derivation=derivation,
+    )
+
+
+RANK = "top.rank"
+"""The hidden column numbering a row within its period under ``top.per``."""
+
+
+def answer_columns(resolved: Resolved) -> tuple[str, ...]:
+    """The answer's columns: period, dimensions, then each metric with what compare and
+    window add after it (``m.prior``, ``m.change``, ``m.relative_change``; ``m.running`` or
+    ``m.trailing``)."""
+    columns: list[str] = [PERIOD, *resolved.dimensions]
+    for name in resolved.metric_names:
+        columns.append(name)
+        if resolved.compare is not None:
+            columns.extend((f"{name}.prior", f"{name}.change", f"{name}.relative_change"))
+        match resolved.window:
+            case Running():
+                columns.append(f"{name}.running")
+            case Trailing():
+                columns.append(f"{name}.trailing")
+            case None:
+                pass
+            case _:
+                assert_never(resolved.window)
+    return tuple(columns)
+
+
+def zero_filled(metric: Metric) -> bool:
+    """Whether a period without rows holds zero for ``metric`` (sums and counts) under fill."""
+    match metric.measure:
+        case SimpleMeasure(term=CountIfTerm()):
+            return True
+        case SimpleMeasure(term=AggregateTerm(aggregate=aggregate)):
+            return aggregate in _COUNTS_AND_SUMS
+        case SimpleMeasure() | RatioMeasure():
+            return False
+        case _:
+            assert_never(metric.measure)
+
+
+_COUNTS_AND_SUMS = (Aggregate.SUM, Aggregate.COUNT, Aggregate.COUNT_DISTINCT)
+
+
+def _rank(
+    resolved: Resolved,
+    top: ResolvedTop,
+    dimensions: dict[str, Dimension],
+    joins: Joins,
+    shared: bool,
+    binder: Binder,
+) -> exp.Expr:
+    """``ROW_NUMBER()`` within the row's period, by ``top``'s metric then the dimensions."""
+    index = resolved.metric_names.index(top.by)
+    metric = resolved.metrics[index]
+    key = order_key(metric, inline=not shared, binder=binder, ordinal=0, average_as_quotient=True)
+    if isinstance(key, exp.Literal):
+        parts = metric_parts(metric, inline=not shared, binder=binder)
+        key = parts.columns[0][1]
+    order = exp.Order(
+        expressions=[
+            exp.Ordered(this=key, desc=descending(top.direction), nulls_first=False),
+            *(
+                exp.Ordered(this=joins.column(dimensions[n]), nulls_first=False)
+                for n in resolved.dimensions
+            ),
+        ]
+    )
+    window = exp.Window(
+        this=exp.RowNumber(),
+        partition_by=[period_start(resolved.grain, resolved.metrics[0].time_column)],
+        order=order,
+    )
+    return window.as_(RANK, quoted=True)
+
+
+def _kept_per_period(tree: exp.Select, n: int, binder: Binder) -> exp.Select:
+    """The rows of ``tree`` ranked at most ``n`` in their period, by period then rank."""
+    rank = exp.column(RANK, table="ranked", quoted=True)
+    return (
+        exp.select(exp.Star())
+        .from_(tree.subquery(exp.to_identifier("ranked", quoted=True), copy=False), copy=False)
+        .where(exp.LTE(this=rank, expression=binder.bind(n)), copy=False)
+        .order_by(
+            exp.Ordered(this=exp.Literal.number(1), nulls_first=False),
+            exp.Ordered(this=rank.copy(), nulls_first=False),
+            copy=False,
+        )
     )
 
 
@@ -258,10 +394,14 @@ def _where(
 ) -> exp.Expr:
     """The half-open range, the shared required filters, then the caller's filters."""
     time = column(metric.time_column)
-    conditions: list[exp.Expr] = [
-        time >= binder.bind(resolved.start),
-        time < binder.bind(resolved.end),
+    ranges: list[list[exp.Expr]] = [
+        [time >= binder.bind(start), time < binder.bind(end)] for start, end in resolved.read_ranges
     ]
+    conditions: list[exp.Expr] = (
+        ranges[0]
+        if len(ranges) == 1
+        else [exp.or_(*(exp.paren(exp.and_(*r), copy=False) for r in ranges))]
+    )
     if shared and metric.required_filters:
         conditions.append(binder.required(metric.required_filters))
     for item in resolved.filters:
@@ -281,6 +421,7 @@ def _where(
 
 def _order(
     resolved: Resolved,
+    top: ResolvedTop | None,
     metrics: tuple[Metric, ...],
     shared: bool,
     binder: Binder,
@@ -298,10 +439,9 @@ def _order(
         exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False)
         for i in range(1 + len(resolved.dimensions))
     ]
-    top = resolved.top
     if top is None:
         return rest
-    desc = _descending(top.direction)
+    desc = descending(top.direction)
     if top.by == PERIOD:
         return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
     index = resolved.metric_names.index(top.by)
@@ -317,7 +457,8 @@ def _order(
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
 
 
-def _descending(direction: Direction) -> bool:
+def descending(direction: Direction) -> bool:
+    """Whether ``direction`` ranks the largest first."""
     match direction:
         case Direction.DESC:
             return True

@@ -14,7 +14,7 @@ from sutura.core.catalog.model import (
     Model,
     RequiredFilter,
 )
-from sutura.core.question.resolve import PERIOD, Resolved
+from sutura.core.question.resolve import PERIOD, Resolved, Running, Trailing
 from sutura.core.sql.measures import filter_sets
 from sutura.core.sql.parts import Join
 
@@ -50,6 +50,7 @@ def plan_lines(
         f"range: {metrics[0].time_column} from {resolved.start.isoformat()} (inclusive)"
         f" to {resolved.end.isoformat()} (exclusive)"
     )
+    lines.extend(_derived_lines(resolved))
     lines.extend(
         f"filter: {f.dimension} {f.op.value} {len(f.values)} bound value(s)"
         for f in resolved.filters
@@ -93,12 +94,45 @@ def _describe_filter(item: RequiredFilter) -> str:
             assert_never(item)
 
 
+def _derived_lines(resolved: Resolved) -> list[str]:
+    """The ranges read besides the question's, and what is derived from the rows."""
+    lines: list[str] = []
+    if resolved.read_ranges != ((resolved.start, resolved.end),):
+        lines.extend(
+            f"read: from {start.isoformat()} (inclusive) to {end.isoformat()} (exclusive)"
+            for start, end in resolved.read_ranges
+        )
+    if resolved.compare is not None:
+        lines.append(
+            f"compare: each row with its {resolved.compare.value.replace('_', ' ')}"
+            " (prior, change, relative change; exact)"
+        )
+    match resolved.window:
+        case Running():
+            lines.append("window: running total from the range start")
+        case Trailing(periods=periods):
+            lines.append(f"window: total of the last {periods} periods ending with each row's")
+        case None:
+            pass
+        case _:
+            assert_never(resolved.window)
+    if resolved.fill:
+        lines.append("fill: every period has a row (zero for sums and counts, else NULL)")
+    return lines
+
+
 def _ordering_line(resolved: Resolved) -> str:
     """How rows are ordered, and how many ``top`` keeps."""
     rest = ", ".join((PERIOD, *resolved.dimensions))
     if resolved.top is None:
         return f"order: {rest} ascending, NULLs last"
     top = resolved.top
+    if top.per_period:
+        return (
+            f"order: period ascending, then {top.by} {top.direction.value} NULLs last, then"
+            f" {', '.join(resolved.dimensions) or 'nothing else'} ascending;"
+            f" keep the first {top.n} rows of each period"
+        )
     return (
         f"order: {top.by} {top.direction.value} NULLs last, then {rest} ascending;"
         f" keep the first {top.n} rows"

@@ -22,20 +22,19 @@ import functools
 import operator
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import Final, assert_never
+from fractions import Fraction
+from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.model import ZeroDenominator
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.sql.compile import CompiledQuery, Output, Passthrough, Quotient, TermIndex
+from sutura.core.sql.derive import derive_rows, fixed
 
 Row = list[str | None]
 Rational = tuple[int, int]
 """An exact number as (numerator, denominator), the denominator never zero."""
-
-_SCALE: Final = 1_000_000
-"""Quotients are written with six decimal places."""
 
 
 class _RefusedError(Exception):
@@ -46,7 +45,9 @@ class _RefusedError(Exception):
         self.code = code
 
 
-def shape_rows(compiled: CompiledQuery, fetched_rows: list[Row]) -> Result[list[Row], Refusal]:
+def shape_rows(
+    compiled: CompiledQuery, fetched_rows: list[Row], max_rows: int | None = None
+) -> Result[list[Row], Refusal]:
     """The answer's rows, built from the fetched rows of ``compiled``'s statement.
 
     Args:
@@ -57,10 +58,18 @@ def shape_rows(compiled: CompiledQuery, fetched_rows: list[Row]) -> Result[list[
     Returns:
         One row per fetched row with exactly the answer's columns, or a refusal
         (``denominator_zero`` under a ratio that fails at zero; ``value_not_representable``
-        for a part that is not a finite number).
+        for a part that is not a finite number; ``result_too_large`` for derived rows, see
+        :mod:`sutura.core.sql.derive`, beyond ``max_rows``).
     """
     if not compiled.needs_shaping:
         return Success(fetched_rows)
+    derivation = compiled.derivation
+    if derivation is not None:
+        limit = len(fetched_rows) if max_rows is None else max_rows
+        try:
+            return derive_rows(compiled, derivation, fetched_rows, _quotient_exact, limit)
+        except _RefusedError as stop:
+            return Failure(refusal(stop.code))
     cells = [_cell_maker(output) for output in compiled.outputs]
     try:
         return Success([[cell(row) for cell in cells] for row in fetched_rows])
@@ -81,16 +90,22 @@ def _cell_maker(output: Output) -> Callable[[Row], str | None]:
 
 def _quotient_text(row: Row, quotient: Quotient) -> str | None:
     """numerator / denominator (or the numerator alone) as fixed-point text, or None."""
+    exact = _quotient_exact(row, quotient)
+    return None if exact is None else fixed(exact.numerator, exact.denominator)
+
+
+def _quotient_exact(row: Row, quotient: Quotient) -> Fraction | None:
+    """numerator / denominator (or the numerator alone), exactly, or None."""
     numerator = _term(row, quotient.numerator)
     if quotient.denominator is None:
-        return None if numerator is None else _fixed(*numerator)
+        return None if numerator is None else Fraction(*numerator)
     denominator = _term(row, quotient.denominator)
     if denominator is None or denominator[0] == 0:
         _refuse_if_it_fails(quotient.zero_denominator)
         return None
     if numerator is None:
         return None
-    return _fixed(numerator[0] * denominator[1], numerator[1] * denominator[0])
+    return Fraction(numerator[0] * denominator[1], numerator[1] * denominator[0])
 
 
 def _refuse_if_it_fails(rule: ZeroDenominator) -> None:
@@ -123,20 +138,3 @@ def _exact(text: str | None) -> Rational | None:
         return Decimal(text).as_integer_ratio()
     except (InvalidOperation, ValueError, OverflowError):
         raise _RefusedError(RefusalCode.VALUE_NOT_REPRESENTABLE) from None
-
-
-def _fixed(numerator: int, denominator: int) -> str:
-    """numerator / denominator rounded half-to-even to six decimal places, as fixed-point text.
-
-    >>> [_fixed(5, 10**7), _fixed(15, 10**7), _fixed(-1, 3), _fixed(1, -3), _fixed(-5, 10**7)]
-    ['0.000000', '0.000002', '-0.333333', '-0.333333', '0.000000']
-    """
-    if denominator < 0:
-        numerator, denominator = -numerator, -denominator
-    scaled, remainder = divmod(numerator * _SCALE, denominator)  # floor, 0 <= remainder < den
-    twice = 2 * remainder
-    if twice > denominator or (twice == denominator and scaled % 2 == 1):
-        scaled += 1
-    whole, fraction = divmod(abs(scaled), _SCALE)
-    sign = "-" if scaled < 0 else ""
-    return f"{sign}{whole}.{fraction:06d}"

@@ -34,7 +34,8 @@ def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     composed = unwrap_or_report(mcp_server(wiring.load()))
     if isinstance(composed, int):
         return composed
-    anyio.run(serve_stdio, composed.server)
+    longest = composed.longest_call
+    anyio.run(lambda: serve_stdio(composed.server, longest_call=longest))
     if composed.start_errors:
         return report(composed.start_errors)
     return EXIT_OK

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from sutura import __version__
 from sutura.transports.cli import commands
+from sutura.transports.cli.log_volume import RepeatLimit
 from sutura.transports.cli.output import EXIT_REFUSED, EXIT_USAGE
 from sutura.transports.cli.verbs import VERBOSE_HELP, Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -54,11 +55,14 @@ def run_cli(argv: list[str], wiring: Wiring) -> int:
 
 def _configure_logging(*, verbose: bool, serves: bool) -> None:
     """Log to stderr. A server's stderr is its operator's log, so a driver's complaint is
-    logged there; a one-shot command keeps it off the terminal unless ``--verbose``."""
+    logged there; a one-shot command keeps it off the terminal unless ``--verbose``. A
+    complaint repeated is logged a few times a minute (:class:`RepeatLimit`)."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RepeatLimit())
     if not verbose and not serves:
         logging.getLogger("sutura.source").setLevel(logging.ERROR)

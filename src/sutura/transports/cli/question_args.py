@@ -2,8 +2,9 @@
 
 The document is decoded by the core's one codec, like a question any other surface receives.
 Flags that conflict, or that mean nothing without another, are usage errors (exit 2) — never
-silently ignored: ``--top`` needs ``--top-by`` and ``--top-by``/``--top-direction`` need
-``--top``; ``--last`` excludes ``--from``/``--to``; ``--include-current`` needs ``--last``;
+silently ignored: ``--top`` needs ``--top-by`` and ``--top-by``/``--top-direction``/
+``--top-per-period`` need ``--top``; ``--last`` excludes ``--from``/``--to``;
+``--include-current`` needs ``--last``; ``--running`` excludes ``--trailing``;
 ``--question`` excludes every other question flag.
 """
 
@@ -18,6 +19,10 @@ examples:
   sutura {verb} revenue --grain month --from 2024-01-01 --to 2024-07-01 --by channel
   sutura {verb} order_count --grain week --last 4 week --include-current
   sutura {verb} revenue --grain quarter --last 4 quarter --by region --top 3 --top-by revenue
+  sutura {verb} revenue --grain month --from 2024-01-01 --to 2025-01-01 --compare previous_year
+  sutura {verb} revenue --grain month --last 12 month --trailing 3 --fill
+  sutura {verb} revenue --grain month --last 6 month --by channel --top 1 --top-by revenue \
+                --top-per-period
   sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
                 "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
 """
@@ -74,6 +79,27 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--top-direction", choices=("asc", "desc"), help="with --top: desc (default) or asc"
     )
+    parser.add_argument(
+        "--top-per-period",
+        action="store_true",
+        help="with --top: keep the first N rows of each period",
+    )
+    parser.add_argument(
+        "--compare",
+        choices=("previous_period", "previous_year"),
+        help="add each metric's prior value, change and relative change",
+    )
+    parser.add_argument(
+        "--running", action="store_true", help="add a running total from the range start"
+    )
+    parser.add_argument(
+        "--trailing", type=int, metavar="N", help="add the total of the last N periods"
+    )
+    parser.add_argument(
+        "--fill",
+        action="store_true",
+        help="every period of the range has a row (zero for sums and counts)",
+    )
 
 
 _QUESTION_FLAGS = {
@@ -89,6 +115,11 @@ _QUESTION_FLAGS = {
     "top": "--top",
     "top_by": "--top-by",
     "top_direction": "--top-direction",
+    "top_per_period": "--top-per-period",
+    "compare": "--compare",
+    "running": "--running",
+    "trailing": "--trailing",
+    "fill": "--fill",
 }
 
 
@@ -111,8 +142,12 @@ def _conflicts(args: argparse.Namespace) -> str | None:
         return "--include-current applies to --last only"
     if args.top is not None and args.top_by is None:
         return "--top needs --top-by (a metric of the question, or period)"
-    if args.top is None and (args.top_by is not None or args.top_direction is not None):
-        return "--top-by and --top-direction apply to --top only"
+    if args.top is None and (
+        args.top_by is not None or args.top_direction is not None or args.top_per_period
+    ):
+        return "--top-by, --top-direction and --top-per-period apply to --top only"
+    if args.running and args.trailing is not None:
+        return "--running and --trailing are two windows; give one"
     return None
 
 
@@ -166,11 +201,27 @@ def _document(args: argparse.Namespace) -> dict[str, object]:
     filters = _filters(args.where, "in") + _filters(args.where_not, "not_in")
     if filters:
         document["filters"] = filters
+    return {**document, **_top_and_derived(args)}
+
+
+def _top_and_derived(args: argparse.Namespace) -> dict[str, object]:
+    """``top``, ``compare``, ``window`` and ``fill`` as the flags give them."""
+    document: dict[str, object] = {}
     if args.top is not None:
         top: dict[str, object] = {"n": args.top, "by": args.top_by}
         if args.top_direction is not None:
             top["direction"] = args.top_direction
+        if args.top_per_period:
+            top["per"] = "period"
         document["top"] = top
+    if args.compare is not None:
+        document["compare"] = {"to": args.compare}
+    if args.running:
+        document["window"] = {"running": True}
+    elif args.trailing is not None:
+        document["window"] = {"trailing": args.trailing}
+    if args.fill:
+        document["fill"] = True
     return document
 
 

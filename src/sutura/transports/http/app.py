@@ -12,6 +12,7 @@ from typing import Any
 
 from litestar import Litestar, Response, Router
 from litestar.handlers import HTTPRouteHandler
+from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
 from sutura.core.settings import Settings, console_served
@@ -21,6 +22,7 @@ from sutura.transports.http.auth import Authentication, authentication_of
 from sutura.transports.http.console.assets import asset_routes
 from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
+from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
 from sutura.transports.http.replies import failure_response
@@ -58,16 +60,24 @@ def _handlers(
 
 
 def build_app(
-    service: Service, settings: Settings, authentication: Authentication | None = None
+    service: Service,
+    settings: Settings,
+    authentication: Authentication | None = None,
+    *,
+    bind_host: str | None = None,
 ) -> Litestar:
     """The HTTP surface over ``service``, bounded and guarded as ``settings`` say.
 
     ``authentication`` defaults to the one the settings ask for, with key-set files read
     relative to the working directory; ``sutura serve`` passes its own (relative to the
-    settings directory).
+    settings directory). ``bind_host`` (``server.host`` unless given) decides which ``Host``
+    headers are answered when ``server.allowed_hosts`` is not set (see
+    :mod:`sutura.transports.http.gate`).
     """
     if authentication is None:
         authentication = authentication_of(settings, Path.cwd())
+    host = settings.server.host if bind_host is None else bind_host
+    allowed = allowed_hosts_for(host, settings.server.allowed_hosts)
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
@@ -77,6 +87,7 @@ def build_app(
         exception_handlers=exception_handlers(),
         openapi_config=config,
         plugins=[CarriedSchema(), StrictStructSchema()],
+        middleware=[DefineMiddleware(Gate, allowed=allowed)],
         request_max_body_size=settings.server.max_body_bytes,
         logging_config=None,
         debug=False,

@@ -27,6 +27,7 @@ _BY_STATUS: Final[dict[int, FailureCode]] = {
     405: FailureCode.METHOD_NOT_ALLOWED,
     408: FailureCode.TIMEOUT,
     413: FailureCode.TOO_LARGE,
+    415: FailureCode.UNSUPPORTED_MEDIA_TYPE,
     503: FailureCode.UNAVAILABLE,
 }
 

@@ -19,6 +19,7 @@ from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.openapi.spec import (
     Components,
+    OpenAPIFormat,
     OpenAPIHeader,
     OpenAPIResponse,
     OpenAPIType,
@@ -32,6 +33,7 @@ from litestar.typing import FieldDefinition
 from sutura import __version__
 from sutura.core.catalog.prose import Carried
 from sutura.core.outcome.answer import Refused
+from sutura.core.question.model import Question, Range
 from sutura.core.raw.outcome import RawRefusal
 from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureBody
 
@@ -56,7 +58,61 @@ class StrictStructSchema(StructSchemaPlugin):
         info = msgspec.inspect.type_info(field_definition.type_)
         if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
             schema.additional_properties = False
+        if field_definition.type_ is Question:
+            return _question_schema(schema)
+        if field_definition.type_ is Range:
+            return _range_schema(schema)
         return schema
+
+
+def _question_schema(schema: Schema) -> Schema:
+    """What the decoder refuses beyond the Struct's types: a metric named twice."""
+    metrics = (schema.properties or {}).get("metrics")
+    if isinstance(metrics, Schema):
+        metrics.unique_items = True
+        metrics.description = _also(metrics.description, "Each metric at most once.")
+    top = (schema.properties or {}).get("top")
+    if isinstance(top, Schema):
+        top.description = _also(
+            top.description,
+            "top.by is period or one of the requested metrics; top.n is at most limits.max_rows.",
+        )
+    return schema
+
+
+def _also(description: str | None, rule: str) -> str:
+    """The field's own description (from the Struct), then the rule the decoder adds."""
+    return rule if not description else f"{description} {rule}"
+
+
+_DATE: Final = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE)
+_NULL: Final = Schema(type=OpenAPIType.NULL)
+
+
+def _range_schema(schema: Schema) -> Schema:
+    """Exactly one of the two forms the decoder accepts: ``{start, end}`` or ``{last}``
+    (the other form's fields absent or null); ``start`` must be before ``end``."""
+    last = (schema.properties or {}).get("last")
+    last_ref = last.one_of[0] if isinstance(last, Schema) and last.one_of else last
+    period = Schema(
+        type=OpenAPIType.OBJECT,
+        properties={"start": _DATE, "end": _DATE, "last": _NULL},
+        required=["end", "start"],
+        additional_properties=False,
+        description="A half-open period of ISO dates; start is before end.",
+    )
+    trailing = Schema(
+        type=OpenAPIType.OBJECT,
+        properties={"last": last_ref, "start": _NULL, "end": _NULL} if last_ref else {},
+        required=["last"],
+        additional_properties=False,
+        description="The last count whole units of a grain.",
+    )
+    return Schema(
+        title=schema.title,
+        description="Either {start, end} (start before end) or {last}; never both, never neither.",
+        one_of=[period, trailing],
+    )
 
 
 class CarriedSchema(OpenAPISchemaPlugin):

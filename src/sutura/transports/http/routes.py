@@ -31,6 +31,7 @@ from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Authentication, Guard, caller_of
 from sutura.transports.http.body import QuestionBody, StatementBody
 from sutura.transports.http.discovery import metadata_path, protected_resource
+from sutura.transports.http.gate import json_guard
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
 from sutura.transports.http.replies import JSON, ReplyError, response_of
 from sutura.transports.http.wire import Health
@@ -123,7 +124,9 @@ def _catalog_route(calls: Calls) -> HTTPRouteHandler:
         summary="The catalog",
         responses={
             401: doc.failure("No valid bearer token."),
-            403: doc.failure("insufficient_scope: the token lacks sutura:catalog.read."),
+            403: doc.failure(
+                "insufficient_scope: the token lacks sutura:catalog.read; or host_not_allowed."
+            ),
             422: doc.refusal("The catalog holds a value strict UTF-8 JSON cannot carry."),
             500: doc.failure("Something broke; the cause is in the operator's log."),
         },
@@ -143,11 +146,12 @@ _QUERY_RESPONSES: Final = {
     401: doc.failure("No valid bearer token."),
     403: doc.refusal_or_failure(
         "A dimension, filter or value the metric does not permit (a refusal), or "
-        "insufficient_scope (the token lacks sutura:metrics.ask)."
+        "insufficient_scope (the token lacks sutura:metrics.ask), or host_not_allowed."
     ),
     404: doc.refusal("metric_unknown."),
     408: doc.failure("timeout: the body did not arrive before the request deadline."),
     413: doc.refusal_or_failure("result_too_large (a refusal), or too_large (the body)."),
+    415: doc.failure("unsupported_media_type: the body is not sent as application/json."),
     422: doc.refusal("A bound, a deadline or an unrepresentable value."),
     500: doc.failure("Something broke; the cause is in the operator's log."),
     503: doc.refusal_or_failure("source_unavailable, unavailable, or at_capacity."),
@@ -157,7 +161,7 @@ _QUERY_RESPONSES: Final = {
 def _query_route(calls: Calls) -> HTTPRouteHandler:
     @post(
         "/v1/query",
-        guards=calls.offered(Capability.ASK_METRIC),
+        guards=[*calls.offered(Capability.ASK_METRIC), json_guard],
         security=doc.SECURED,
         dto=QuestionBody,
         return_dto=None,
@@ -184,10 +188,11 @@ _SQL_RESPONSES: Final = {
     400: doc.failure("not_a_statement: the body is not {statement} (the field is named)."),
     401: doc.failure("No valid bearer token."),
     403: doc.raw_refusal_or_failure(
-        "not_read_only (a raw refusal), tool_not_enabled, or insufficient_scope."
+        "not_read_only (a raw refusal), tool_not_enabled, insufficient_scope, or host_not_allowed."
     ),
     408: doc.failure("timeout: the body did not arrive before the request deadline."),
     413: doc.raw_refusal_or_failure("too_many_rows (a raw refusal), or too_large (the body)."),
+    415: doc.failure("unsupported_media_type: the body is not sent as application/json."),
     422: doc.raw_refusal(
         "statement_failed (with the database's own words, untrusted), not_one_statement, "
         "deadline_exceeded, resources_exhausted, value_not_supported, value_not_representable."
@@ -200,7 +205,7 @@ _SQL_RESPONSES: Final = {
 def _sql_route(calls: Calls) -> HTTPRouteHandler:
     @post(
         "/v1/sql/run",
-        guards=calls.offered(Capability.RUN_SQL),
+        guards=[*calls.offered(Capability.RUN_SQL), json_guard],
         security=doc.SECURED,
         dto=StatementBody,
         return_dto=None,

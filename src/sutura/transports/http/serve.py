@@ -24,6 +24,13 @@ from sutura.boundary.service import Service
 from sutura.boundary.startup import Loaded, open_service
 from sutura.transports.http.app import build_app
 from sutura.transports.http.auth import authentication_of, bind_problems
+from sutura.transports.http.connections import (
+    ACCEPT_BACKLOG,
+    ConnectionBounds,
+    bounded_protocol,
+    connection_cap,
+    descriptor_limit,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +66,7 @@ async def started_app(
             return
         service = opened.unwrap()
         authentication = authentication_of(settings, loaded.loaded.base_dir)
-        app = build_app(service, settings, authentication)
+        app = build_app(service, settings, authentication, bind_host=bind_host)
         bind_port = settings.server.port if port is None else port
         yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
 
@@ -92,7 +99,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))
-        listener.listen(2048)
+        listener.listen(ACCEPT_BACKLOG)
     except OSError:
         listener.close()
         raise
@@ -115,8 +122,15 @@ async def serve(
             listener = bind(started.host, started.port)
         except OSError as err:
             return [f"server: cannot listen on {started.host}:{started.port} ({err.strerror})"]
+        server = loaded.loaded.settings.server
+        bounds = ConnectionBounds(
+            header_seconds=server.header_timeout_seconds,
+            max_connections=connection_cap(server.max_connections, descriptor_limit()),
+        )
         config = uvicorn.Config(
             started.app,
+            http=bounded_protocol(bounds),
+            backlog=ACCEPT_BACKLOG,
             log_config=None,
             access_log=False,
             lifespan="off",

@@ -33,23 +33,30 @@ class FailureCode(StrEnum):
     BAD_REQUEST = "bad_request"
     TOOL_NOT_ENABLED = "tool_not_enabled"
     INSUFFICIENT_SCOPE = "insufficient_scope"
+    HOST_NOT_ALLOWED = "host_not_allowed"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     TIMEOUT = "timeout"
     TOO_LARGE = "too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INTERNAL = "internal"
     UNAVAILABLE = "unavailable"
     AT_CAPACITY = "at_capacity"
 
 
-def failure_status(code: FailureCode) -> int:
+# One flat arm per status reads best; its branches are the vocabulary's, not logic.
+def failure_status(code: FailureCode) -> int:  # noqa: C901
     """The HTTP status of a failure code."""
     match code:
         case FailureCode.UNAUTHORIZED:
             return 401
         case FailureCode.NOT_A_QUESTION | FailureCode.NOT_A_STATEMENT | FailureCode.BAD_REQUEST:
             return 400
-        case FailureCode.TOOL_NOT_ENABLED | FailureCode.INSUFFICIENT_SCOPE:
+        case (
+            FailureCode.TOOL_NOT_ENABLED
+            | FailureCode.INSUFFICIENT_SCOPE
+            | FailureCode.HOST_NOT_ALLOWED
+        ):
             return 403
         case FailureCode.NOT_FOUND:
             return 404
@@ -59,6 +66,8 @@ def failure_status(code: FailureCode) -> int:
             return 408
         case FailureCode.TOO_LARGE:
             return 413
+        case FailureCode.UNSUPPORTED_MEDIA_TYPE:
+            return 415
         case FailureCode.INTERNAL:
             return 500
         case FailureCode.UNAVAILABLE | FailureCode.AT_CAPACITY:
@@ -81,6 +90,13 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     ),
     FailureCode.INSUFFICIENT_SCOPE: (
         "The caller's token does not grant the scope this operation needs; ask the operator."
+    ),
+    FailureCode.HOST_NOT_ALLOWED: (
+        "The Host header does not name this server; the operator lists the names it answers to "
+        "in server.allowed_hosts."
+    ),
+    FailureCode.UNSUPPORTED_MEDIA_TYPE: (
+        "The request body must be sent with Content-Type: application/json."
     ),
     FailureCode.NOT_FOUND: "There is no such route; see the API schema at /openapi.json.",
     FailureCode.METHOD_NOT_ALLOWED: (

@@ -5,8 +5,9 @@ refs for a union). An MCP tool schema must be an object schema at its root and s
 small, since every ``tools/list`` carries it into an agent's context. So each generated schema
 is made compact by rules, never edited by hand:
 
-- titles, descriptions (docstrings) and OpenAPI ``discriminator`` hints are dropped: the tool
-  descriptions and the agent prompt say what the fields mean;
+- titles, descriptions (docstrings), defaults and OpenAPI ``discriminator`` hints are dropped:
+  the tool descriptions and the agent prompt say what the fields mean, and the OpenAPI
+  document carries every field's description and default (an omitted field takes its default);
 - an optional field whose default is ``null`` is written as its non-null schema (omit the field
   rather than send ``null``);
 - a definition referenced once is inlined; the rest stay in ``$defs``, lifted to the root.
@@ -29,7 +30,7 @@ from sutura.core.codec import schema_hook
 
 Schema = dict[str, Any]
 
-_DROPPED: Final = frozenset({"title", "description", "discriminator"})
+_DROPPED: Final = frozenset({"title", "description", "default", "discriminator"})
 _NAMED_MAPS: Final = frozenset({"properties", "$defs"})  # keys there are names, not keywords
 _REF_PREFIX: Final = "#/$defs/"
 _NULL: Final = {"type": "null"}
@@ -47,12 +48,12 @@ def _tidy(node: Any) -> Any:
         return node
     tidy: Schema = {}
     for key, value in node.items():
-        if key in _NAMED_MAPS:
+        if key == "properties":
+            tidy[key] = {name: _tidy(_non_null(sub)) for name, sub in value.items()}
+        elif key in _NAMED_MAPS:
             tidy[key] = {name: _tidy(sub) for name, sub in value.items()}
         elif key not in _DROPPED and not (key == "required" and value == []):
             tidy[key] = _tidy(value)
-    if "properties" in tidy:
-        tidy["properties"] = {k: _non_null(v) for k, v in tidy["properties"].items()}
     return tidy
 
 

@@ -63,6 +63,8 @@ class McpServer:
 
     server: Server[Starting]
     start_errors: list[str] = field(default_factory=list)
+    longest_call: float = 30.0
+    """The deadline of one call (``limits.deadline_seconds``): how long the end of input waits."""
 
 
 def _invalid_params(sentence: str) -> MCPError:
@@ -160,4 +162,5 @@ def mcp_server(
         on_list_resources=None if resource is None else resource.list_resources,
         on_read_resource=None if resource is None else resource.read_resource,
     )
-    return Success(McpServer(server=server, start_errors=errors))
+    longest = settings.limits.deadline_seconds
+    return Success(McpServer(server=server, start_errors=errors, longest_call=longest))

@@ -27,6 +27,8 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
+
 LINE_CAP: Final = 1024 * 1024
 """The most bytes one JSON-RPC message may take on stdin, its line break not counted."""
 
@@ -169,12 +171,26 @@ def _read_stdin(size: int) -> bytes:
     return os.read(0, size)
 
 
-async def serve_stdio(server: Server[Any], stdin: Callable[[int], bytes] = _read_stdin) -> None:
-    """Serve ``server`` over stdio until the client closes stdin or the server stops."""
+async def serve_stdio(
+    server: Server[Any],
+    stdin: Callable[[int], bytes] = _read_stdin,
+    *,
+    longest_call: float = 30.0,
+    in_flight: int = IN_FLIGHT_CAP,
+) -> None:
+    """Serve ``server`` over stdio until the client closes stdin or the server stops.
+
+    At most ``in_flight`` requests run at once (the rest are answered at once, "ask again
+    shortly"); at the end of input every request read is answered before the server stops,
+    waiting up to ``longest_call`` (the longest deadline) and a grace (see :mod:`.in_flight`).
+    """
     lines = StdinLines(BoundedLines(stdin))
+    flight = InFlight(in_flight)
     with anyio.CancelScope() as scope:
         # The SDK types stdin as an AsyncFile[str]; it only iterates it, and decodes bytes.
-        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (incoming, outgoing):
-            lines.reply_on(outgoing)
+        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (raw_in, raw_out):
+            lines.reply_on(raw_out)
+            incoming = Incoming(raw_in, raw_out, flight, longest_call)
+            outgoing = Outgoing(raw_out, flight)
             await server.run(incoming, outgoing, server.create_initialization_options())
             scope.cancel()  # stop reading stdin: the server will answer nothing more

@@ -1,0 +1,302 @@
+"""Rows derived from a statement's rows: complete series, comparisons, windows, then ``top``.
+
+The statement of a question with ``compare``, ``window`` or ``fill`` groups by period and
+dimensions over every range it needs (the prior range, or the periods a trailing window reaches
+back to) and orders nothing away. Everything after is exact arithmetic here, identical on every
+engine:
+
+- ``fill``: every period of the ranges read gets a row for every group of dimension values the
+  statement returned (or the one group without dimensions); a sum or count is zero (written at
+  the scale of the metric's other values), any other metric NULL.
+- ``window``: a running total from the range start, or the total of the last N periods ending
+  with the row's own; a period without a row adds nothing; NULL where no period in the window
+  has a value. Only sums and counts are windowed (others are refused when resolving).
+- ``compare``: the prior value is the row of the same dimension values in the prior period
+  (NULL when there is none); the change is value minus prior (NULL if either is NULL); the
+  relative change is change over prior, NULL where the prior is NULL or zero.
+- ``top``: ordered by the metric's value (NULLs last), ties by period then dimensions, the first
+  ``n`` of the answer or, with ``per``, of each period.
+
+Rows outside the question's range are read only to compute these and never returned. Averages,
+ratios and relative changes are written with six decimal places, rounded half-to-even; sums,
+counts and their changes keep their exact decimal text.
+
+>>> from decimal import Decimal
+>>> _text(_minus(Decimal("12.50"), Decimal("10.00"))), _text(_relative(Decimal(3), Decimal(0)))
+('2.50', None)
+"""
+
+import bisect
+import datetime
+import decimal
+from collections.abc import Callable
+from fractions import Fraction
+from typing import assert_never
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.question.periods import shift_periods
+from sutura.core.question.resolve import Resolved, Running, Trailing, prior_period
+from sutura.core.sql.compile import (
+    CompiledQuery,
+    Derivation,
+    Output,
+    Passthrough,
+    Quotient,
+    descending,
+)
+
+Row = list[str | None]
+Value = decimal.Decimal | Fraction | str | None
+"""A metric's exact value: a decimal (sums, counts), a fraction (averages, ratios), text that is
+not a number (a first or last day), or NULL."""
+
+Key = tuple[str | None, ...]
+"""The dimension values of a group."""
+
+_EXACT = decimal.Context(prec=4000, traps=[decimal.Inexact, decimal.InvalidOperation])
+
+
+def derive_rows(
+    compiled: CompiledQuery,
+    derivation: Derivation,
+    fetched: list[Row],
+    quotient: Callable[[Row, Quotient], Fraction | None],
+    max_rows: int,
+) -> Result[list[Row], Refusal]:
+    """The answer's rows of a question with compare, window or fill.
+
+    Args:
+        compiled: The compiled statement (its outputs say where each metric's parts are).
+        derivation: What to derive.
+        fetched: The statement's rows as canonical text.
+        quotient: The exact quotient of an average or ratio in a row (it raises to refuse).
+        max_rows: The row limit; a filled answer longer than it is refused, never cut.
+
+    Returns:
+        The rows, or ``result_too_large``.
+    """
+    resolved = derivation.resolved
+    width = 1 + len(resolved.dimensions)
+    groups = _groups(fetched, width, compiled.outputs[width:], quotient)
+    if resolved.fill:
+        _fill(groups, resolved, derivation.zero_filled)
+    rows = _answer_rows(groups, resolved)
+    if resolved.top is not None:
+        rows = _top(rows, resolved, width)
+    if len(rows) > max_rows:
+        return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
+    return Success([[_text(value) for value in row] for row in rows])
+
+
+Groups = dict[Key, dict[str, list[Value]]]
+"""Per group of dimension values, per period (ISO text), each metric's value."""
+
+
+def _groups(
+    fetched: list[Row],
+    width: int,
+    outputs: tuple[Output, ...],
+    quotient: Callable[[Row, Quotient], Fraction | None],
+) -> Groups:
+    groups: Groups = {}
+    for row in fetched:
+        period = row[0]
+        if period is None:
+            continue
+        values = [_value(row, output, quotient) for output in outputs]
+        groups.setdefault(tuple(row[1:width]), {})[period] = values
+    return groups
+
+
+def _value(row: Row, output: Output, quotient: Callable[[Row, Quotient], Fraction | None]) -> Value:
+    match output:
+        case Passthrough(index=index):
+            return _number(row[index])
+        case Quotient():
+            return quotient(row, output)
+        case _:
+            assert_never(output)
+
+
+def _number(text: str | None) -> decimal.Decimal | str | None:
+    """The exact decimal a cell denotes, or its text when it is not a finite number."""
+    if text is None:
+        return None
+    try:
+        number = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        return text
+    return number if number.is_finite() else text
+
+
+def _periods(resolved: Resolved) -> list[str]:
+    """Every period start of every range read, in order, as ISO text."""
+    found: list[str] = []
+    for start, end in resolved.read_ranges:
+        day: datetime.date | None = start
+        while day is not None and day < end:
+            found.append(day.isoformat())
+            day = shift_periods(day, resolved.grain, 1)
+    return found
+
+
+def _fill(groups: Groups, resolved: Resolved, zero_filled: tuple[bool, ...]) -> None:
+    if not resolved.dimensions and not groups:
+        groups[()] = {}
+    zeros = [_zero(groups, i) if z else None for i, z in enumerate(zero_filled)]
+    for periods in groups.values():
+        for period in _periods(resolved):
+            periods.setdefault(period, list(zeros))
+
+
+def _zero(groups: Groups, index: int) -> decimal.Decimal:
+    """Zero at the scale of the metric's other values (``0.00`` beside ``12.50``)."""
+    for periods in groups.values():
+        for values in periods.values():
+            value = values[index]
+            if isinstance(value, decimal.Decimal):
+                return _EXACT.subtract(value, value)
+    return decimal.Decimal(0)
+
+
+def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
+    start, end = resolved.start.isoformat(), resolved.end.isoformat()
+    rows: list[list[Value]] = []
+    for key, periods in groups.items():
+        ordered = sorted(periods)
+        for period in ordered:
+            if not start <= period < end:
+                continue
+            values = periods[period]
+            row: list[Value] = [period, *key]
+            for index, value in enumerate(values):
+                row.append(value)
+                if resolved.compare is not None:
+                    prior_day = prior_period(
+                        datetime.date.fromisoformat(period), resolved.grain, resolved.compare
+                    )
+                    found = None if prior_day is None else periods.get(prior_day.isoformat())
+                    prior = None if found is None else found[index]
+                    change = _minus(value, prior)
+                    row.extend((prior, change, _relative(change, prior)))
+                if resolved.window is not None:
+                    row.append(_window(periods, ordered, period, index, resolved))
+            rows.append(row)
+    rows.sort(key=lambda row: _group_order(row, 1 + len(resolved.dimensions)))
+    return rows
+
+
+def _window(
+    periods: dict[str, list[Value]], ordered: list[str], period: str, index: int, r: Resolved
+) -> Value:
+    """The total of the metric over the window ending with ``period``; NULL over no value."""
+    match r.window:
+        case Running():
+            first = r.start.isoformat()
+        case Trailing(periods=count):
+            day = shift_periods(datetime.date.fromisoformat(period), r.grain, 1 - count)
+            first = "" if day is None else day.isoformat()
+        case None:
+            return None
+        case _:
+            assert_never(r.window)
+    low = bisect.bisect_left(ordered, first)
+    high = bisect.bisect_right(ordered, period)
+    total: decimal.Decimal | None = None
+    for name in ordered[low:high]:
+        value = periods[name][index]
+        if isinstance(value, decimal.Decimal):
+            total = value if total is None else _EXACT.add(total, value)
+    return total
+
+
+def _minus(value: Value, prior: Value) -> Value:
+    """value - prior, exactly; NULL where either is NULL or not a number."""
+    match (value, prior):
+        case (decimal.Decimal(), decimal.Decimal()):
+            return _EXACT.subtract(value, prior)
+        case (decimal.Decimal() | Fraction(), decimal.Decimal() | Fraction()):
+            return Fraction(value) - Fraction(prior)
+        case _:
+            return None
+
+
+def _relative(change: Value, prior: Value) -> Fraction | None:
+    """change / prior, exactly; NULL where either is NULL or the prior is zero."""
+    match (change, prior):
+        case (decimal.Decimal() | Fraction(), decimal.Decimal() | Fraction()) if prior != 0:
+            return Fraction(change) / Fraction(prior)
+        case _:
+            return None
+
+
+def _group_order(row: list[Value], width: int) -> tuple[tuple[bool, str], ...]:
+    """Period then dimension values ascending, NULLs last (by code point on every engine)."""
+    return tuple((cell is None, str(cell or "")) for cell in row[:width])
+
+
+def _top(rows: list[list[Value]], resolved: Resolved, width: int) -> list[list[Value]]:
+    top = resolved.top
+    if top is None:
+        return rows
+    columns_per_metric = (
+        1 + (3 if resolved.compare is not None else 0) + (resolved.window is not None)
+    )
+    desc = descending(top.direction)
+    if top.by == "period":
+        ranked = sorted(rows, key=lambda row: _group_order(row, width)[1:])
+        ranked.sort(key=lambda row: (row[0] is None, str(row[0])), reverse=desc)
+        return ranked[: top.n]
+    column = width + columns_per_metric * resolved.metric_names.index(top.by)
+
+    def key(row: list[Value]) -> tuple[bool, Fraction]:
+        value = row[column]
+        number = value if isinstance(value, decimal.Decimal | Fraction) else None
+        if number is None:
+            return (True, Fraction(0))
+        exact = Fraction(number)
+        return (False, -exact if desc else exact)
+
+    ranked = sorted(rows, key=lambda row: (key(row), _group_order(row, width)))
+    if not top.per_period:
+        return ranked[: top.n]
+    kept: dict[Value, int] = {}
+    chosen: list[list[Value]] = []
+    for row in ranked:
+        seen = kept.get(row[0], 0)
+        if seen < top.n:
+            kept[row[0]] = seen + 1
+            chosen.append(row)
+    chosen.sort(key=lambda row: _group_order(row, 1))
+    return chosen
+
+
+def _text(value: Value) -> str | None:
+    match value:
+        case None | str():
+            return value
+        case decimal.Decimal():
+            return format(value, "f")
+        case Fraction():
+            return fixed(value.numerator, value.denominator)
+        case _:
+            assert_never(value)
+
+
+def fixed(numerator: int, denominator: int) -> str:
+    """numerator / denominator rounded half-to-even to six decimal places, as fixed-point text.
+
+    >>> [fixed(5, 10**7), fixed(15, 10**7), fixed(-1, 3), fixed(1, -3), fixed(-5, 10**7)]
+    ['0.000000', '0.000002', '-0.333333', '-0.333333', '0.000000']
+    """
+    if denominator < 0:
+        numerator, denominator = -numerator, -denominator
+    scaled, remainder = divmod(numerator * 1_000_000, denominator)  # floor, 0 <= remainder < den
+    twice = 2 * remainder
+    if twice > denominator or (twice == denominator and scaled % 2 == 1):
+        scaled += 1
+    whole, fraction = divmod(abs(scaled), 1_000_000)
+    sign = "-" if scaled < 0 else ""
+    return f"{sign}{whole}.{fraction:06d}"

@@ -1,0 +1,128 @@
+"""Connection bounds under uvicorn: how long a request's headers may take, and how many
+connections are held at once.
+
+uvicorn waits for a request's headers without a clock (an idle or half-written connection is
+held for ever) and accepts connections until the process runs out of file descriptors, after
+which nothing — ``/health`` included — is answered. :func:`bounded_protocol` gives it an HTTP
+protocol that
+
+* closes a connection whose request headers have not all arrived within
+  ``server.header_timeout_seconds`` (the body is bounded by the request deadline, 408);
+* holds at most ``max_connections`` connections: a connection past the cap takes the place of
+  the one that has waited longest for headers (an idle or half-written one), so a flood of idle
+  connections cannot lock out a real request; when every connection is busy with a request, the
+  newcomer is closed instead. :func:`connection_cap` keeps the cap below the process's
+  descriptor limit, so accepting never fails for want of a descriptor.
+"""
+
+import asyncio
+import logging
+import resource
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+ACCEPT_BACKLOG: Final = 32
+"""The listen backlog, which is also how many connections one wake-up of the event loop accepts
+before any of them is seen (and, past the cap, closed); a few wake-ups may pass before then."""
+
+DESCRIPTORS_KEPT: Final = 3 * ACCEPT_BACKLOG + 64
+"""Descriptors left for bursts of accepts and everything but client connections (sources,
+logs, the listener)."""
+
+log = logging.getLogger("sutura.http")
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionBounds:
+    """``server.header_timeout_seconds`` and the connection cap in force."""
+
+    header_seconds: float
+    max_connections: int
+
+
+def connection_cap(configured: int, descriptor_limit: int) -> int:
+    """``server.max_connections``, lowered to fit the process's descriptor limit.
+
+    >>> connection_cap(256, 1024), connection_cap(256, 256), connection_cap(256, 10)
+    (256, 96, 1)
+    """
+    if descriptor_limit == resource.RLIM_INFINITY:
+        return configured
+    return max(1, min(configured, descriptor_limit - DESCRIPTORS_KEPT))
+
+
+def descriptor_limit() -> int:
+    """This process's soft limit on open file descriptors."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class BoundedH11(H11Protocol):
+    """uvicorn's h11 protocol with a header clock and a connection cap (see the module)."""
+
+    bounds: ClassVar[ConnectionBounds] = ConnectionBounds(header_seconds=10.0, max_connections=256)
+    _header_timer: asyncio.TimerHandle | None = None
+    _waiting_since = 0.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Start the header clock; past the cap, make room (or close this one)."""
+        super().connection_made(transport)
+        self._arm()
+        if len(self.connections) > self.bounds.max_connections:
+            _evict(self.connections, self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Stop the clock."""
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Start the clock when the first bytes of a request's headers arrive."""
+        if self._header_timer is None and self.waiting_for_headers():
+            self._arm()
+        super().data_received(data)
+
+    def waiting_for_headers(self) -> bool:
+        """No request is being read or answered: the next one's headers are awaited."""
+        # uvicorn types ``cycle`` as always set; it is None until the first request.
+        cycle: object = self.cycle
+        idle = cycle is None or self.cycle.response_complete
+        open_ = not self.transport.is_closing()
+        return idle and open_ and self.conn.their_state is h11.IDLE
+
+    def close_idle(self) -> None:
+        """Close the connection (it waits for headers; nothing is owed to it)."""
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _arm(self) -> None:
+        self._waiting_since = self.loop.time()
+        self._header_timer = self.loop.call_later(self.bounds.header_seconds, self._headers_late)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if self.waiting_for_headers():
+            self.close_idle()
+
+
+def bounded_protocol(bounds: ConnectionBounds) -> type[BoundedH11]:
+    """The protocol class uvicorn is given, with ``bounds`` applied."""
+    return type("BoundedH11", (BoundedH11,), {"bounds": bounds})
+
+
+def _evict(connections: Iterable[object], newcomer: BoundedH11) -> None:
+    """Close the connection that has waited longest for headers, or else ``newcomer``."""
+    bounded = [c for c in connections if isinstance(c, BoundedH11)]
+    waiting = [c for c in bounded if c.waiting_for_headers()]
+    victim = min(waiting, key=lambda c: c._waiting_since, default=newcomer)
+    log.debug("connections: at the cap; closing the one idle longest")
+    victim.close_idle()

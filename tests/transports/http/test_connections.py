@@ -1,0 +1,113 @@
+"""Connection bounds on a real ``sutura serve``: a request's headers have a clock, the
+connections held are capped below the descriptor limit, and the log stays small — so idle and
+half-written connections cannot take ``/health`` or a real question away."""
+
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from anyio.abc import Process, SocketStream
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from tests.transports.http.deployments import AUTH, QUESTION, write_deployment
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+SUTURA = Path(sys.executable).with_name("sutura")
+DESCRIPTORS = 256
+"""The server's descriptor limit: the cap is lowered to fit it (256 - 160 = 96 connections)."""
+FLOOD = 400
+HEADER_SECONDS = 2
+_LIMITED = (
+    "import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, ({n}, {n})); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """One event loop for the module: its tests share one server process."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[Process, str, Path]]:
+    """``sutura serve`` limited to :data:`DESCRIPTORS` descriptors; its stderr goes to a file."""
+    settings = f"server:\n  header_timeout_seconds: {HEADER_SECONDS}\n"
+    config = write_deployment(tmp_path_factory.mktemp("connections"), settings=settings)
+    log = config / "stderr.log"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
+    command = [sys.executable, "-c", _LIMITED.format(n=DESCRIPTORS), str(SUTURA), "serve"]
+    command += ["--host", "127.0.0.1", "--port", "0"]
+    with log.open("wb") as stderr:
+        process = await anyio.open_process(
+            command, env={**base, "SUTURA_CONFIG_DIR": str(config)}, stderr=stderr
+        )
+    try:
+        with anyio.fail_after(30):
+            while not (found := re.search(r"http://127\.0\.0\.1:[0-9]+", log.read_text())):
+                await anyio.sleep(0.05)
+        yield process, found.group(), log
+    finally:
+        process.kill()
+        with anyio.fail_after(10):
+            await process.wait()
+
+
+async def _connect(url: str) -> SocketStream:
+    host, port = url.removeprefix("http://").split(":")
+    return await anyio.connect_tcp(host, int(port))
+
+
+async def _closed_by_server(stream: SocketStream) -> bool:
+    try:
+        return await BufferedByteReceiveStream(stream).receive(1) == b""
+    except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionResetError):
+        return True
+
+
+async def test_a_connection_whose_headers_never_finish_is_closed_on_time(
+    server: tuple[Process, str, Path],
+) -> None:
+    _, url, _ = server
+    idle = await _connect(url)
+    partial = await _connect(url)
+    await partial.send(b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+    started = anyio.current_time()
+    async with idle, partial:
+        with anyio.fail_after(HEADER_SECONDS + 8):
+            assert await _closed_by_server(idle)
+            assert await _closed_by_server(partial)
+    assert anyio.current_time() - started >= HEADER_SECONDS - 0.5
+    async with httpx.AsyncClient(base_url=url) as http:
+        with anyio.fail_after(10):
+            assert (await http.get("/health")).status_code == 200
+
+
+async def test_a_flood_of_idle_connections_past_the_descriptor_limit_leaves_it_answering(
+    server: tuple[Process, str, Path],
+) -> None:
+    process, url, log = server
+    flood: list[SocketStream] = []
+    try:
+        with anyio.fail_after(30):
+            for _ in range(FLOOD):
+                flood.append(await _connect(url))  # noqa: PERF401 (one at a time, awaited)
+        async with httpx.AsyncClient(base_url=url) as http:
+            with anyio.fail_after(10):
+                health = await http.get("/health")
+                answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
+    finally:
+        for stream in flood:
+            await stream.aclose()
+    assert health.status_code == 200
+    assert answer.status_code == 200
+    assert process.returncode is None
+    assert log.stat().st_size < 16 * 1024, log.read_text()[-2000:]
