@@ -244,6 +244,36 @@ def test_time_to_first_answer_of_the_example_is_measured(page: Page, example_url
     assert _text(page.locator("#answer-summary")).startswith("answer · 16 rows")
 
 
+def test_the_forms_write_the_later_question_fields_and_the_api_answers_them(
+    page: Page, example_url: str
+) -> None:
+    _sign_in(page, example_url)
+    page.get_by_role("button", name="Ask about revenue").click()
+    page.get_by_label("Grain").select_option("quarter")
+    page.get_by_label("Compare with").select_option("previous_year")
+    page.get_by_label("Window", exact=True).select_option("trailing")
+    page.get_by_label("Trailing periods").fill("2")
+    page.get_by_label("Every period of the range has a row").check()
+    page.get_by_label("Keep the top (empty: all)").fill("1")
+    page.get_by_label("Within each period").check()
+    built = json.loads(page.get_by_label("Question JSON", exact=False).input_value())
+    assert {k: built[k] for k in ("compare", "window", "fill", "top")} == {
+        "compare": {"to": "previous_year"},
+        "window": {"trailing": 2},
+        "fill": True,
+        "top": {"n": 1, "by": "revenue", "direction": "desc", "per": "period"},
+    }
+    page.get_by_label("Compare with").select_option("")
+    page.get_by_label("Keep the top (empty: all)").fill("")
+    built = json.loads(page.get_by_label("Question JSON", exact=False).input_value())
+    assert "compare" not in built and "top" not in built
+    _ask(page)
+    sent = _api(example_url, "POST", "/v1/query", built)
+    assert sent.status_code == 200, sent.text
+    assert _text(page.locator("#structured-half")) == sent.content.decode("utf-8")
+    assert "revenue.trailing" in sent.json()["columns"]
+
+
 def test_a_refusal_shows_its_code_status_and_remedy_as_the_api_sends_them(
     page: Page, example_url: str
 ) -> None:

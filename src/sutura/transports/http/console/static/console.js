@@ -282,7 +282,7 @@
     const grains = metrics.length ? metrics[0].grains.filter((g) => metrics.every((m) => m.grains.includes(g))) : [];
     options($("grain"), grains, true);
     options($("last-unit"), grains, true);
-    options($("top-by"), metrics.map((m) => m.name), true);
+    options($("top-by"), [...metrics.map((m) => m.name), "period"], true);
     const keep = new Set(chosen("dimension"));
     const dims = clear($("dimension-choices"));
     for (const d of commonDimensions(metrics)) {
@@ -369,11 +369,16 @@
     if (filters.length) question.filters = filters;
     if ($("top-n").value) {
       question.top = { n: Number($("top-n").value), by: $("top-by").value, direction: $("top-direction").value };
+      if ($("top-per").checked) question.top.per = "period";
     }
+    if ($("compare").value) question.compare = { to: $("compare").value };
+    if ($("window").value === "running") question.window = { running: true };
+    if ($("window").value === "trailing") question.window = { trailing: Number($("window-trailing").value) };
+    if ($("fill").checked) question.fill = true;
     return question;
   }
 
-  const FORM_FIELDS = ["metrics", "grain", "range", "dimensions", "filters", "top"];
+  const FORM_FIELDS = ["metrics", "grain", "range", "dimensions", "filters", "top", "compare", "window", "fill"];
 
   // The form's fields, with every other field already in the JSON box kept as written (the
   // question fields the forms do not offer survive an edit of the form).
@@ -425,6 +430,12 @@
       $("top-by").value = question.top.by;
       $("top-direction").value = question.top.direction || "desc";
     }
+    $("top-per").checked = Boolean(question.top && question.top.per === "period");
+    $("compare").value = question.compare ? question.compare.to : "";
+    const win = question.window || {};
+    $("window").value = win.running ? "running" : win.trailing ? "trailing" : "";
+    if (win.trailing) $("window-trailing").value = win.trailing;
+    $("fill").checked = Boolean(question.fill);
     $("question-json").value = JSON.stringify(question, null, 2);
   }
 
@@ -483,7 +494,7 @@
     table.append(h("tr", {}, ...answer.columns.map((c) => h("th", { scope: "col" }, escapedCell(c)))));
     for (const row of answer.rows) {
       table.append(h("tr", {}, ...row.map((cell, i) =>
-        h("td", { class: metricNames.has(answer.columns[i]) ? "num" : null }, escapedCell(cell)))));
+        h("td", { class: metricNames.has(answer.columns[i].split(".")[0]) ? "num" : null }, escapedCell(cell)))));
     }
   }
 
