@@ -1,7 +1,8 @@
 """A multi-user deployment of the example: inbound access tokens from a hand-made issuer.
 
 ``return_rate`` is restricted to the audience ``finance`` and ``average_order_value`` to
-``board``; the group ``finance-team`` maps to ``finance``.
+``board``; the group ``finance-team`` maps to ``finance``, ``directors`` to both. A glossary
+term (``refunds``) and a worked example lead to ``return_rate``.
 """
 
 import shutil
@@ -12,6 +13,27 @@ from tests.transports.http.tokens import ISSUER, RESOURCE, KeyPair, jwks
 
 RESTRICTED: Final = {"return_rate": "finance", "average_order_value": "board"}
 MAPPING: Final = "{finance-team: [finance], directors: [board, finance]}"
+_REFUNDS: Final = """---
+kind: glossary
+term: refunds
+synonyms: [money back]
+means:
+  metric: return_rate
+---
+What share of orders came back.
+"""
+_REFUNDS_EXAMPLE: Final = """---
+kind: example
+name: refunds_by_quarter
+asked:
+  - How many orders came back each quarter?
+question:
+  metrics: [return_rate]
+  grain: quarter
+  range: {start: 2024-01-01, end: 2025-01-01}
+---
+One row per quarter.
+"""
 
 
 def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str = "") -> Path:
@@ -24,6 +46,8 @@ def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str
         text = document.read_text(encoding="utf-8")
         restricted = f"audience: {{restricted: [{audience}]}}\n"
         document.write_text(text.replace("audience: open\n", restricted), encoding="utf-8")
+    (catalog / "glossary_refunds.md").write_text(_REFUNDS, encoding="utf-8")
+    (catalog / "example_refunds.md").write_text(_REFUNDS_EXAMPLE, encoding="utf-8")
     (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
     database = (example / "data" / "example.duckdb").resolve()
     (target / "base.yaml").write_text(
