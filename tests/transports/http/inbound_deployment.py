@@ -36,8 +36,17 @@ One row per quarter.
 """
 
 
-def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str = "") -> Path:
-    """A config dir over ``example``'s data whose tokens ``pair`` signs."""
+def write_multi_user(
+    target: Path,
+    example: Path,
+    pair: KeyPair | None,
+    *,
+    inbound: str = "",
+    issuer: str = ISSUER,
+    jwks_url: str | None = None,
+) -> Path:
+    """A config dir over ``example``'s data whose tokens ``pair`` signs (its key set in a
+    file), or an issuer at ``issuer`` whose key set is at ``jwks_url``."""
     target.mkdir(parents=True, exist_ok=True)
     catalog = target / "catalog"
     shutil.copytree(example / "catalog", catalog)
@@ -48,7 +57,9 @@ def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str
         document.write_text(text.replace("audience: open\n", restricted), encoding="utf-8")
     (catalog / "glossary_refunds.md").write_text(_REFUNDS, encoding="utf-8")
     (catalog / "example_refunds.md").write_text(_REFUNDS_EXAMPLE, encoding="utf-8")
-    (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
+    if pair is not None:
+        (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
+    keys = "    jwks_file: jwks.json\n" if jwks_url is None else f"    jwks_url: {jwks_url}\n"
     database = (example / "data" / "example.duckdb").resolve()
     (target / "base.yaml").write_text(
         "catalog: {dir: catalog, version: example-1}\n"
@@ -57,9 +68,8 @@ def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str
         "  identity: multi-user\n"
         f"  audience_mapping: {MAPPING}\n"
         "  inbound:\n"
-        f"    issuer: {ISSUER}\n"
-        f"    resource: {RESOURCE}\n"
-        "    jwks_file: jwks.json\n" + inbound,
+        f"    issuer: {issuer}\n"
+        f"    resource: {RESOURCE}\n" + keys + inbound,
         encoding="utf-8",
     )
     return target
