@@ -35,6 +35,7 @@ from sutura.core.codec import (
 from sutura.core.outcome.answer import Answer, ExecutedAs, Outcome, Refused
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.prompt import deployment_prompt
 from sutura.core.question.model import Question, QuestionError
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
@@ -48,7 +49,7 @@ from sutura.core.tool.arguments import (
     malformed_question,
 )
 from sutura.core.tool.audit import AuditRecord, shown, statement_digest
-from sutura.core.tool.caller import Caller
+from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import (
     Answered,
@@ -59,11 +60,13 @@ from sutura.core.tool.reply import (
     Reply,
     outcome_code,
 )
+from sutura.core.tool.seen import seen_by
 
 log = logging.getLogger("sutura.service")
 audit_log = logging.getLogger("sutura.audit")
 
 _DEADLINE: Final = refusal(RefusalCode.DEADLINE_EXCEEDED)
+_MAX_VIEWS: Final = 256
 
 
 class Service:
@@ -91,7 +94,9 @@ class Service:
         self.prompt = prompt
         self._runner = runner
         self._today = today
-        self._catalog = _catalog_reply(pinned, settings, instructions)
+        self._instructions = instructions
+        self._whole = _View(pinned, _catalog_reply(pinned, settings, instructions), prompt)
+        self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
 
     async def call(
@@ -111,15 +116,42 @@ class Service:
             self._audit(capability, caller, reply, asked, time.monotonic() - started)
         return reply
 
+    def prompt_for(self, caller: Caller) -> str:
+        """The agent prompt as ``caller`` may read it: their view of the catalog."""
+        view = self._view(caller)
+        if view.prompt is None:
+            view.prompt = deployment_prompt(view.pinned, self.settings, self._instructions)
+        return view.prompt
+
+    def _view(self, caller: Caller) -> "_View":
+        """The catalog as ``caller`` sees it, derived once per set of audiences."""
+        match caller.audiences:
+            case EveryAudience.EVERY:
+                return self._whole
+            case frozenset() as audiences:
+                view = self._views.get(audiences)
+                if view is None:
+                    pinned = seen_by(self.pinned, audiences)
+                    catalog = _catalog_reply(pinned, self.settings, self._instructions)
+                    if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
+                        self._views.clear()
+                    view = self._views[audiences] = _View(pinned, catalog, None)
+                return view
+            case _:
+                assert_never(caller.audiences)
+
     def plan(self, question: Question) -> Result[Plan, Refusal | QuestionError]:
         """Resolve and compile ``question`` without touching data."""
         return plan_question(question, self.pinned, self.settings, self._today())
 
-    async def answer(self, question: Question, deadline: float) -> Outcome | QuestionError:
-        """The outcome of ``question`` (used by the anchors; surfaces go through :meth:`call`)."""
+    async def answer(
+        self, question: Question, deadline: float, seen: PinnedDefinitions | None = None
+    ) -> Outcome | QuestionError:
+        """The outcome of ``question`` over the definitions ``seen`` (the whole catalog by
+        default, as the anchors ask; surfaces go through :meth:`call`)."""
         seconds = min(deadline, self.settings.limits.deadline_seconds)
         with anyio.move_on_after(seconds):
-            return await self._answer(question, seconds)
+            return await self._answer(question, seconds, self.pinned if seen is None else seen)
         return Refused(reason=_DEADLINE)
 
     async def _reply(
@@ -139,13 +171,15 @@ class Service:
         match capability:
             case Capability.DESCRIBE_CATALOG:
                 request = decode_catalog_request(arguments)
-                return self._catalog if is_successful(request) else request.failure()
+                catalog = self._view(caller).catalog
+                return catalog if is_successful(request) else request.failure()
             case Capability.ASK_METRIC:
                 question = decode_question(arguments)
                 if not is_successful(question):
                     return malformed_question(question.failure())
                 asked.metrics = list(question.unwrap().metrics)
-                return _outcome_reply(await self.answer(question.unwrap(), deadline))
+                seen = self._view(caller).pinned
+                return _outcome_reply(await self.answer(question.unwrap(), deadline, seen))
             case Capability.RUN_SQL:
                 statement = decode_statement_arguments(arguments)
                 if not is_successful(statement):
@@ -155,8 +189,12 @@ class Service:
             case _:
                 assert_never(capability)
 
-    async def _answer(self, question: Question, seconds: float) -> Outcome | QuestionError:
-        planned = plan_question(question, self.pinned, self.settings, self._today())
+    async def _answer(
+        self, question: Question, seconds: float, seen: PinnedDefinitions
+    ) -> Outcome | QuestionError:
+        # Resolved against what the caller sees, so a hidden metric is refused exactly as a
+        # missing one; the provenance names the whole catalog's digest.
+        planned = plan_question(question, seen, self.settings, self._today())
         if not is_successful(planned):
             problem = planned.failure()
             return problem if isinstance(problem, QuestionError) else Refused(reason=problem)
@@ -209,6 +247,15 @@ class Service:
             statement=None if statement is None else shown(statement),
         )
         audit_log.info("%s", record.line())
+
+
+class _View:
+    """One view of the catalog: its definitions, its catalog reply, its prompt (made on use)."""
+
+    def __init__(self, pinned: PinnedDefinitions, catalog: Reply, prompt: str | None) -> None:
+        self.pinned = pinned
+        self.catalog = catalog
+        self.prompt = prompt
 
 
 class _Asked:

@@ -36,7 +36,7 @@ from sutura.core.catalog.model import Metric, Model
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.source_schema import model_problems
 from sutura.core.outcome.answer import Answer, Refused
-from sutura.core.prompt import render_prompt
+from sutura.core.prompt import deployment_prompt
 from sutura.core.question.model import Question, QuestionError, Range
 from sutura.core.sql.probe import schema_probe
 from sutura.core.text.escape import escape_text
@@ -68,14 +68,7 @@ class Loaded(Frozen, frozen=True):
 
     def prompt(self) -> str:
         """The agent prompt for this deployment, read from its settings alone."""
-        settings = self.loaded.settings
-        return render_prompt(
-            self.pinned,
-            prose=settings.prompt.catalog_prose,
-            limits=settings.limits,
-            run_sql_enabled=settings.tools.run_sql.enabled,
-            operator_instructions=self.instructions,
-        )
+        return deployment_prompt(self.pinned, self.loaded.settings, self.instructions)
 
     def source_context(self) -> SourceContext:
         """What opening a source needs beyond its own settings."""

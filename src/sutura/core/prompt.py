@@ -27,7 +27,7 @@ from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import CatalogProse
 from sutura.core.catalog.view import CatalogView
 from sutura.core.outcome.refusal import RefusalCode, refusal
-from sutura.core.settings import LimitsSettings
+from sutura.core.settings import LimitsSettings, Settings
 
 _INTRO = """# sutura: certified answers about data
 
@@ -195,3 +195,17 @@ def render_prompt(
         _operator(view),
     ]
     return "\n\n".join(section for section in sections if section is not None)
+
+
+def deployment_prompt(
+    pinned: PinnedDefinitions, settings: Settings, operator_instructions: str | None
+) -> str:
+    """The agent prompt of a deployment over ``pinned`` (the whole catalog, or one caller's
+    view of it), read from its settings alone."""
+    return render_prompt(
+        pinned,
+        prose=settings.prompt.catalog_prose,
+        limits=settings.limits,
+        run_sql_enabled=settings.tools.run_sql.enabled,
+        operator_instructions=operator_instructions,
+    )

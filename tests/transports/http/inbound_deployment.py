@@ -1,7 +1,8 @@
 """A multi-user deployment of the example: inbound access tokens from a hand-made issuer.
 
 ``return_rate`` is restricted to the audience ``finance`` and ``average_order_value`` to
-``board``; the group ``finance-team`` maps to ``finance``.
+``board``; the group ``finance-team`` maps to ``finance``, ``directors`` to both. A glossary
+term (``refunds``) and a worked example lead to ``return_rate``.
 """
 
 import shutil
@@ -12,10 +13,40 @@ from tests.transports.http.tokens import ISSUER, RESOURCE, KeyPair, jwks
 
 RESTRICTED: Final = {"return_rate": "finance", "average_order_value": "board"}
 MAPPING: Final = "{finance-team: [finance], directors: [board, finance]}"
+_REFUNDS: Final = """---
+kind: glossary
+term: refunds
+synonyms: [money back]
+means:
+  metric: return_rate
+---
+What share of orders came back.
+"""
+_REFUNDS_EXAMPLE: Final = """---
+kind: example
+name: refunds_by_quarter
+asked:
+  - How many orders came back each quarter?
+question:
+  metrics: [return_rate]
+  grain: quarter
+  range: {start: 2024-01-01, end: 2025-01-01}
+---
+One row per quarter.
+"""
 
 
-def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str = "") -> Path:
-    """A config dir over ``example``'s data whose tokens ``pair`` signs."""
+def write_multi_user(
+    target: Path,
+    example: Path,
+    pair: KeyPair | None,
+    *,
+    inbound: str = "",
+    issuer: str = ISSUER,
+    jwks_url: str | None = None,
+) -> Path:
+    """A config dir over ``example``'s data whose tokens ``pair`` signs (its key set in a
+    file), or an issuer at ``issuer`` whose key set is at ``jwks_url``."""
     target.mkdir(parents=True, exist_ok=True)
     catalog = target / "catalog"
     shutil.copytree(example / "catalog", catalog)
@@ -24,7 +55,11 @@ def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str
         text = document.read_text(encoding="utf-8")
         restricted = f"audience: {{restricted: [{audience}]}}\n"
         document.write_text(text.replace("audience: open\n", restricted), encoding="utf-8")
-    (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
+    (catalog / "glossary_refunds.md").write_text(_REFUNDS, encoding="utf-8")
+    (catalog / "example_refunds.md").write_text(_REFUNDS_EXAMPLE, encoding="utf-8")
+    if pair is not None:
+        (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
+    keys = "    jwks_file: jwks.json\n" if jwks_url is None else f"    jwks_url: {jwks_url}\n"
     database = (example / "data" / "example.duckdb").resolve()
     (target / "base.yaml").write_text(
         "catalog: {dir: catalog, version: example-1}\n"
@@ -33,9 +68,8 @@ def write_multi_user(target: Path, example: Path, pair: KeyPair, *, inbound: str
         "  identity: multi-user\n"
         f"  audience_mapping: {MAPPING}\n"
         "  inbound:\n"
-        f"    issuer: {ISSUER}\n"
-        f"    resource: {RESOURCE}\n"
-        "    jwks_file: jwks.json\n" + inbound,
+        f"    issuer: {issuer}\n"
+        f"    resource: {RESOURCE}\n" + keys + inbound,
         encoding="utf-8",
     )
     return target

@@ -7,6 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
+from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Scope
+from sutura.transports.http.serve import Started
 from sutura.transports.http.wire import FAILURE_DETAILS, FailureCode
 from tests.transports.http.deployments import assembled, client
 from tests.transports.http.inbound_deployment import write_multi_user
@@ -35,12 +38,19 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-async def http(
+async def started(
     tmp_path_factory: pytest.TempPathFactory, example_dir: Path
-) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of the multi-user deployment, started the way ``sutura serve`` starts."""
+) -> AsyncIterator[Started]:
+    """The multi-user deployment, started the way ``sutura serve`` starts."""
     config = write_multi_user(tmp_path_factory.mktemp("inbound"), example_dir, ISSUER_KEY)
-    async with assembled(config) as started, client(started.app) as http:
+    async with assembled(config) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+async def http(started: Started) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the multi-user deployment."""
+    async with client(started.app) as http:
         yield http
 
 
@@ -205,3 +215,94 @@ async def test_behind_a_gateway_the_forwarded_token_is_verified_the_same_way(
         assert direct.status_code == 401
         expired = {"X-Forwarded-Access-Token": f"Bearer {_good(exp=1)}"}
         assert (await gw.get("/v1/catalog", headers=expired)).status_code == 401
+
+
+def _names(catalog: httpx.Response) -> list[str]:
+    assert catalog.status_code == 200, catalog.text
+    return [m["name"] for m in catalog.json()["metrics"]]
+
+
+EVERYONE = ["active_customers", "order_count", "revenue"]
+
+
+@pytest.mark.parametrize(
+    ("groups", "seen"),
+    [
+        (None, EVERYONE),
+        ([], EVERYONE),
+        (["staff", "unmapped"], EVERYONE),
+        (["finance-team"], sorted([*EVERYONE, "return_rate"])),
+        ("finance-team", sorted([*EVERYONE, "return_rate"])),
+        (["directors"], sorted([*EVERYONE, "return_rate", "average_order_value"])),
+    ],
+)
+async def test_two_callers_with_different_audiences_see_different_catalogs(
+    http: httpx.AsyncClient, groups: object, seen: list[str]
+) -> None:
+    catalog = await http.get("/v1/catalog", headers=_bearer(_good(groups=groups)))
+    assert sorted(_names(catalog)) == seen
+    # The digest stays the whole catalog's, whoever reads it.
+    directors = await http.get("/v1/catalog", headers=_bearer(_good(groups=["directors"])))
+    digest = catalog.json()["provenance"]["definition_digest"]
+    assert digest == directors.json()["provenance"]["definition_digest"]
+
+
+def _asking(metric: str) -> dict[str, Any]:
+    return {**QUESTION, "metrics": [metric]}
+
+
+@pytest.mark.parametrize("hidden", ["return_rate", "average_order_value"])
+async def test_a_hidden_metric_answers_byte_identical_to_a_missing_one(
+    http: httpx.AsyncClient, hidden: str
+) -> None:
+    plain = _bearer(_good(groups=["staff"]))
+    refused = await http.post("/v1/query", json=_asking(hidden), headers=plain)
+    missing = await http.post("/v1/query", json=_asking("no_such_metric"), headers=plain)
+    assert refused.status_code == missing.status_code == 404
+    assert refused.content == missing.content
+    assert refused.headers.multi_items() == missing.headers.multi_items()
+    assert refused.json()["reason"]["code"] == "metric_unknown"
+    allowed = await http.post(
+        "/v1/query", json=_asking(hidden), headers=_bearer(_good(groups=["directors"]))
+    )
+    assert allowed.status_code == 200, allowed.text
+
+
+async def test_knowledge_follows_the_metrics_it_leads_to(http: httpx.AsyncClient) -> None:
+    def caveats(catalog: httpx.Response) -> list[str]:
+        metrics = catalog.json()["metrics"]
+        return sorted({c["name"] for m in metrics for c in m.get("caveats", [])})
+
+    finance = await http.get("/v1/catalog", headers=_bearer(_good(groups=["finance-team"])))
+    directors = await http.get("/v1/catalog", headers=_bearer(_good(groups=["directors"])))
+    # returns_still_count is about revenue and average_order_value: shown only with both.
+    assert "returns_still_count" not in caveats(finance)
+    assert "returns_still_count" not in finance.text
+    assert "returns_still_count" in caveats(directors)
+
+
+@pytest.mark.parametrize(("groups", "shown"), [(["staff"], False), (["finance-team"], True)])
+async def test_a_term_or_example_leading_to_a_hidden_metric_is_not_shown(
+    http: httpx.AsyncClient, groups: list[str], shown: bool
+) -> None:
+    catalog = await http.get("/v1/catalog", headers=_bearer(_good(groups=groups)))
+    body = catalog.json()
+    terms = [t["term"] for t in body.get("glossary", [])]
+    examples = [e["name"] for e in body.get("examples", [])]
+    assert ("refunds" in terms) is shown
+    assert ("refunds_by_quarter" in examples) is shown
+    # (the example's revenue prose names return_rate: an author's prose is shown as written)
+
+
+def test_the_prompt_served_to_a_caller_is_their_view(started: Started) -> None:
+    def prompt(audiences: frozenset[str]) -> str:
+        caller = Caller(subject="s", scopes=frozenset(Scope), audiences=audiences, request_id="r")
+        return started.service.prompt_for(caller)
+
+    staff, finance = prompt(frozenset()), prompt(frozenset({"finance"}))
+    assert "metric: return_rate" not in staff and "metric: return_rate" in finance
+    assert "means: return_rate" not in staff and "means: return_rate" in finance
+    assert "metric: average_order_value" not in finance
+    assert "returns_still_count" not in finance
+    assert started.service.pinned.digest in staff
+    assert prompt(frozenset({"finance"})) is finance  # derived once per set of audiences

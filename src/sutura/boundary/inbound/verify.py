@@ -6,9 +6,15 @@ In order: its size; its header (the algorithm one of the pinned asymmetric ones,
 ``aud`` (this resource), ``exp``, ``nbf`` and ``iat`` within the leeway, and ``sub``. A token
 that fails any of them is a :class:`Rejection`, named in the ``sutura.inbound`` log and never
 to the caller; the token itself is logged nowhere.
+
+An agent sends the same token with every request for its lifetime, and checking its
+signature costs more than the rest of a small answer, so a token once verified is kept (at
+most ``_KEPT`` of them, each at most ``_KEPT_SECONDS``): the same bytes are accepted again
+only while ``exp`` and ``nbf`` still hold, within the leeway, at the moment of use.
 """
 
 import logging
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Final
 
@@ -25,6 +31,11 @@ log = logging.getLogger("sutura.inbound")
 _TYPES: Final = frozenset({"at+jwt", "application/at+jwt"})
 _FOREIGN_KEY_HEADERS: Final = frozenset({"jku", "x5u", "jwk", "x5c", "crit"})
 _REQUIRED: Final = ["exp", "iat", "iss", "aud", "sub"]
+_KEPT: Final = 4096
+_KEPT_SECONDS: Final = 60.0
+
+Clock = Callable[[], float]
+"""Seconds since the epoch (the clock ``exp`` and ``nbf`` are read against)."""
 
 
 class Rejection(StrEnum):
@@ -45,27 +56,48 @@ class Rejection(StrEnum):
 
 
 class Verified(Frozen, frozen=True):
-    """What a verified token says about its holder."""
+    """What a verified token says about its holder, and when it holds."""
 
     subject: str
     scopes: tuple[str, ...]
     groups: tuple[str, ...]
+    expires: float
+    not_before: float | None = None
 
 
 class TokenVerifier:
     """Verifies tokens against one issuer's keys, as ``security.inbound`` says."""
 
-    def __init__(self, inbound: InboundSettings, keys: SigningKeys) -> None:
+    def __init__(self, inbound: InboundSettings, keys: SigningKeys, *, clock: Clock) -> None:
         self._inbound = inbound
         self._keys = keys
+        self._clock = clock
         self._algorithms = frozenset(a.value for a in inbound.algorithms)
+        self._kept: dict[str, tuple[Verified, float]] = {}
 
     async def verify(self, token: str) -> Result[Verified, Rejection]:
         """The token's holder, or why it is not accepted."""
-        result = await self._verify(token)
+        now = self._clock()
+        kept = self._kept.get(token)
+        if kept is not None and now - kept[1] <= _KEPT_SECONDS:
+            result: Result[Verified, Rejection] = self._still_valid(kept[0], now)
+        else:
+            result = await self._verify(token)
+            if is_successful(result):
+                if len(self._kept) >= _KEPT:
+                    self._kept.clear()
+                self._kept[token] = (result.unwrap(), now)
         if not is_successful(result):
             log.info("access token refused: %s", result.failure().value)
         return result
+
+    def _still_valid(self, verified: Verified, now: float) -> Result[Verified, Rejection]:
+        leeway = self._inbound.leeway_seconds
+        if now > verified.expires + leeway:
+            return Failure(Rejection.EXPIRED)
+        if verified.not_before is not None and now < verified.not_before - leeway:
+            return Failure(Rejection.NOT_YET_VALID)
+        return Success(verified)
 
     async def _verify(self, token: str) -> Result[Verified, Rejection]:
         if len(token) > self._inbound.max_token_bytes:
@@ -133,7 +165,18 @@ def _verified(claims: dict[str, Any], groups_claim: str) -> Result[Verified, Rej
     groups = (group,) if isinstance(group, str) else _strings(None, group)
     if not isinstance(subject, str) or not subject or scopes is None or groups is None:
         return Failure(Rejection.CLAIMS)
-    return Success(Verified(subject=subject, scopes=scopes, groups=groups))
+    expires, not_before = claims["exp"], claims.get("nbf")
+    if not isinstance(expires, int | float) or not isinstance(not_before, int | float | None):
+        return Failure(Rejection.CLAIMS)
+    return Success(
+        Verified(
+            subject=subject,
+            scopes=scopes,
+            groups=groups,
+            expires=float(expires),
+            not_before=None if not_before is None else float(not_before),
+        )
+    )
 
 
 def _strings(spaced: object, listed: object) -> tuple[str, ...] | None:

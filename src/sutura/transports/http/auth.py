@@ -214,7 +214,8 @@ def authentication_of(settings: Settings, base_dir: Path) -> Authentication:
             refetch=inbound.jwks_refetch_seconds,
             clock=time.monotonic,
         )
-        return _AccessTokens(TokenVerifier(inbound, keys), inbound, security.audience_mapping)
+        verifier = TokenVerifier(inbound, keys, clock=time.time)
+        return _AccessTokens(verifier, inbound, security.audience_mapping)
     if security.access_token:
         return _StaticToken(security.access_token)
     return _Loopback("Bearer")
