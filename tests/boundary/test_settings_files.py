@@ -106,7 +106,7 @@ def test_relative_paths_resolve_against_the_config_dir(tmp_path: Path) -> None:
         ("environment: development\n", "base.yaml:1: environment: is chosen by SUTURA_ENVIRONMENT alone, not by a layer"),
         ("server:\n  port: {x: 1}\n", "base.yaml:2: server.port.x: no key goes under server.port, which holds a single value"),
         ("limits:\n  max_rowz: 5\n", "base.yaml:2: limits.max_rowz: unknown key"),
-        ("sources:\n  main: {path: x}\n", "base.yaml:2: sources.main.kind: missing required key"),
+        ("sources:\n  main: {path: x}\n", "base.yaml:2: sources.main.kind: missing required key; expected one of duckdb, postgres, spark"),
         ("- server\n", "base.yaml:1: expected a mapping of sections"),
         ("a: b\n\x00\n", "base.yaml:2: not valid YAML"),
     ],

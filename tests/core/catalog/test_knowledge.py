@@ -235,7 +235,7 @@ def test_an_example_can_never_carry_sql_anywhere_in_its_question() -> None:
             EXAMPLE,
             "  grain: month",
             "  grain: fortnight",
-            "k.md:8: question.grain: value is not one of the allowed values",
+            "k.md:8: question.grain: expected one of day, week, month, quarter, year",
         ),
         (
             EXAMPLE,

@@ -2,6 +2,7 @@
 tests create, drafted, checked and asked — never the example."""
 
 import logging
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -228,3 +229,37 @@ def test_init_names_what_it_cannot_draft_and_writes_nothing(
     assert (code, out) == (1, "")
     assert err.splitlines()[0] == problem
     assert not (tmp_path / "catalog").exists()
+
+
+@pytest.mark.spark
+def test_init_drafts_a_spark_table_that_checks_and_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.spark_server import require_server, session
+
+    remote = require_server()
+    table = f"init_visits_{secrets.token_hex(4)}"  # the server is shared: a table of our own
+    days = ["2024-03-01", "2024-03-02", "2024-07-04"]
+    spark = session(remote)
+    spark.sql(
+        f"CREATE TABLE {table} USING parquet AS SELECT * FROM VALUES "
+        + ", ".join(f"({i}, DATE'{d}', CAST({i}.25 AS DECIMAL(6,2)))" for i, d in enumerate(days))
+        + " AS t(visit_id, visited_on, spent)"
+    ).collect()
+    try:
+        (tmp_path / "base.yaml").write_text(
+            f"sources:\n  spark:\n    kind: spark\n    remote: {remote}\n" + SECURITY,
+            encoding="utf-8",
+        )
+        code, out, err = _run(["init", "--table", table], tmp_path, capsys)
+        assert (code, err) == (0, "")
+        model = (tmp_path / f"catalog/models/{table}.md").read_text(encoding="utf-8")
+        assert '  - name: spent\n    type: "decimal(6,2)"\n' in model
+        code, out, err = _run(["check"], tmp_path, capsys)
+        assert (code, err) == (0, "")
+        year = ["--grain", "year", "--from", "2024-01-01", "--to", "2025-01-01"]
+        code, out, err = _run(["query", f"{table}_count", *year], tmp_path, capsys)
+        assert (code, err) == (0, "")
+        assert _answer_rows(out) == [["period", f"{table}_count"], ["2024-01-01", str(len(days))]]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table}").collect()

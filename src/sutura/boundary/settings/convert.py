@@ -69,7 +69,10 @@ def _problem(err: msgspec.ValidationError, path: str) -> Problem:
     key = _join(path, where.rstrip("`").lstrip("."))
     missing = _MISSING.fullmatch(message)
     if missing is not None:
-        return _join(key, missing[1]), "missing required key"
+        key = _join(key, missing[1])
+        allowed = allowed_values(key)
+        listed = "" if allowed is None else "; expected one of " + ", ".join(allowed)
+        return key, f"missing required key{listed}"
     allowed = allowed_values(key)
     if allowed is not None:
         return key, "expected one of " + ", ".join(allowed)

@@ -25,6 +25,9 @@ _TYPE_WORDS = {"str": "text", "array": "a list", "object": "a mapping", "null": 
 _MANY_TO_ONE = "many_to_one"
 
 WrittenT = TypeVar("WrittenT", bound=Frozen)
+# Keys an author reaches for to describe a whole document: its body is where that goes.
+_BODY_KEYS = frozenset({"description", "desc", "summary", "doc", "docs", "documentation"})
+_IN_THE_BODY = "a document is described by its body, the text after the closing ---"
 EnumT = TypeVar("EnumT", bound=StrEnum)
 
 
@@ -107,6 +110,8 @@ def explain(message: str) -> tuple[str, str]:
     ('dimensions[0].colour', 'unknown key')
     >>> explain("Expected `str | null`, got `array` - at `$.primary_key`")
     ('primary_key', 'expected text or nothing, got a list')
+    >>> explain("Object contains unknown field `description`")[1]
+    'unknown key: a document is described by its body, the text after the closing ---'
     """
     text, marker, where = message.rpartition(" - at `$")
     if not marker:
@@ -117,6 +122,8 @@ def explain(message: str) -> tuple[str, str]:
     for prefix, problem in ((unknown, "unknown key"), (missing, "missing required key")):
         if text.startswith(prefix):
             key = text[len(prefix) : -1]
+            if not path and problem == "unknown key" and key in _BODY_KEYS:
+                problem = f"{problem}: {_IN_THE_BODY}"
             return (f"{path}.{key}" if path else key), problem
     match = re.fullmatch(r"Expected `([a-z |]+)`, got `([a-z]+)`", text)
     if match is None:

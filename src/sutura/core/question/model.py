@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Annotated
 
 import msgspec
+import msgspec.inspect as mi
 from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
@@ -217,7 +218,7 @@ _KNOWN_PROBLEMS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     (re.compile(r"^Object missing required field `(?P<name>[a-z_]+)`$"), "missing required field"),
     (re.compile(r"^Expected `[a-z| ]+`(, got `[a-z]+`)?$"), ""),
     (re.compile(r"^Expected `[a-z ]+` (of length )?[<>]=? ?\d+$"), ""),
-    (re.compile(r"^Invalid enum value"), "value is not one of the allowed values"),
+    (re.compile(r"^Invalid enum value"), "expected one of"),
     (re.compile(r"^Invalid value"), "invalid value"),
     (re.compile(r"^Invalid RFC3339 encoded date"), "expected an ISO date (YYYY-MM-DD)"),
 )
@@ -243,8 +244,35 @@ def _describe(message: str) -> QuestionError:
             return QuestionError(field=path, problem=text[0].lower() + text[1:])
         if name is not None and problem == "missing required field":
             return QuestionError(field=f"{path}.{name}", problem=problem)
+        if problem == "expected one of":
+            return QuestionError(field=path, problem=_allowed(path))
         return QuestionError(field=path, problem=problem)
     return QuestionError(field=path, problem="invalid value")
+
+
+def _allowed(path: str) -> str:
+    """``expected one of …`` with the values of the closed vocabulary at ``path``.
+
+    >>> _allowed("$.range.last.unit"), _allowed("$.top.direction")
+    ('expected one of day, week, month, quarter, year', 'expected one of asc, desc')
+    """
+    info: mi.Type = mi.type_info(Question)
+    for part in re.findall(r"\.([A-Za-z_]+)", path):
+        structs = [t for t in _members(info) if isinstance(t, mi.StructType)]
+        fields = {f.encode_name: f.type for s in structs for f in s.fields}
+        if part not in fields:
+            return "value is not one of the allowed values"
+        info = fields[part]
+    enums = [t for t in _members(info) if isinstance(t, mi.EnumType)]
+    if not enums:
+        return "value is not one of the allowed values"
+    return "expected one of " + ", ".join(str(m.value) for m in enums[0].cls)
+
+
+def _members(info: mi.Type) -> list[mi.Type]:
+    """``info``, or the members of a union (an optional field is one), lists unwrapped."""
+    found = list(info.types) if isinstance(info, mi.UnionType) else [info]
+    return [t.item_type if isinstance(t, mi.ListType) else t for t in found]
 
 
 _JSON_DECODER = msgspec.json.Decoder(Question)
@@ -254,7 +282,7 @@ def decode_question_json(data: bytes | str) -> Result[Question, QuestionError]:
     """Decode a question from JSON text.
 
     >>> decode_question_json(b'{"metrics": ["m"], "grain": "fortnight", "range": {}}').failure()
-    QuestionError(field='$.grain', problem='value is not one of the allowed values')
+    QuestionError(field='$.grain', problem='expected one of day, week, month, quarter, year')
     """
     try:
         return Success(_JSON_DECODER.decode(data))

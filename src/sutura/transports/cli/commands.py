@@ -36,6 +36,7 @@ from sutura.transports.cli.question_args import (
     add_question_arguments,
     question_arguments,
 )
+from sutura.transports.cli.teaching import unknown_grain
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
@@ -181,6 +182,8 @@ def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura compile``."""
+    if (taught := unknown_grain(args, wiring)) is not None:
+        return taught
     try:
         question = decode_question(question_arguments(args))
     except UsageError as problem:
@@ -195,6 +198,8 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
+    if (taught := unknown_grain(args, wiring)) is not None:
+        return taught
     try:
         arguments = question_arguments(args)
     except UsageError as problem:
