@@ -135,6 +135,13 @@ def _write_example(directory: Path) -> None:
 @contextlib.contextmanager
 def served() -> Iterator[tuple[str, int]]:
     """``sutura serve`` over the example on a free loopback port; its host and port."""
+    with served_process() as (address, _process):
+        yield address
+
+
+@contextlib.contextmanager
+def served_process() -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
+    """``sutura serve`` over the example on a free loopback port; its address and process."""
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary) / "example"
         _write_example(directory)
@@ -148,7 +155,7 @@ def served() -> Iterator[tuple[str, int]]:
             found = re.search(r"http://([0-9.]+):([0-9]+)", line)
             if found is None:
                 raise RuntimeError(f"sutura serve did not start: {line}")
-            yield found.group(1), int(found.group(2))
+            yield (found.group(1), int(found.group(2))), process
         finally:
             process.terminate()
             process.wait(timeout=10)

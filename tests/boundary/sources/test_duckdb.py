@@ -301,6 +301,29 @@ async def test_a_tiny_memory_limit_is_refused_as_resources_exhausted(tmp_path: P
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)
 
 
+@pytest.mark.parametrize("kind", ["database", "directory"])
+async def test_the_memory_bound_refuses_and_never_spills_to_disk(
+    tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ("spill.duckdb" if kind == "database" else "files")
+    (_write_database if kind == "database" else _write_directory)(path)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    bounded = _open(path, LimitsSettings(memory_limit="48MB"))
+    # A sort of ~200 MB: past the bound, DuckDB would write it to a temporary directory.
+    statement = (
+        "SELECT count(*) FROM (SELECT i::VARCHAR || repeat('x', 24) AS s"
+        " FROM range(6000000) AS t(i) ORDER BY s DESC)"
+    )
+    with anyio.fail_after(60):
+        outcome = await _run(bounded, _raw(statement, 1))
+    await bounded.close()
+    expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
 async def test_a_driver_error_is_refused_and_its_message_only_logged(
     database: DuckDBSource, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -185,3 +185,20 @@ async def test_running_out_of_temporary_space_is_resources_exhausted(
             with anyio.fail_after(10):
                 outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_a_statement_past_work_mem_is_refused_not_spilled_to_temporary_files(
+    server: PostgresSourceSettings, postgres_dsn: str
+) -> None:
+    with scratch_database(postgres_dsn) as scratch:
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            name = sql.Identifier(scratch.database)
+            admin.execute(sql.SQL("ALTER DATABASE {} SET work_mem = '64kB'").format(name))
+        tight = msgspec.structs.replace(server, database=scratch.database)
+        async with opened(tight, unique_alias("nospill")) as source:
+            big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**5)
+            with anyio.fail_after(10):
+                outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
+    expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)

@@ -91,6 +91,23 @@ async def test_a_connection_whose_headers_never_finish_is_closed_on_time(
             assert (await http.get("/health")).status_code == 200
 
 
+async def test_a_kept_alive_connection_outlives_the_header_clock_while_it_is_used(
+    server: tuple[Process, str, Path],
+) -> None:
+    _, url, _ = server
+    request = b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+    async with await _connect(url) as stream:
+        reader = BufferedByteReceiveStream(stream)
+        with anyio.fail_after(HEADER_SECONDS * 4 + 10):
+            for _ in range(HEADER_SECONDS * 3):
+                await stream.send(request)
+                head = await reader.receive_until(b"\r\n\r\n", 4096)
+                length = int(re.search(rb"content-length: *([0-9]+)", head, re.I)[1])  # type: ignore[index]
+                await reader.receive_exactly(length)
+                assert head.startswith(b"HTTP/1.1 200"), head
+                await anyio.sleep(0.5)
+
+
 async def test_a_flood_of_idle_connections_past_the_descriptor_limit_leaves_it_answering(
     server: tuple[Process, str, Path],
 ) -> None:

@@ -151,7 +151,7 @@ def open_duckdb(
         return Failure(f"source {alias}: {path} does not exist")
     try:
         if path.is_dir():
-            connection = duckdb.connect(":memory:")
+            connection = duckdb.connect(":memory:", config=no_spill(context.limits.memory_limit))
             problem = load_directory(connection, path)
             if problem is not None:
                 connection.close()
@@ -187,6 +187,10 @@ def _locked(
         )
     statements: list[tuple[str, Sequence[object]]] = [
         ("SET GLOBAL TimeZone = ?", (context.time_zone,)),
+        # A bound refuses (resources_exhausted); it never spills to disk instead. Before
+        # external access is turned off, which forbids changing the temporary directory.
+        ("SET temp_directory = ''", ()),
+        ("SET max_temp_directory_size = '0B'", ()),
         ("SET enable_external_access = false", ()),
         ("SET autoinstall_known_extensions = false", ()),
         ("SET autoload_known_extensions = false", ()),
@@ -205,6 +209,15 @@ def _locked(
     if path.is_file():
         _LOCKED[path.resolve()] = wanted
     return Success(DuckDBSource(alias, settings.posture, connection))
+
+
+def no_spill(memory_limit: str) -> dict[str, str | bool | int | float | list[str]]:
+    """An instance's configuration that bounds its memory and never spills past the bound.
+
+    DuckDB otherwise writes what does not fit to a temporary directory (``.tmp`` in the working
+    directory for an in-memory instance): the bound would be disk, not a refusal.
+    """
+    return {"memory_limit": memory_limit, "temp_directory": "", "max_temp_directory_size": "0B"}
 
 
 _LOCKED: dict[Path, tuple[str, str, int | None]] = {}

@@ -34,7 +34,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.context import SourceContext
-from sutura.boundary.sources.duckdb import close_connection, duckdb_fault, interrupt
+from sutura.boundary.sources.duckdb import close_connection, duckdb_fault, interrupt, no_spill
 from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.skeleton import (
     Classified,
@@ -206,7 +206,7 @@ def locked_instance(
         "allow_unsigned_extensions": False,
         "python_enable_replacements": False,
         "allow_persistent_secrets": False,
-        "memory_limit": context.limits.memory_limit,
+        **no_spill(context.limits.memory_limit),
     }
     if settings.threads is not None:
         config["threads"] = settings.threads

@@ -37,6 +37,7 @@ _SESSION: Final = sql.SQL(
     "SET default_transaction_read_only = on; SET TimeZone = {zone};"
     " SET idle_in_transaction_session_timeout = 60000"
 )
+_NO_SPILL: Final = sql.SQL("SET temp_file_limit = 0")
 _ROLE: Final = "SELECT current_user, current_setting('is_superuser')"
 
 
@@ -147,7 +148,18 @@ class PoolHealth:
         """Configure a new pooled connection and record the success."""
         await connection.set_autocommit(True)
         await connection.execute(self._session)
+        await _no_spill(connection)
         self._errors_at_success = self._errors()
+
+
+async def _no_spill(connection: Connection) -> None:
+    """``temp_file_limit = 0``: a statement past ``work_mem`` is refused (resources_exhausted),
+    never spilled to temporary files. Only a superuser may set it per session; for another
+    role the operator sets it on the role (docs/sources.md), and this is noted once a session."""
+    try:
+        await connection.execute(_NO_SPILL)
+    except psycopg.errors.InsufficientPrivilege:
+        log.info("source: temp_file_limit is the role's (set it to 0 on the role to never spill)")
 
 
 async def open_pool(

@@ -29,6 +29,9 @@ ACCEPT_BACKLOG: Final = 32
 """The listen backlog, which is also how many connections one wake-up of the event loop accepts
 before any of them is seen (and, past the cap, closed); a few wake-ups may pass before then."""
 
+KERNEL_BACKLOG: Final = 2048
+"""The kernel's queue of connections not yet accepted (they hold no descriptor of ours)."""
+
 DESCRIPTORS_KEPT: Final = 3 * ACCEPT_BACKLOG + 64
 """Descriptors left for bursts of accepts and everything but client connections (sources,
 logs, the listener)."""
@@ -80,10 +83,13 @@ class BoundedH11(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        """Start the clock when the first bytes of a request's headers arrive."""
+        """Start the clock when the first bytes of a request's headers arrive; stop it once
+        they are all in."""
         if self._header_timer is None and self.waiting_for_headers():
             self._arm()
         super().data_received(data)
+        if not self.waiting_for_headers():
+            self._disarm()  # the headers are in; the request deadline bounds the rest
 
     def waiting_for_headers(self) -> bool:
         """No request is being read or answered: the next one's headers are awaited."""

@@ -26,6 +26,7 @@ from sutura.transports.http.app import build_app
 from sutura.transports.http.auth import authentication_of, bind_problems
 from sutura.transports.http.connections import (
     ACCEPT_BACKLOG,
+    KERNEL_BACKLOG,
     ConnectionBounds,
     bounded_protocol,
     connection_cap,
@@ -75,6 +76,18 @@ class _Server(uvicorn.Server):
     """uvicorn's server, stopping on SIGINT/SIGTERM without re-raising them afterwards, so the
     caller can close the service and exit normally."""
 
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start serving; then widen the kernel's queue of pending connections again.
+
+        The event loop accepts as many connections per wake-up as the backlog it was given
+        (:data:`ACCEPT_BACKLOG`, kept small so the connection cap holds), and asyncio re-listens
+        with it; the kernel's queue itself stays long, so a burst of clients is queued, not
+        refused or reset.
+        """
+        await super().startup(sockets=sockets)
+        for listener in sockets or []:
+            listener.listen(KERNEL_BACKLOG)
+
     @contextmanager
     def capture_signals(self) -> Iterator[None]:
         """Ask the server to exit on SIGINT or SIGTERM while it serves."""
@@ -99,7 +112,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))
-        listener.listen(ACCEPT_BACKLOG)
+        listener.listen(KERNEL_BACKLOG)
     except OSError:
         listener.close()
         raise
