@@ -25,6 +25,7 @@ from bench.table import Figure, NotMeasuredError, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.question.model import Question
 from sutura.core.sql.compile import CompiledQuery
+from sutura.core.tool.caller import Caller
 
 REPEAT = 15
 PASSWORD_VAR = "SUTURA_BENCH_POSTGRES_PASSWORD"
@@ -92,7 +93,9 @@ async def _answer_time(
 ) -> tuple[float, CompiledQuery]:
     """The median milliseconds of the service's answer, warm, and the statement it ran."""
     async with serving(config, secrets) as service:
-        _, compiled = service.plan(question).unwrap()
+        _, compiled = service.plan(
+            question, Caller.local(request_id="bench", surface="bench")
+        ).unwrap()
         await ask(service, question)
         times: list[float] = []
         for _ in range(REPEAT):

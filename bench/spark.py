@@ -32,6 +32,7 @@ from bench.table import Figure, NotMeasuredError, median_seconds
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.sql.compile import CompiledQuery
 from sutura.core.text.render import SOURCE_PREFIX
+from sutura.core.tool.caller import Caller
 from sutura.core.tool.reply import Answered, Declined
 
 REMOTE_VAR: Final = "SUTURA_BENCH_SPARK"
@@ -93,7 +94,9 @@ async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
             began = anyio.current_time()
             await ask(service, question)
             times.append(anyio.current_time() - began)
-        compiled = service.plan(question).unwrap()[1]
+        compiled = service.plan(
+            question, Caller.local(request_id="bench", surface="bench")
+        ).unwrap()[1]
     assert isinstance(reply, Answered | Declined), reply
     lines = reply.halves.text.split("\n")
     text = [line for line in lines if not line.startswith(SOURCE_PREFIX)]

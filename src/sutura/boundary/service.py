@@ -140,9 +140,10 @@ class Service:
             case _:
                 assert_never(caller.audiences)
 
-    def plan(self, question: Question) -> Result[Plan, Refusal | QuestionError]:
-        """Resolve and compile ``question`` without touching data."""
-        return plan_question(question, self.pinned, self.settings, self._today())
+    def plan(self, question: Question, caller: Caller) -> Result[Plan, Refusal | QuestionError]:
+        """Resolve and compile ``question`` without touching data, over the catalog ``caller``
+        sees (a hidden metric is refused exactly as a missing one)."""
+        return plan_question(question, self._view(caller).pinned, self.settings, self._today())
 
     async def answer(
         self, question: Question, deadline: float, seen: PinnedDefinitions | None = None

@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from sutura.core.question.model import Question
+from sutura.core.tool.caller import Caller
 from sutura.transports.http.console.assets import ASSETS, asset_bytes
 from sutura.transports.http.serve import Started
 from tests.transports.http.deployments import AUTH, QUESTION, assembled, client, write_deployment
@@ -146,7 +147,9 @@ async def test_compile_shows_the_statement_and_parameters_ask_metric_runs(
     assert response.status_code == 200, response.text
     assert response.headers["cache-control"] == "private, no-store"
     shown = response.json()
-    _, compiled = started.service.plan(msgspec.convert(QUESTION, Question)).unwrap()
+    _, compiled = started.service.plan(
+        msgspec.convert(QUESTION, Question), Caller.local(request_id="t", surface="test")
+    ).unwrap()
     assert (shown["dialect"], shown["sql"]) == ("duckdb", compiled.sql)
     assert [(p["position"], p["type"], p["text"]) for p in shown["parameters"]] == [
         (1, "date", "2024-01-01"),

@@ -76,3 +76,22 @@ async def test_a_caller_sees_through_the_console_what_the_api_gives_that_caller(
         assert api.json()["code"] == "insufficient_scope"
         assert view["mcp_channel"] == "error_result" and "sutura:metrics.ask" in view["text"]
         assert (compiled.status_code, compiled.content) == (api.status_code, api.content)
+
+
+async def test_the_compiler_refuses_a_hidden_metric_as_the_api_refuses_a_missing_one(
+    http: httpx.AsyncClient,
+) -> None:
+    token = _bearer(scope="sutura:catalog.read sutura:metrics.ask")  # no group: open metrics
+    hidden = {**EXAMPLE_QUESTION, "metrics": ["return_rate"]}
+    missing = {**EXAMPLE_QUESTION, "metrics": ["no_such_metric"]}
+    with anyio.fail_after(30):
+        compiled = await http.post("/console/compile", json=hidden, headers=token)
+        api = await http.post("/v1/query", json=hidden, headers=token)
+        absent = await http.post("/console/compile", json=missing, headers=token)
+        allowed = await http.post(
+            "/console/compile", json=hidden, headers=_bearer(groups=["finance-team"])
+        )
+    assert api.json()["reason"]["code"] == "metric_unknown"
+    assert (compiled.status_code, compiled.content) == (api.status_code, api.content)
+    assert compiled.content == absent.content.replace(b"no_such_metric", b"return_rate")
+    assert allowed.status_code == 200 and "return_rate" in allowed.text

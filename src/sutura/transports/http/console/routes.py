@@ -87,12 +87,13 @@ def compile_route(calls: Calls) -> HTTPRouteHandler:
         name="console-compile",
     )
     async def compile_question(request: Request[Any, Any, Any]) -> Response[Any]:
-        if not calls.caller(request).permits(Capability.ASK_METRIC):
+        caller = calls.caller(request)
+        if not caller.permits(Capability.ASK_METRIC):
             return response_of(NotPermitted(capability=Capability.ASK_METRIC))
         question = decode_question_json(await request.body())
         if not is_successful(question):
             return _question_problem(question.failure())
-        planned = calls.service.plan(question.unwrap())
+        planned = calls.service.plan(question.unwrap(), caller)
         if not is_successful(planned):
             failed = planned.failure()
             if isinstance(failed, QuestionError):
