@@ -140,9 +140,13 @@ class Service:
             case _:
                 assert_never(caller.audiences)
 
-    def plan(self, question: Question) -> Result[Plan, Refusal | QuestionError]:
-        """Resolve and compile ``question`` without touching data."""
-        return plan_question(question, self.pinned, self.settings, self._today())
+    def plan(
+        self, question: Question, caller: Caller | None = None
+    ) -> Result[Plan, Refusal | QuestionError]:
+        """Resolve and compile ``question`` without touching data, over what ``caller`` sees
+        (the whole catalog without one)."""
+        seen = self.pinned if caller is None else self._view(caller).pinned
+        return plan_question(question, seen, self.settings, self._today())
 
     async def answer(
         self, question: Question, deadline: float, seen: PinnedDefinitions | None = None

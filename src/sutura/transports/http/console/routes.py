@@ -92,7 +92,7 @@ def compile_route(calls: Calls) -> HTTPRouteHandler:
         question = decode_question_json(await request.body())
         if not is_successful(question):
             return _question_problem(question.failure())
-        planned = calls.service.plan(question.unwrap())
+        planned = calls.service.plan(question.unwrap(), calls.caller(request))
         if not is_successful(planned):
             failed = planned.failure()
             if isinstance(failed, QuestionError):
