@@ -157,6 +157,8 @@ async def test_a_caller_without_sql_run_gets_403_naming_it(http: httpx.AsyncClie
     assert response.status_code == 403
     assert response.json()["code"] == "insufficient_scope"
     assert "sutura:sql.run" in response.json()["detail"]
+    challenge = 'Bearer error="insufficient_scope", scope="sutura:sql.run"'
+    assert response.headers["www-authenticate"] == challenge
 
 
 @pytest.mark.parametrize(
@@ -306,3 +308,19 @@ def test_the_prompt_served_to_a_caller_is_their_view(started: Started) -> None:
     assert "returns_still_count" not in finance
     assert started.service.pinned.digest in staff
     assert prompt(frozenset({"finance"})) is finance  # derived once per set of audiences
+
+
+@pytest.mark.parametrize("path", ["/console/compile", "/console/agent/ask_metric"])
+async def test_the_console_helpers_hide_what_the_caller_cannot_see(
+    http: httpx.AsyncClient, path: str
+) -> None:
+    plain = _bearer(_good(groups=["staff"]))
+    hidden = await http.post(path, json=_asking("return_rate"), headers=plain)
+    missing = await http.post(path, json=_asking("no_such_metric"), headers=plain)
+    assert hidden.status_code == missing.status_code
+    assert hidden.content == missing.content
+    assert "metric_unknown" in hidden.text
+    shown = await http.post(
+        path, json=_asking("return_rate"), headers=_bearer(_good(groups=["directors"]))
+    )
+    assert "metric_unknown" not in shown.text

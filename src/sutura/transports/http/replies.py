@@ -5,7 +5,8 @@
   again may work: the data system could not be reached);
 - malformed arguments: 400 with the field and the problem (``not_a_question``,
   ``not_a_statement``, ``bad_request``);
-- a capability the caller may not use: 403 ``insufficient_scope`` naming the scope;
+- a capability the caller may not use: 403 ``insufficient_scope`` naming the scope (and
+  ``WWW-Authenticate: Bearer error="insufficient_scope", scope="…"``);
 - a capability this deployment does not offer: 403 ``tool_not_enabled``;
 - a failure: 500 ``internal``, a fixed sentence.
 
@@ -16,6 +17,7 @@ from typing import Any, Final, assert_never
 
 from litestar import Response
 
+from sutura.core.tool.capability import scope_of
 from sutura.core.tool.reply import (
     Answered,
     Declined,
@@ -72,7 +74,9 @@ def response_of(reply: Reply) -> Response[Any]:
         case Malformed():
             return failure_response(malformed_body(reply))
         case NotPermitted():
-            return failure_response(insufficient_scope(reply))
+            scope = scope_of(reply.capability).value
+            challenge = f'Bearer error="insufficient_scope", scope="{scope}"'  # RFC 6750 §3.1
+            return failure_response(insufficient_scope(reply), {"WWW-Authenticate": challenge})
         case NotOffered():
             return failure_response(failure_body(FailureCode.TOOL_NOT_ENABLED))
         case Failed():
