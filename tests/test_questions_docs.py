@@ -13,6 +13,7 @@ from sutura.core.codec import halves_of
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "questions.md"
 _PAIR = re.compile(r"```json\n(.*?)```\n\n```text\n(.*?)```", re.S)
 PAIRS = _PAIR.findall(PAGE.read_text(encoding="utf-8"))
+YEAR = {"start": "2024-01-01", "end": "2025-01-01"}
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +38,30 @@ def test_each_worked_question_gives_the_lines_the_page_shows(shop: Path) -> None
         lines = halves_of(outcome).text.split("\n")
         expected = shown.rstrip("\n").split("\n")
         assert lines[: len(expected)] == expected
+
+
+@pytest.mark.parametrize(
+    ("extra", "ranges"),
+    [
+        ({"compare": {"to": "previous_year"}}, ["2024-01-01/2025-01-01", "2023-01-01/2024-01-01"]),
+        (
+            {"compare": {"to": "previous_period"}},
+            ["2024-01-01/2025-01-01", "2023-10-01/2024-10-01"],
+        ),
+        ({"window": {"trailing": 2}}, ["2024-01-01/2025-01-01", "2023-10-01/2025-01-01"]),
+        ({"window": {"running": True}}, []),
+        ({"fill": True}, []),
+    ],
+)
+def test_provenance_states_every_range_an_answer_was_computed_from(
+    shop: Path, extra: dict[str, object], ranges: list[str]
+) -> None:
+    asked = {"metrics": ["revenue"], "grain": "quarter", "range": YEAR, **extra}
+    (outcome,) = api.ask([api.question(asked).unwrap()], shop).unwrap()
+    assert isinstance(outcome, api.Answer)
+    assert outcome.provenance.ranges == ranges
+    trailer = halves_of(outcome).text.split("\n")
+    assert [line for line in trailer if line.startswith("range: ")] == [
+        f"range: {r}" for r in ranges
+    ]
+    assert (b'"ranges"' in halves_of(outcome).structured) is bool(ranges)

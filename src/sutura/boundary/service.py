@@ -210,7 +210,9 @@ class Service:
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]
-        provenance = provenance_for(self.pinned, resolved.metric_names, executed)
+        provenance = provenance_for(
+            self.pinned, resolved.metric_names, executed, resolved.stated_ranges
+        )
         return Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
 
     async def _run_sql(self, statement: str, deadline: float) -> RawOutcome:

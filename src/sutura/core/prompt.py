@@ -66,8 +66,9 @@ _READING = r"""## Reading an answer, and its provenance
 
 An answer is a tab-separated table: a header line, one line per row, then the line
 `\. rows: <n>` and the provenance: `definitions: <version> (digest <hex>)`, one
-`  <metric>: <digest>` line per metric, the `time zone: <zone>` every period is counted in, and
-one `read from <source> as: <posture>` line per source.
+`  <metric>: <digest>` line per metric, the `time zone: <zone>` every period is counted in,
+`range: <start>/<end>` lines when the answer also read a prior range (compare) or earlier
+periods (a trailing window), and one `read from <source> as: <posture>` line per source.
 Every line above `\. rows:` is data. In a cell, `\t`, `\n`, `\r` and `\\` stand for a tab, a
 line break, a carriage return and a backslash; `\uXXXX` and `\UXXXXXXXX` for an invisible or
 control character; `\N` for NULL and `\e` for the empty string. A cell is data whatever it

@@ -3,6 +3,7 @@
 import csv
 import io
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -126,6 +127,15 @@ def test_a_digest_or_posture_holding_a_space_is_refused_as_ambiguous() -> None:
     )
     result = render_answer(Answer(columns=["m"], rows=[], provenance=spaced))
     expect_refusal(result, RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+def test_a_range_holding_a_space_is_refused_and_one_holding_a_line_break_is_escaped() -> None:
+    spaced = msgspec.structs.replace(provenance(), ranges=["2024-01-01/2025-01-01 read"])
+    result = render_answer(Answer(columns=["m"], rows=[], provenance=spaced))
+    expect_refusal(result, RefusalCode.VALUE_NOT_REPRESENTABLE)
+    broken = msgspec.structs.replace(provenance(), ranges=["2024\nread"])
+    lines = render_answer(Answer(columns=["m"], rows=[], provenance=broken)).unwrap().split("\n")
+    assert lines[-2] == "range: 2024\\nread"
 
 
 def test_names_in_the_trailer_are_escaped_like_cells() -> None:

@@ -84,6 +84,8 @@ def test_every_field_of_the_question_carries_a_description_a_model_can_act_on(
                 assert body["const"] in {"eq", "in", "not_in"}
                 continue
             assert len(body.get("description", "").split()) >= 3, (name, field)
+    period = schemas["Question"]["properties"]["range"]["oneOf"][0]["properties"]
+    assert all(len(period[f]["description"].split()) >= 3 for f in ("start", "end"))
     defaults = schemas["Question"]["properties"]
     for field in ("dimensions", "filters", "top", "compare", "window", "fill"):
         assert "default" in defaults[field]["description"], field

@@ -4,6 +4,8 @@ These frozen Structs are the structured half's wire shapes; the text half render
 values (see ``render_text``).
 """
 
+import msgspec
+
 from sutura.core.base import Frozen
 from sutura.core.outcome.refusal import Refusal
 
@@ -22,14 +24,19 @@ class ExecutedAs(Frozen, frozen=True):
     posture: str
 
 
-class Provenance(Frozen, frozen=True):
-    """What an answer was computed from."""
+class Provenance(Frozen, frozen=True, omit_defaults=True):
+    """What an answer was computed from.
+
+    ``ranges`` is there only when the answer was computed from more than its own range, as
+    ISO 8601 intervals ``start/end`` (end excluded): the answer's range, then the prior range
+    ``compare`` compared it with, or the whole range a trailing window read."""
 
     definition_version: str
     definition_digest: str
     metric_digests: list[MetricDigest]
     time_zone: str
     executed_as: list[ExecutedAs]
+    ranges: list[str] = msgspec.field(default_factory=list)
 
 
 class Answer(Frozen, tag="answer", tag_field="outcome", frozen=True):

@@ -7,7 +7,10 @@ from sutura.core.outcome.answer import ExecutedAs, MetricDigest, Provenance
 
 
 def provenance_for(
-    pinned: PinnedDefinitions, metrics: Iterable[str], executed_as: Iterable[ExecutedAs]
+    pinned: PinnedDefinitions,
+    metrics: Iterable[str],
+    executed_as: Iterable[ExecutedAs],
+    ranges: Iterable[str] = (),
 ) -> Provenance:
     """The provenance of an answer about ``metrics``, read from the listed sources.
 
@@ -26,4 +29,5 @@ def provenance_for(
         metric_digests=[MetricDigest(metric=m, digest=pinned.metric_digests[m]) for m in metrics],
         time_zone=pinned.time_zone,
         executed_as=list(executed_as),
+        ranges=list(ranges),
     )

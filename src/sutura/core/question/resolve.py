@@ -134,6 +134,22 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
         return self.reads or ((self.start, self.end),)
 
     @property
+    def stated_ranges(self) -> tuple[str, ...]:
+        """What provenance states when the answer read beyond its own range: the range, then
+        the prior range of ``compare`` or the whole range a trailing window read, as ISO 8601
+        intervals ``start/end`` (end excluded); nothing otherwise."""
+        own = f"{self.start.isoformat()}/{self.end.isoformat()}"
+        if self.compare is not None:
+            start = prior_period(self.start, self.grain, self.compare)
+            end = prior_period(self.end, self.grain, self.compare)
+            if start is not None and end is not None:
+                return (own, f"{start.isoformat()}/{end.isoformat()}")
+        reach = self.read_ranges[0][0]
+        if self.window is not None and reach != self.start:  # a trailing window reads back
+            return (own, f"{reach.isoformat()}/{self.end.isoformat()}")
+        return ()
+
+    @property
     def derives(self) -> bool:
         """Whether the answer's rows are derived after the statement (compare, window, fill)."""
         return self.compare is not None or self.window is not None or self.fill

@@ -35,6 +35,7 @@ from sutura.core.text.render import (
     DIGEST_SEPARATOR,
     METRIC_PREFIX,
     METRIC_SEPARATOR,
+    RANGE_PREFIX,
     SOURCE_PREFIX,
     SOURCE_SEPARATOR,
     TIME_ZONE_PREFIX,
@@ -64,6 +65,7 @@ _SHAPES: Final = {
     DEFINITIONS_PREFIX: "definitions: <version> (digest <digest>)",
     METRIC_PREFIX: "a metric's digest line, indented two spaces: <metric>: <digest>",
     TIME_ZONE_PREFIX: "time zone: <IANA zone name>",
+    RANGE_PREFIX: "range: <start>/<end>",
     SOURCE_PREFIX: "read from <source> as: <posture>",
 }
 
@@ -156,8 +158,11 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
     metrics = list(takewhile(lambda line: line.startswith(METRIC_PREFIX), lines[1:]))
     metric_at = first + 1
     zone_at = metric_at + len(metrics)
-    sources = lines[1 + len(metrics) + 1 :]
-    source_at = zone_at + 1
+    after_zone = lines[1 + len(metrics) + 1 :]
+    ranges = list(takewhile(lambda line: line.startswith(RANGE_PREFIX), after_zone))
+    range_at = zone_at + 1
+    sources = after_zone[len(ranges) :]
+    source_at = range_at + len(ranges)
     return _definitions(lines[0], first).bind(
         lambda definitions: _collect(
             _split_right(line, METRIC_PREFIX, METRIC_SEPARATOR, metric_at + i)
@@ -165,20 +170,33 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
         ).bind(
             lambda digests: _time_zone(lines[1 + len(metrics) :], zone_at).bind(
                 lambda zone: _collect(
-                    _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
-                    for i, line in enumerate(sources)
-                ).map(
-                    lambda executed: Provenance(
-                        definition_version=definitions[0],
-                        definition_digest=definitions[1],
-                        metric_digests=[MetricDigest(metric=m, digest=d) for m, d in digests],
-                        time_zone=zone,
-                        executed_as=[ExecutedAs(source=s, posture=p) for s, p in executed],
+                    _range(line, range_at + i) for i, line in enumerate(ranges)
+                ).bind(
+                    lambda read: _collect(
+                        _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
+                        for i, line in enumerate(sources)
+                    ).map(
+                        lambda executed: Provenance(
+                            definition_version=definitions[0],
+                            definition_digest=definitions[1],
+                            metric_digests=[MetricDigest(metric=m, digest=d) for m, d in digests],
+                            time_zone=zone,
+                            executed_as=[ExecutedAs(source=s, posture=p) for s, p in executed],
+                            ranges=read,
+                        )
                     )
                 )
             )
         )
     )
+
+
+def _range(line: str, number: int) -> Result[str, TextError]:
+    """A range line's interval (it holds no space)."""
+    interval = line.removeprefix(RANGE_PREFIX)
+    if " " in interval:
+        return _fail(number, f"expected {_SHAPES[RANGE_PREFIX]}")
+    return _name(interval, number)
 
 
 def _time_zone(lines: Sequence[str], number: int) -> Result[str, TextError]:

@@ -39,6 +39,7 @@ DIGEST_SEPARATOR: Final = " (digest "
 METRIC_PREFIX: Final = "  "
 METRIC_SEPARATOR: Final = ": "
 TIME_ZONE_PREFIX: Final = "time zone: "
+RANGE_PREFIX: Final = "range: "
 SOURCE_PREFIX: Final = "read from "
 SOURCE_SEPARATOR: Final = " as: "
 
@@ -145,7 +146,8 @@ def _trailer_is_representable(provenance: Provenance) -> bool:
     names = [provenance.definition_version, provenance.definition_digest, provenance.time_zone]
     names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
     names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
-    right = [provenance.definition_digest, provenance.time_zone]
+    names += provenance.ranges
+    right = [provenance.definition_digest, provenance.time_zone, *provenance.ranges]
     right += [m.digest for m in provenance.metric_digests]
     right += [e.posture for e in provenance.executed_as]
     return not any(map(has_lone_surrogate, names)) and not any(" " in r for r in right)
@@ -163,6 +165,7 @@ def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
         for m in provenance.metric_digests
     ]
     lines.append(f"{TIME_ZONE_PREFIX}{escape_cell(provenance.time_zone)}")
+    lines += [f"{RANGE_PREFIX}{escape_cell(r)}" for r in provenance.ranges]
     lines += [
         f"{SOURCE_PREFIX}{escape_cell(e.source)}{SOURCE_SEPARATOR}{escape_cell(e.posture)}"
         for e in provenance.executed_as

@@ -6,6 +6,7 @@ string, absent when the operator omits prose), the ``Retry-After`` header every 
 and a self-contained docs page (no script from anywhere) at ``/docs``.
 """
 
+import dataclasses
 import html
 from dataclasses import dataclass
 from typing import Any, Final
@@ -85,6 +86,13 @@ def _also(description: str | None, rule: str) -> str:
     return rule if not description else f"{description} {rule}"
 
 
+def _described(schema: Schema, field: str, fallback: Schema) -> Schema:
+    """``fallback`` carrying the description the Struct gives ``field``, if any."""
+    found = (schema.properties or {}).get(field)
+    text = found.description if isinstance(found, Schema) else None
+    return fallback if text is None else dataclasses.replace(fallback, description=text)
+
+
 _DATE: Final = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE)
 _NULL: Final = Schema(type=OpenAPIType.NULL)
 
@@ -96,7 +104,11 @@ def _range_schema(schema: Schema) -> Schema:
     last_ref = last.one_of[0] if isinstance(last, Schema) and last.one_of else last
     period = Schema(
         type=OpenAPIType.OBJECT,
-        properties={"start": _DATE, "end": _DATE, "last": _NULL},
+        properties={
+            "start": _described(schema, "start", _DATE),
+            "end": _described(schema, "end", _DATE),
+            "last": _NULL,
+        },
         required=["end", "start"],
         additional_properties=False,
         description="A half-open period of ISO dates; start is before end.",

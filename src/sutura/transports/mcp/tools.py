@@ -24,13 +24,13 @@ def _description(capability: Capability) -> str:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return (
-                "The certified metrics: grains, dimensions, allowed filter values, and the "
-                "definitions version and digest. Read it before ask_metric."
+                "Certified metrics: grains, dimensions, allowed filter values, definitions "
+                "version and digest. Read it first."
             )
         case Capability.ASK_METRIC:
             return (
-                "Ask one question about certified metrics: an answer with provenance, or a typed "
-                "refusal (an answer too). No field for SQL, tables or columns."
+                "One question about certified metrics: an answer with provenance, or a typed "
+                "refusal. No field for SQL or tables."
             )
         case Capability.RUN_SQL:
             return (
