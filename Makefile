@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 EXAMPLE := example
 
-.PHONY: run test check bench wheel-check example clean
+.PHONY: run test test-loaded check bench wheel-check example clean
 
 # The main job needs only the package; the test toolchain (pytest, mypy, schemathesis, ...) is
 # the dev extra, installed by the targets that use it.
@@ -31,6 +31,10 @@ run: $(RUN_STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The suite while every core is kept busy by processes the run starts itself (tests/cpu_hog.py).
+test-loaded: $(STAMP)
+	$(BIN)/python -m pytest --cpu-hog
 
 check: $(STAMP)
 	$(BIN)/python -m ruff check src tests bench typings

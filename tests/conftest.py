@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.cpu_hog import CpuHog
+
+_HOG_KEY = pytest.StashKey[int]()
 _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
 
 
@@ -49,13 +52,41 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--update-golden`` rewrites the golden files instead of comparing with them."""
+    """``--update-golden`` rewrites the golden files instead of comparing with them;
+    ``--cpu-hog`` keeps every core busy for the run (see :mod:`tests.cpu_hog`)."""
     parser.addoption(
         "--update-golden",
         action="store_true",
         default=False,
         help="rewrite tests/golden/* from the current output instead of failing on a difference",
     )
+    parser.addoption(
+        "--cpu-hog",
+        action="store_true",
+        default=False,
+        help="keep every CPU busy with processes started (and stopped) by this run",
+    )
+
+
+_HOG = CpuHog()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the CPU hog when ``--cpu-hog`` asks for it."""
+    if config.getoption("--cpu-hog"):
+        started = _HOG.start()
+        config.stash[_HOG_KEY] = started
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the CPU hog, whatever became of the run."""
+    _HOG.stop()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Say that the run is loaded, and how."""
+    started = config.stash.get(_HOG_KEY, 0)
+    return f"cpu hog: {started} busy processes for this run" if started else None
 
 
 @pytest.fixture
