@@ -17,7 +17,18 @@ import sys
 from bench.table import Figure, NotMeasuredError
 from bench.table import render as render_table
 
-SECTIONS = ("answer", "render", "batch", "mcp", "http", "identity", "soak", "sources", "spark")
+SECTIONS = (
+    "answer",
+    "render",
+    "batch",
+    "mcp",
+    "http",
+    "identity",
+    "soak",
+    "scale",
+    "sources",
+    "spark",
+)
 _OURS = ("bench", "sutura", "tests")
 
 
