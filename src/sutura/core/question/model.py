@@ -270,8 +270,12 @@ def _allowed(path: str) -> str:
 
 
 def _members(info: mi.Type) -> list[mi.Type]:
-    """``info``, or the members of a union (an optional field is one), lists unwrapped."""
+    """``info``, or the members of a union (an optional field is one); descriptions and lists
+    unwrapped."""
+    while isinstance(info, mi.Metadata):
+        info = info.type
     found = list(info.types) if isinstance(info, mi.UnionType) else [info]
+    found = [t.type if isinstance(t, mi.Metadata) else t for t in found]
     return [t.item_type if isinstance(t, mi.ListType) else t for t in found]
 
 
