@@ -26,6 +26,7 @@ SECTIONS = (
     "http",
     "identity",
     "soak",
+    "scale",
     "sources",
     "spark",
 )

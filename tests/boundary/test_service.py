@@ -61,7 +61,9 @@ async def test_a_refusal_is_declined_with_its_status_and_both_halves(example_dir
         (Capability.ASK_METRIC, {**REVENUE, "sql": "SELECT 1"}, "$.sql"),
         (Capability.ASK_METRIC, b"{not json", "$"),
         (Capability.ASK_METRIC, {**REVENUE, "metrics": ["revenue", "revenue"]}, "$.metrics"),
-        (Capability.DESCRIBE_CATALOG, {"search": "x"}, "$"),
+        (Capability.DESCRIBE_CATALOG, {"search": "x", "sql": "SELECT 1"}, "$"),
+        (Capability.DESCRIBE_CATALOG, {"page": 0}, "$.page"),
+        (Capability.DESCRIBE_CATALOG, {"search": 1}, "$.search"),
     ],
 )
 async def test_malformed_arguments_name_the_field_never_the_value(

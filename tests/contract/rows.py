@@ -95,7 +95,6 @@ def _failure(code: FailureCode) -> Http:
 
 
 _NO_SCOPE: Final = frozenset({Surface.HTTP, Surface.CLI, Surface.API})
-_NO_ARGUMENTS: Final = frozenset({Surface.HTTP, Surface.CLI})
 _UNAVAILABLE: Final = (
     "PostgreSQL: a view that terminates its own backend; DuckDB (seam): the source closed "
     "after startup, so DuckDB itself says the connection is closed"
@@ -321,16 +320,15 @@ NON_ANSWERS: Final = (
     Row(
         name="describe_catalog:malformed",
         capability=Capability.DESCRIBE_CATALOG,
-        arguments={"unexpected": 1},
+        arguments={"page": 0},
         reply=Malformed,
         code=None,
         http=_failure(FailureCode.BAD_REQUEST),
         mcp=Mcp(Channel.INVALID_PARAMS),
         cli=_USAGE_CLI,
         api="Malformed",
-        provoked="an argument (`GET /v1/catalog` and `sutura catalog` take none)",
-        sentence="malformed arguments: $: describe_catalog takes no arguments",
-        unsendable=_NO_ARGUMENTS,
+        provoked="a page below 1 (`GET /v1/catalog?page=0`, `sutura catalog --page 0`)",
+        sentence="malformed arguments: $.page: Expected `int` >= 1",
     ),
     Row(
         name="ask_metric:malformed",

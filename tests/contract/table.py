@@ -13,9 +13,8 @@ A row says how it is provoked. Most are provoked for real: a question over a lim
 engine refuses, a deadline, a memory limit, a backend that dies. A few need a seam
 (:mod:`tests.contract.seams`), because no engine gives that reply on demand; the row says so.
 A few replies cannot be sent over some surface at all (no HTTP, command-line or Python API
-caller lacks a scope; ``GET /v1/catalog`` and ``sutura catalog`` take no arguments): there the
-test maps the service's real reply with that surface's own mapping function, and the row lists
-the surface in :attr:`Row.unsendable`.
+caller lacks a scope): there the test maps the service's real reply with that surface's own
+mapping function, and the row lists the surface in :attr:`Row.unsendable`.
 """
 
 import json
@@ -219,7 +218,8 @@ def cli_argv(row: Row) -> list[str]:
     """The command that makes the row's call."""
     match row.capability:
         case Capability.DESCRIBE_CATALOG:
-            return ["catalog"]
+            flags = (row.arguments or {}).items()
+            return ["catalog", *[part for key, value in flags for part in (f"--{key}", str(value))]]
         case Capability.ASK_METRIC:
             return ["query", "--question", json.dumps(row.arguments)]
         case Capability.RUN_SQL:

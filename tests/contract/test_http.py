@@ -60,7 +60,8 @@ async def _sent(apps: Apps, row: Row) -> Seen:
     with anyio.fail_after(30):
         match row.capability:
             case Capability.DESCRIBE_CATALOG:
-                response = await http.get("/v1/catalog", headers=AUTH)
+                query = {key: str(value) for key, value in (row.arguments or {}).items()}
+                response = await http.get("/v1/catalog", params=query, headers=AUTH)
             case Capability.ASK_METRIC:
                 response = await http.post("/v1/query", json=row.arguments, headers=AUTH)
             case Capability.RUN_SQL:

@@ -46,7 +46,6 @@ def test_only_the_replies_no_surface_can_send_are_mapped() -> None:
     # Everything else is sent for real over every surface; MCP can send every row.
     unsendable = {row.name: row.unsendable for row in ROWS if row.unsendable}
     assert unsendable == {
-        "describe_catalog:malformed": {Surface.HTTP, Surface.CLI},
         "ask_metric:not_permitted": {Surface.HTTP, Surface.CLI, Surface.API},
     }
 

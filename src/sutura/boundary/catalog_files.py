@@ -8,6 +8,7 @@ files and files that are not strict UTF-8 are refused, each as a :class:`Catalog
 """
 
 import datetime
+import functools
 import os
 import stat
 from functools import partial
@@ -119,8 +120,11 @@ def read_document(label: str, path: Path) -> Result[str, CatalogError]:
         return Failure(_file_error(label, line, "the file is not valid UTF-8"))
 
 
-class CatalogRead(Frozen, frozen=True):
-    """The pinned catalog, and the documents it was read from (for errors that name a line)."""
+class CatalogRead(Frozen, frozen=True, dict=True):
+    """The pinned catalog, and the documents it was read from (for errors that name a line).
+
+    (``dict=True`` gives room for the index of documents by definition, built on first use.)
+    """
 
     pinned: PinnedDefinitions
     documents: tuple[Document, ...]
@@ -128,12 +132,20 @@ class CatalogRead(Frozen, frozen=True):
     def model_document(self, name: str) -> Document | None:
         """The document that defines the model ``name`` (the pinned model is its definition)."""
         model = self.pinned.catalog.model(name)
-        return next((doc for doc in self.documents if doc.definition is model), None)
+        return None if model is None else self._by_definition.get(id(model))
 
     def metric_document(self, name: str) -> Document | None:
         """The document that defines the metric ``name``."""
         metric = self.pinned.catalog.metric(name)
-        return next((doc for doc in self.documents if doc.definition is metric), None)
+        return None if metric is None else self._by_definition.get(id(metric))
+
+    @functools.cached_property
+    def _by_definition(self) -> dict[int, Document]:
+        """Each definition's first document, by the definition's identity."""
+        index: dict[int, Document] = {}
+        for doc in self.documents:
+            index.setdefault(id(doc.definition), doc)
+        return index
 
 
 def read_catalog(

@@ -22,6 +22,7 @@ from returns.pipeline import is_successful
 from returns.result import Result
 
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
+from sutura.core.catalog.pages import CatalogPages
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.view import CatalogView
 from sutura.core.codec import (
@@ -50,11 +51,12 @@ from sutura.core.tool.arguments import (
 )
 from sutura.core.tool.audit import AuditRecord, shown, statement_digest
 from sutura.core.tool.caller import Caller, EveryAudience
-from sutura.core.tool.capability import Capability
+from sutura.core.tool.capability import Capability, CatalogRequest
 from sutura.core.tool.reply import (
     Answered,
     Declined,
     Failed,
+    Malformed,
     NotOffered,
     NotPermitted,
     Reply,
@@ -95,7 +97,7 @@ class Service:
         self._runner = runner
         self._today = today
         self._instructions = instructions
-        self._whole = _View(pinned, _catalog_reply(pinned, settings, instructions), prompt)
+        self._whole = _View.of(pinned, settings, instructions, prompt)
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
 
@@ -132,10 +134,10 @@ class Service:
                 view = self._views.get(audiences)
                 if view is None:
                     pinned = seen_by(self.pinned, audiences)
-                    catalog = _catalog_reply(pinned, self.settings, self._instructions)
                     if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
                         self._views.clear()
-                    view = self._views[audiences] = _View(pinned, catalog, None)
+                    view = _View.of(pinned, self.settings, self._instructions, None)
+                    self._views[audiences] = view
                 return view
             case _:
                 assert_never(caller.audiences)
@@ -172,8 +174,9 @@ class Service:
         match capability:
             case Capability.DESCRIBE_CATALOG:
                 request = decode_catalog_request(arguments)
-                catalog = self._view(caller).catalog
-                return catalog if is_successful(request) else request.failure()
+                if not is_successful(request):
+                    return request.failure()
+                return self._view(caller).page(request.unwrap())
             case Capability.ASK_METRIC:
                 question = decode_question(arguments)
                 if not is_successful(question):
@@ -253,12 +256,38 @@ class Service:
 
 
 class _View:
-    """One view of the catalog: its definitions, its catalog reply, its prompt (made on use)."""
+    """One view of the catalog: its definitions, its catalog reply, its pages, its prompt
+    (made on use)."""
 
-    def __init__(self, pinned: PinnedDefinitions, catalog: Reply, prompt: str | None) -> None:
+    def __init__(self, pinned: PinnedDefinitions, catalog: CatalogView, prompt: str | None) -> None:
         self.pinned = pinned
-        self.catalog = catalog
+        self.catalog = _catalog_reply(catalog)
+        self.pages = CatalogPages.of(catalog)
         self.prompt = prompt
+
+    @classmethod
+    def of(
+        cls,
+        pinned: PinnedDefinitions,
+        settings: Settings,
+        instructions: str | None,
+        prompt: str | None,
+    ) -> "_View":
+        """The view of ``pinned`` under the operator's prose setting and instructions."""
+        catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
+        return cls(pinned, catalog, prompt)
+
+    def page(self, request: CatalogRequest) -> Reply:
+        """The whole catalog when it fits one page and no search or later page is asked for;
+        else the page asked for, or why there is none."""
+        pages = self.pages
+        if pages.whole and request.page == 1 and not pages.searched(request.search):
+            return self.catalog
+        page = pages.page(request.search, request.page)
+        if not is_successful(page):
+            capability = Capability.DESCRIBE_CATALOG
+            return Malformed(capability=capability, field="$.page", problem=page.failure())
+        return _catalog_reply(page.unwrap())
 
 
 class _Asked:
@@ -278,12 +307,9 @@ def _rows_of(reply: Reply | None) -> int | None:
             return None
 
 
-def _catalog_reply(
-    pinned: PinnedDefinitions, settings: Settings, instructions: str | None
-) -> Reply:
-    """``describe_catalog``'s reply under the operator's prose setting, with the operator's
-    instructions last, built once."""
-    view = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
+def _catalog_reply(view: CatalogView) -> Reply:
+    """``describe_catalog``'s reply: both halves of ``view`` (the whole catalog, under the
+    operator's prose setting, with the operator's instructions last; or a page of it)."""
     halves = catalog_halves(view)
     if is_successful(halves):
         return Answered(

@@ -17,12 +17,12 @@ import zoneinfo
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import assert_never
 
 import anyio
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.boundary.anchors import anchor_problems
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
 from sutura.boundary.service import Service
 from sutura.boundary.settings_files import LoadedSettings, load_settings
@@ -32,12 +32,10 @@ from sutura.boundary.sources.open import open_raw, open_source, run_sql_problems
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.core.base import Frozen
 from sutura.core.catalog.error import CatalogError, quoted
-from sutura.core.catalog.model import Metric, Model
+from sutura.core.catalog.model import Model
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.source_schema import model_problems
-from sutura.core.outcome.answer import Answer, Refused
 from sutura.core.prompt import deployment_prompt
-from sutura.core.question.model import Question, QuestionError, Range
 from sutura.core.sql.probe import schema_probe
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.capability import Capability, offered_by
@@ -193,7 +191,7 @@ async def open_service(
         if not errors and data:
             errors = await _checked(_model_problems(loaded, sources))
         if not errors and data and anchors:
-            errors = await _checked(_anchor_problems(service))
+            errors = await _checked(anchor_problems(service))
         yield Failure(errors) if errors else Success(service)
     finally:
         with anyio.CancelScope(shield=True):
@@ -274,47 +272,6 @@ async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[Ca
         document.error(key, problem)
         for key, problem in model_problems(model, found, source.dialect)
     ]
-
-
-async def _anchor_problems(service: Service) -> list[str]:
-    """Every anchor re-executed; one sentence per anchor that did not reproduce."""
-    problems: list[str] = []
-    deadline = service.settings.limits.deadline_seconds
-    for metric in service.pinned.catalog.metrics:
-        if metric.anchor is None:
-            continue
-        found = _anchor_found(metric, await service.answer(_anchor_question(metric), deadline))
-        if found != metric.anchor.value:
-            problems.append(
-                f"anchor mismatch: metric {metric.name}: expected {metric.anchor.value}, "
-                f"found {found}"
-            )
-    return problems
-
-
-def _anchor_question(metric: Metric) -> Question:
-    anchor = metric.anchor
-    assert anchor is not None  # only anchored metrics are asked
-    return Question(
-        metrics=[metric.name],
-        grain=metric.coarsest_grain,
-        range=Range(start=anchor.start, end=anchor.end),
-    )
-
-
-def _anchor_found(metric: Metric, outcome: Answer | Refused | QuestionError) -> str:
-    match outcome:
-        case Answer(rows=[[_, str() as value]]):
-            return value
-        case Answer(rows=rows):
-            grain = metric.coarsest_grain.value
-            return f"{len(rows)} periods at grain {grain} (an anchor covers exactly one)"
-        case Refused(reason=reason):
-            return f"a refusal ({reason.code.value})"
-        case QuestionError() as error:
-            return error.sentence()
-        case _:
-            assert_never(outcome)
 
 
 def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:

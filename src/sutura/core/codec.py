@@ -38,6 +38,7 @@ from sutura.core.raw.outcome import (
 from sutura.core.raw.request import RawStatement
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.render import render_answer, render_refusal
+from sutura.core.tool.capability import CatalogRequest
 
 T = TypeVar("T")
 
@@ -190,6 +191,7 @@ _OUTCOME_DECODER: Final = msgspec.json.Decoder(Outcome)
 _STATEMENT_DECODER: Final = msgspec.json.Decoder(RawStatement)
 _RAW_DECODER: Final = msgspec.json.Decoder(RawOutcome)
 _CATALOG_DECODER: Final = msgspec.json.Decoder(CatalogBody, dec_hook=_dec_hook)
+_CATALOG_REQUEST_DECODER: Final = msgspec.json.Decoder(CatalogRequest)
 
 
 def decode_outcome(data: bytes | str) -> Result[Outcome, CodecError]:
@@ -228,6 +230,36 @@ def convert_statement(arguments: object) -> Result[RawStatement, CodecError]:
     if has_lone_surrogate(converted.statement):  # JSON decoders other than msgspec allow one
         return Failure(CodecError(path="$.statement", problem="a lone surrogate is not text"))
     return Success(converted)
+
+
+def decode_catalog_arguments(data: bytes | str) -> Result[CatalogRequest, CodecError]:
+    """Decode ``describe_catalog``'s input (an empty body is no arguments).
+
+    >>> decode_catalog_arguments(b'{"page": 0}').failure().path
+    '$.page'
+    """
+    if not data.strip():
+        return Success(CatalogRequest())
+    return _decode(_CATALOG_REQUEST_DECODER, data).bind(_searchable)
+
+
+def convert_catalog_arguments(arguments: object) -> Result[CatalogRequest, CodecError]:
+    """``describe_catalog``'s input from already-decoded JSON (MCP's arguments, HTTP's query).
+
+    >>> convert_catalog_arguments({"search": "sales", "page": 2}).unwrap()
+    CatalogRequest(search='sales', page=2)
+    """
+    try:
+        converted = msgspec.convert(arguments, CatalogRequest)
+    except msgspec.ValidationError as err:
+        return Failure(_codec_error(str(err)))
+    return _searchable(converted)
+
+
+def _searchable(request: CatalogRequest) -> Result[CatalogRequest, CodecError]:
+    if request.search is not None and has_lone_surrogate(request.search):
+        return Failure(CodecError(path="$.search", problem="a lone surrogate is not text"))
+    return Success(request)
 
 
 def decode_catalog(data: bytes | str) -> Result[CatalogBody, CodecError]:

@@ -23,11 +23,13 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 ('# sutura: certified answers about data', 'Answer in French.')
 """
 
+from sutura.core.catalog.pages import PAGE_BYTES, CatalogPages, text_bytes
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import CatalogProse
 from sutura.core.catalog.view import CatalogView
 from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings, Settings
+from sutura.core.text.escape import escape_cell
 
 _INTRO = """# sutura: certified answers about data
 
@@ -164,6 +166,43 @@ class _Catalog:
         return "\n".join([heading, "", *lead, *notice, *lines])
 
 
+_INDEX_WIDTH = 10
+"""Metric names on one line of a large catalog's index."""
+
+
+def _index_lead(view: CatalogView) -> str:
+    count = len(view.body.metrics)
+    return (
+        f"This catalog holds {count} metrics, more than this prompt can carry whole: their "
+        "names follow. Call `describe_catalog` with `search` (words from the user's question) "
+        "for their grains, dimensions, caveats, glossary and worked questions; each reply is "
+        "one page, and says how to read the next with `page`."
+    )
+
+
+def _index_lines(view: CatalogView) -> list[str]:
+    """The metric names, escaped cells, tab-separated, a few to a line."""
+    names = [escape_cell(metric.name) for metric in view.body.metrics]
+    return [
+        "\t".join(["metrics:", *names[start : start + _INDEX_WIDTH]])
+        for start in range(0, len(names), _INDEX_WIDTH)
+    ]
+
+
+def _catalog_sections(view: CatalogView, catalog: "_Catalog") -> list[str | None]:
+    """The glossary, the metrics and the worked questions; for a catalog whose metrics take more
+    than one page of ``describe_catalog``, a compact index of the metrics' names instead."""
+    definitions = tuple(view.definitions_lines())
+    if text_bytes(view.lines()) <= PAGE_BYTES or CatalogPages.of(view).count() == 1:
+        return [
+            catalog.section(_GLOSSARY, view.glossary_lines()),
+            catalog.section("## Metrics", view.metric_lines(), definitions),
+            catalog.section(_EXAMPLES, view.example_lines()),
+        ]
+    lead = (*definitions, _index_lead(view))
+    return [catalog.section("## Metrics", _index_lines(view), lead)]
+
+
 def _operator(view: CatalogView) -> str | None:
     lines = view.operator_lines()
     return "\n".join([_OPERATOR, "", *lines]) if lines else None
@@ -189,9 +228,7 @@ def render_prompt(
         _NO_FIELD,
         f"{_TOOLS}\n{_RUN_SQL}" if run_sql_enabled else _TOOLS,
         _kinds(view),
-        catalog.section(_GLOSSARY, view.glossary_lines()),
-        catalog.section("## Metrics", view.metric_lines(), tuple(view.definitions_lines())),
-        catalog.section(_EXAMPLES, view.example_lines()),
+        *_catalog_sections(view, catalog),
         _READING,
         _operator(view),
     ]

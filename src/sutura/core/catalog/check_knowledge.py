@@ -49,6 +49,7 @@ def knowledge_errors(
     """Every problem of the knowledge documents ``found``, against the catalog's metrics."""
     words = _Words(metrics)
     names: dict[tuple[str, str], Document] = {}
+    only = _metrics_only(metrics)  # once: every worked question resolves against it
     for doc, item in found:
         match item:
             case GlossaryTerm():
@@ -63,7 +64,7 @@ def knowledge_errors(
                 yield from words.add(doc, item, defined=False)
             case WorkedExample():
                 yield from _name_error(names, doc, "example", item.name)
-                yield from _example_errors(doc, item, metrics, limits, today)
+                yield from _example_errors(doc, item, only, limits, today)
             case _:
                 assert_never(item)
 
@@ -190,11 +191,11 @@ def _value_errors(doc: Document, metric: Metric, means: MeansValue) -> Iterator[
 def _example_errors(
     doc: Document,
     example: WorkedExample,
-    metrics: Metrics,
+    only: PinnedDefinitions,
     limits: LimitsSettings,
     today: datetime.date,
 ) -> Iterator[CatalogError]:
-    resolved = resolve_question(example.question, _metrics_only(metrics), limits, today)
+    resolved = resolve_question(example.question, only, limits, today)
     if is_successful(resolved):
         return
     problem = resolved.failure()

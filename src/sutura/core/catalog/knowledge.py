@@ -15,6 +15,7 @@ Every ``description`` is the document's body: catalog prose, untrusted, carried 
 the metrics it leads to, so nothing shown names a metric the caller cannot see.
 """
 
+import functools
 from typing import assert_never
 
 import msgspec
@@ -86,8 +87,11 @@ def means_metric(means: Means) -> str:
             assert_never(means)
 
 
-class Knowledge(Frozen, frozen=True):
-    """Every knowledge document of a catalog, each kind sorted by its name, term or phrase."""
+class Knowledge(Frozen, frozen=True, dict=True):
+    """Every knowledge document of a catalog, each kind sorted by its name, term or phrase.
+
+    (``dict=True`` gives room for the caveats' index by metric, built on first use.)
+    """
 
     glossary: tuple[GlossaryTerm, ...] = ()
     caveats: tuple[Caveat, ...] = ()
@@ -112,7 +116,15 @@ class Knowledge(Frozen, frozen=True):
 
     def caveats_of(self, metric: str) -> tuple[Caveat, ...]:
         """The caveats about ``metric``, by name."""
-        return tuple(c for c in self.caveats if metric in c.about)
+        return self._caveats_by_metric.get(metric, ())
+
+    @functools.cached_property
+    def _caveats_by_metric(self) -> dict[str, tuple[Caveat, ...]]:
+        index: dict[str, list[Caveat]] = {}
+        for caveat in self.caveats:
+            for metric in dict.fromkeys(caveat.about):
+                index.setdefault(metric, []).append(caveat)
+        return {metric: tuple(caveats) for metric, caveats in index.items()}
 
     @property
     def empty(self) -> bool:

@@ -6,7 +6,9 @@ anything outside the closed vocabulary.
 """
 
 import datetime
+import functools
 from enum import StrEnum
+from typing import Protocol, TypeVar
 
 import msgspec
 
@@ -186,8 +188,13 @@ class Metric(Frozen, frozen=True):
         return max(self.grains, key=GRAIN_ORDER.index)
 
 
-class Catalog(Frozen, frozen=True):
-    """Every document of a catalog, validated together, sorted by name."""
+class Catalog(Frozen, frozen=True, dict=True):
+    """Every document of a catalog, validated together, sorted by name.
+
+    Looking a name up is a dictionary read: each kind's index is built on first use and kept
+    on the instance (``dict=True`` gives it room; the fields, equality and encoding are
+    unchanged).
+    """
 
     models: tuple[Model, ...]
     relationships: tuple[Relationship, ...]
@@ -196,12 +203,40 @@ class Catalog(Frozen, frozen=True):
 
     def model(self, name: str) -> Model | None:
         """The model called ``name``."""
-        return next((m for m in self.models if m.name == name), None)
+        return self._models.get(name)
 
     def relationship(self, name: str) -> Relationship | None:
         """The relationship called ``name``."""
-        return next((r for r in self.relationships if r.name == name), None)
+        return self._relationships.get(name)
 
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``."""
-        return next((m for m in self.metrics if m.name == name), None)
+        return self._metrics.get(name)
+
+    @functools.cached_property
+    def _models(self) -> dict[str, Model]:
+        return _first_by_name(self.models)
+
+    @functools.cached_property
+    def _relationships(self) -> dict[str, Relationship]:
+        return _first_by_name(self.relationships)
+
+    @functools.cached_property
+    def _metrics(self) -> dict[str, Metric]:
+        return _first_by_name(self.metrics)
+
+
+class _HasName(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Named = TypeVar("_Named", bound=_HasName)
+
+
+def _first_by_name(items: tuple[_Named, ...]) -> dict[str, _Named]:
+    """Each name's first item (a catalog being checked may still hold a name twice)."""
+    index: dict[str, _Named] = {}
+    for item in items:
+        index.setdefault(item.name, item)
+    return index

@@ -108,15 +108,26 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
         absent_unless_carried(self)
 
 
+class CatalogPage(CatalogWire, frozen=True, kw_only=True):
+    """Which page of a searched or paged catalog this is: page ``page`` of ``pages``, holding
+    some of the ``matching`` metrics (those the search found, or all), of ``total`` in all."""
+
+    page: int
+    pages: int
+    matching: int
+    total: int
+
+
 class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """The structured half; ``catalog_prose`` is the operator's own spelling of the setting.
 
     Knowledge lists are absent when the catalog declares none; ``operator_instructions`` is
-    absent when the operator wrote none.
+    absent when the operator wrote none; ``page`` is absent when the body is the whole catalog.
     """
 
     provenance: CatalogProvenance
     catalog_prose: CatalogProse
+    page: CatalogPage | msgspec.UnsetType = msgspec.UNSET
     not_defined: list[CatalogNotDefined] = msgspec.field(default_factory=list)
     glossary: list[CatalogTerm] = msgspec.field(default_factory=list)
     metrics: list[CatalogMetric]
@@ -152,7 +163,8 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     return lines + quoted_lines(dimension.description)
 
 
-def _metric_lines(metric: CatalogMetric) -> list[str]:
+def metric_lines(metric: CatalogMetric) -> list[str]:
+    """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
     lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
@@ -160,6 +172,23 @@ def _metric_lines(metric: CatalogMetric) -> list[str]:
     for caveat in metric.caveats:
         lines += caveat_lines(caveat)
     return lines
+
+
+def page_lines(page: CatalogPage) -> list[str]:
+    """Where the page stands, and how to read the next one (numbers only: nothing an author or
+    a caller wrote)."""
+    then = (
+        f"; next: describe_catalog with page {page.page + 1} and the same search"
+        if page.page < page.pages
+        else "; this is the last page"
+    )
+    matching = f"{page.matching} of {page.total} metrics match"
+    return [f"page: {page.page} of {page.pages} ({matching}{then})"]
+
+
+def _shows(example: CatalogExample, shown: frozenset[str]) -> bool:
+    metrics = example.question.get("metrics")
+    return isinstance(metrics, list) and not shown.isdisjoint(metrics)
 
 
 def _texts(body: CatalogBody) -> Iterator[str]:
@@ -229,6 +258,32 @@ class CatalogView:
         )
         return cls(notice=catalog_notice(prose), body=body)
 
+    def showing(self, names: list[str], page: CatalogPage) -> "CatalogView":
+        """The same view narrowed to the metrics ``names`` (in that order) as page ``page``:
+        their digests, the glossary terms that mean them, the worked questions that ask for
+        one of them; terms not defined and the operator's instructions stay whole."""
+        body = self.body
+        shown = frozenset(names)
+        by_name = {metric.name: metric for metric in body.metrics}
+        provenance = msgspec.structs.replace(
+            body.provenance,
+            metric_digests=[d for d in body.provenance.metric_digests if d.metric in shown],
+        )
+        narrowed = msgspec.structs.replace(
+            body,
+            provenance=provenance,
+            page=page,
+            glossary=[term for term in body.glossary if term.means.metric in shown],
+            metrics=[by_name[name] for name in names],
+            examples=[example for example in body.examples if _shows(example, shown)],
+        )
+        return CatalogView(notice=self.notice, body=narrowed)
+
+    def page_lines(self) -> list[str]:
+        """The page line, when this view is a page of the catalog."""
+        page = self.body.page
+        return [] if isinstance(page, msgspec.UnsetType) else page_lines(page)
+
     def not_defined_lines(self) -> list[str]:
         """The terms recorded as not defined, each with its synonyms and quoted prose."""
         return [line for part in self.body.not_defined for line in not_defined_lines(part)]
@@ -239,7 +294,7 @@ class CatalogView:
 
     def metric_lines(self) -> list[str]:
         """Every metric: grains, prose, dimensions and values, then its caveats."""
-        return [line for metric in self.body.metrics for line in _metric_lines(metric)]
+        return [line for metric in self.body.metrics for line in metric_lines(metric)]
 
     def example_lines(self) -> list[str]:
         """The worked questions: phrasings, the question as JSON, quoted prose."""
@@ -264,7 +319,8 @@ class CatalogView:
 
     def lines(self) -> list[str]:
         """The text half's lines, total: a lone surrogate shows as its escape (for the prompt)."""
-        lines = [self.notice, *self.not_defined_lines(), *self.glossary_lines()]
+        lines = [self.notice, *self.page_lines(), *self.not_defined_lines()]
+        lines += self.glossary_lines()
         lines += [*self.metric_lines(), *self.example_lines(), *self.definitions_lines()]
         operator = self.operator_lines()
         return lines + ([OPERATOR_HEADING, *operator] if operator else [])

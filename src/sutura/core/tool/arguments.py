@@ -6,17 +6,25 @@ input Struct here, or :class:`~sutura.core.tool.reply.Malformed` naming the fiel
 problem — never the value sent.
 
 >>> decode_arguments(Capability.DESCRIBE_CATALOG, {}).unwrap()
-CatalogRequest()
+CatalogRequest(search=None, page=1)
+>>> decode_arguments(Capability.DESCRIBE_CATALOG, {"page": 0}).failure().sentence()
+'malformed arguments: $.page: Expected `int` >= 1'
 >>> decode_arguments(Capability.RUN_SQL, {"statement": 1}).failure().sentence()
 'malformed statement: $.statement: Expected `str`, got `int`'
 """
 
 from collections.abc import Mapping
-from typing import Any, Final, assert_never
+from typing import Any, assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.codec import CodecError, convert_statement, decode_statement
+from sutura.core.codec import (
+    CodecError,
+    convert_catalog_arguments,
+    convert_statement,
+    decode_catalog_arguments,
+    decode_statement,
+)
 from sutura.core.question.model import (
     Question,
     QuestionError,
@@ -30,8 +38,6 @@ from sutura.core.tool.reply import Malformed
 
 Arguments = bytes | str | Mapping[str, Any] | Request | None
 """A capability's arguments as a transport holds them: JSON text, parsed JSON, or the Struct."""
-
-_NO_ARGUMENTS: Final = "describe_catalog takes no arguments"
 
 
 def decode_arguments(capability: Capability, arguments: Arguments) -> Result[Request, Malformed]:
@@ -57,15 +63,17 @@ def malformed_question(error: QuestionError) -> Malformed:
 
 
 def decode_catalog_request(arguments: Arguments) -> Result[CatalogRequest, Malformed]:
-    """``describe_catalog``'s input: nothing, or an empty object."""
-    if arguments is None or isinstance(arguments, CatalogRequest):
-        return Success(CatalogRequest())
-    if isinstance(arguments, Mapping) and not arguments:
-        return Success(CatalogRequest())
-    if isinstance(arguments, bytes | str) and arguments.strip() in {"", "{}", b"", b"{}"}:
-        return Success(CatalogRequest())
-    return Failure(
-        Malformed(capability=Capability.DESCRIBE_CATALOG, field="$", problem=_NO_ARGUMENTS)
+    """``describe_catalog``'s input: nothing, or an object with ``search`` and ``page``."""
+    if isinstance(arguments, CatalogRequest):
+        return Success(arguments)
+    if isinstance(arguments, bytes | str):
+        decoded = decode_catalog_arguments(arguments)
+    else:
+        decoded = convert_catalog_arguments({} if arguments is None else arguments)
+    return decoded.alt(
+        lambda error: Malformed(
+            capability=Capability.DESCRIBE_CATALOG, field=error.path, problem=error.problem
+        )
     )
 
 

@@ -12,7 +12,9 @@ from it (each ends in ``assert_never``).
 """
 
 from enum import StrEnum
-from typing import Any, assert_never
+from typing import Annotated, Any, Final, assert_never
+
+import msgspec
 
 from sutura.core.base import Frozen
 from sutura.core.catalog.view import CatalogBody
@@ -38,8 +40,18 @@ class Scope(StrEnum):
     SQL_RUN = "sutura:sql.run"
 
 
-class CatalogRequest(Frozen, frozen=True):
-    """``describe_catalog``'s input: no arguments."""
+SEARCH_CHARACTERS: Final = 200
+"""The longest search ``describe_catalog`` takes."""
+
+
+class CatalogRequest(Frozen, frozen=True, omit_defaults=True):
+    """``describe_catalog``'s input: optionally words to search for, and a page (from 1).
+
+    With neither, the whole catalog when it fits one page, else its first page.
+    """
+
+    search: Annotated[str, msgspec.Meta(max_length=SEARCH_CHARACTERS)] | None = None
+    page: Annotated[int, msgspec.Meta(ge=1)] = 1
 
 
 Request = CatalogRequest | Question | RawStatement

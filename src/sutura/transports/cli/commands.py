@@ -78,12 +78,17 @@ def register(verbs: Verbs) -> None:
         "the catalog as an agent reads it (describe_catalog)",
         "Prints what describe_catalog returns (metrics, glossary, caveats, terms not defined, "
         "worked questions): the text half, or the structured half with --json. Honours "
-        "prompt.catalog_prose. Touches no data.",
-        "sutura catalog --json",
+        "prompt.catalog_prose. A catalog larger than a page (16 KB of text), or a search, "
+        "comes a page at a time. Touches no data.",
+        "sutura catalog --search 'net sales' --page 2",
     )
     catalog.add_argument(
         "--json", action="store_true", help="print the structured half instead of the text half"
     )
+    catalog.add_argument(
+        "--search", help="words to find metrics by (name, glossary synonyms, descriptions)"
+    )
+    catalog.add_argument("--page", type=int, help="the page to print, from 1")
     catalog.set_defaults(handler=run_catalog)
 
     describe = verbs.add(
@@ -165,7 +170,12 @@ def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura catalog``: the describe_catalog call, without opening any source."""
-    return call_once(wiring, Capability.DESCRIBE_CATALOG, None, as_json=args.json, data=False)
+    arguments: dict[str, object] = {}
+    if args.search is not None:
+        arguments["search"] = args.search
+    if args.page is not None:
+        arguments["page"] = args.page
+    return call_once(wiring, Capability.DESCRIBE_CATALOG, arguments, as_json=args.json, data=False)
 
 
 def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:

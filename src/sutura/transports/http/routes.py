@@ -7,14 +7,14 @@ decided by one exhaustive ``match`` over :class:`~sutura.core.tool.capability.Ca
 route without a capability cannot be assembled and a new capability is a type error here.
 """
 
-from typing import Any, Final, assert_never
+from typing import Annotated, Any, Final, assert_never
 
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
-from litestar.params import JSONBody
+from litestar.params import JSONBody, Parameter
 
 from sutura.boundary.service import Service
 from sutura.core.catalog.view import CatalogBody
@@ -116,6 +116,24 @@ def route_of(capability: Capability, calls: Calls) -> HTTPRouteHandler:
             assert_never(capability)
 
 
+_SEARCH: Final = "Words to find metrics by (name, glossary terms and synonyms, descriptions)."
+_PAGE: Final = "The page to read, from 1 (a large catalog, or a search, comes in pages)."
+
+
+def _paging(query: dict[str, list[str]]) -> dict[str, object]:
+    """The query as ``describe_catalog``'s arguments, for its one decoder to check: a name
+    given once is its value, more than once the list (refused, by name); a page that is a
+    whole number is that number, else the text (refused, by name); an unknown name is kept
+    (refused, as an unknown field)."""
+    arguments: dict[str, object] = {}
+    for name, values in query.items():
+        value: object = values[0] if len(values) == 1 else values
+        if name == "page" and isinstance(value, str) and value.isascii() and value.isdecimal():
+            value = int(value)
+        arguments[name] = value
+    return arguments
+
+
 def _catalog_route(calls: Calls) -> HTTPRouteHandler:
     @get(
         "/v1/catalog",
@@ -124,6 +142,7 @@ def _catalog_route(calls: Calls) -> HTTPRouteHandler:
         summary="The catalog",
         responses={
             401: doc.failure("No valid bearer token."),
+            400: doc.failure("bad_request: `search` or `page` is malformed (the field is named)."),
             403: doc.failure(
                 "insufficient_scope: the token lacks sutura:catalog.read; or host_not_allowed."
             ),
@@ -132,11 +151,19 @@ def _catalog_route(calls: Calls) -> HTTPRouteHandler:
         },
         operation_class=doc.SuturaOperation,
     )
-    async def catalog(request: Request[Any, Any, Any]) -> Response[CatalogBody]:
+    async def catalog(
+        request: Request[Any, Any, Any],
+        search: Annotated[str | None, Parameter(description=_SEARCH)] = None,
+        page: Annotated[str | None, Parameter(description=_PAGE)] = None,
+    ) -> Response[CatalogBody]:
         """The certified metrics an agent may ask for: grains, dimensions, allowed values and
         (unless the operator omits it, as `catalog_prose` says) the authors' descriptions.
-        Descriptions are untrusted content. Sent with `Cache-Control: private, no-store`."""
-        return await calls.reply(Capability.DESCRIBE_CATALOG, None, request)
+        Descriptions are untrusted content. A catalog larger than one page (16 KB of text),
+        or a search, is answered a page at a time: `page` says which of how many, and how
+        many metrics matched. Sent with `Cache-Control: private, no-store`."""
+        del search, page  # documented here; read whole below, so an unknown one is refused
+        arguments = _paging(request.query_params.dict())
+        return await calls.reply(Capability.DESCRIBE_CATALOG, arguments, request)
 
     return catalog
 

@@ -14,10 +14,17 @@ is made compact by rules, never edited by hand:
 
 An *input* schema is then closed: ``additionalProperties: false`` at every object, as the
 question's decoder refuses unknown fields at every level. An *output* schema keeps the shape
-alone: types, properties, items, union branches and their one-value tags (``outcome``). What
-it leaves out (closedness, ``required``, vocabularies, bounds) is the structured half's own
-documented contract; it is left out because ``tools/list`` stays under 5 KB and the budget
-belongs to the input schema an agent must fill in exactly. The tests pin every schema byte for
+alone: types, properties, items, union branches and their one-value tags (``outcome``), written
+tersely, as every value of a structured half is text unless it says otherwise: a string is
+``{}`` and a list of strings ``{"type": "array"}`` (the documented type of each such field and
+item is a string), an object below the root is
+known by its ``properties`` (its ``"type": "object"`` is implied), a nullable value is
+``"type": [T, "null"]``, and a subschema used more than once (a list of strings) is one
+definition in ``$defs``. Every field name, and every type that is not a string (integers,
+booleans, lists, objects, the ``outcome`` tags), stays. What it leaves out (closedness,
+``required``, vocabularies, bounds) is the structured half's own documented contract; it is left
+out because ``tools/list`` stays under 4 KB and the budget belongs to the input schema an agent
+must fill in exactly. The tests pin every schema byte for
 byte (``tests/transports/mcp/snapshots``).
 """
 
@@ -34,6 +41,7 @@ _DROPPED: Final = frozenset({"title", "description", "default", "discriminator"}
 _NAMED_MAPS: Final = frozenset({"properties", "$defs"})  # keys there are names, not keywords
 _REF_PREFIX: Final = "#/$defs/"
 _NULL: Final = {"type": "null"}
+_STRING: Final = {"type": "string"}
 _SHAPE: Final = frozenset({"type", "properties", "items", "anyOf", "$ref", "$defs"})
 
 EMPTY_INPUT: Final[Schema] = {"type": "object", "properties": {}, "additionalProperties": False}
@@ -150,8 +158,54 @@ def input_schema(kind: Any) -> Schema:
     >>> schema["properties"]["unit"], schema["additionalProperties"]
     ({'enum': ['day', 'month', 'quarter', 'week', 'year']}, False)
     """
-    closed: Schema = _closed(_compact(kind))
+    closed: Schema = _shared(_merged(_closed(_compact(kind))))
     return closed
+
+
+def _tag(branch: Any) -> tuple[str, list[Any]] | None:
+    """The one property of a union branch that is a vocabulary (its tag), and its values."""
+    properties = branch.get("properties") if isinstance(branch, dict) else None
+    if not isinstance(properties, dict):
+        return None
+    tags = [(name, sub["enum"]) for name, sub in properties.items() if list(sub) == ["enum"]]
+    return tags[0] if len(tags) == 1 else None
+
+
+def _merged(node: Any) -> Any:
+    """Union branches that differ only in their tag's value, as one branch taking any of them
+    (``in`` and ``not_in`` filters: the same fields, so one schema checks both exactly)."""
+    if isinstance(node, list):
+        return [_merged(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    merged: Schema = {
+        key: {name: _merged(sub) for name, sub in value.items()}
+        if key in _NAMED_MAPS
+        else _merged(value)
+        for key, value in node.items()
+    }
+    branches = merged.get("anyOf")
+    if isinstance(branches, list):
+        kept: list[Any] = []
+        for branch in branches:
+            tag = _tag(branch)
+            twin = next(
+                (k for k in kept if tag and _untagged(k, tag[0]) == _untagged(branch, tag[0])), None
+            )
+            if twin is None or tag is None:
+                kept.append(branch)
+            else:
+                twin["properties"][tag[0]] = {
+                    "enum": [*twin["properties"][tag[0]]["enum"], *tag[1]]
+                }
+        merged["anyOf"] = kept
+    return merged
+
+
+def _untagged(branch: Any, tag: str) -> Any:
+    if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
+        return branch
+    return {**branch, "properties": {k: v for k, v in branch["properties"].items() if k != tag}}
 
 
 def output_schema(kind: Any) -> Schema:
@@ -162,4 +216,89 @@ def output_schema(kind: Any) -> Schema:
     {'enum': ['refusal']}
     """
     shape: Schema = _shape(_compact(kind))
-    return shape
+    terse: Schema = _shared(_terse(shape, root=True))
+    return terse
+
+
+_REFERENCE: Final = len('{"$ref":"#/$defs/s0"}')
+
+
+def _saves(size: int, uses: int) -> bool:
+    """Whether ``uses`` references and one definition take fewer bytes than ``uses`` copies."""
+    return uses * _REFERENCE + len('"s0":') + size + 1 < uses * size
+
+
+def _terse(node: Any, *, root: bool = False) -> Any:
+    """``node`` with strings as ``{}``, implied object types dropped below the root, and a
+    nullable leaf as ``"type": [T, "null"]``."""
+    if isinstance(node, list):
+        return [_terse(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    choices = node.get("anyOf")
+    if isinstance(choices, list) and len(choices) == 2 and _NULL in choices:
+        other = next(choice for choice in choices if choice != _NULL)
+        if list(other) == ["type"] and isinstance(other["type"], str):
+            rest = {key: _terse(value) for key, value in node.items() if key != "anyOf"}
+            return {**rest, "type": [other["type"], "null"]}
+    terse: Schema = {
+        key: {name: _terse(sub) for name, sub in value.items()}
+        if key in _NAMED_MAPS
+        else _terse(value)
+        for key, value in node.items()
+    }
+    if not root and terse.get("type") == "object" and "properties" in terse:
+        del terse["type"]
+    if terse.get("type") == "array" and terse.get("items") == {}:
+        del terse["items"]
+    return {} if terse == _STRING else terse
+
+
+def _spelled(node: Any) -> str:
+    return msgspec.json.encode(node).decode()
+
+
+def _uses(node: Any, counts: Counter[str]) -> Counter[str]:
+    """How often each subschema (as compact JSON) occurs below ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            for child in value.values() if key in _NAMED_MAPS else [value]:
+                if isinstance(child, dict):
+                    counts[_spelled(child)] += 1
+                _uses(child, counts)
+    elif isinstance(node, list):
+        for item in node:
+            if isinstance(item, dict):
+                counts[_spelled(item)] += 1
+            _uses(item, counts)
+    return counts
+
+
+def _shared(root: Schema) -> Schema:
+    """``root`` with each long subschema used more than once lifted into ``$defs`` (as ``s0``,
+    ``s1``, ... in the order of first use, after the definitions it has)."""
+    counts = _uses({k: v for k, v in root.items() if k != "$defs"}, Counter())
+    lifted = [s for s, n in counts.items() if n > 1 and _saves(len(s), n)]
+    if not lifted:
+        return root
+    names = {spelled: f"s{i}" for i, spelled in enumerate(lifted)}
+
+    def replace(node: Any) -> Any:
+        if isinstance(node, list):
+            return [replace(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        name = names.get(_spelled(node))
+        if name is not None:
+            return {"$ref": f"{_REF_PREFIX}{name}"}
+        return {
+            key: {n: replace(sub) for n, sub in value.items()}
+            if key in _NAMED_MAPS
+            else replace(value)
+            for key, value in node.items()
+        }
+
+    shared: Schema = {key: replace(value) for key, value in root.items() if key != "$defs"}
+    defs = {name: msgspec.json.decode(spelled) for spelled, name in names.items()}
+    shared["$defs"] = {**root.get("$defs", {}), **defs}
+    return shared

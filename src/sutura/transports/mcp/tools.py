@@ -12,11 +12,14 @@ from typing import Final, assert_never
 import mcp_types as types
 
 from sutura.core.tool.capability import Capability, input_type, output_type
-from sutura.transports.mcp.schemas import EMPTY_INPUT, input_schema, output_schema
+from sutura.transports.mcp.schemas import input_schema, output_schema
 
 # Every tool reads pinned definitions and data it cannot change, and nothing beyond them.
-_READ_ONLY: Final = types.ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+# (MCP reads destructiveHint and idempotentHint only when readOnlyHint is false; run_sql, the
+# one tool that takes a statement, says "not destructive" all the same.)
+_READ_ONLY: Final = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_READ_ONLY_SQL: Final = types.ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, open_world_hint=False
 )
 
 
@@ -24,13 +27,12 @@ def _description(capability: Capability) -> str:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return (
-                "Certified metrics: grains, dimensions, allowed filter values, definitions "
-                "version and digest. Read it first."
+                "Certified metrics: grains, dimensions, values, caveats, definitions version. Read "
+                "it first; a big catalog is paged (search by words, page)."
             )
         case Capability.ASK_METRIC:
             return (
-                "One question about certified metrics: an answer with provenance, or a typed "
-                "refusal. No field for SQL or tables."
+                "Ask about certified metrics: an answer with provenance, or a typed refusal."
             )
         case Capability.RUN_SQL:
             return (
@@ -45,9 +47,7 @@ def _description(capability: Capability) -> str:
 
 def _input_schema(capability: Capability) -> dict[str, object]:
     match capability:
-        case Capability.DESCRIBE_CATALOG:
-            return EMPTY_INPUT
-        case Capability.ASK_METRIC | Capability.RUN_SQL:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC | Capability.RUN_SQL:
             return input_schema(input_type(capability))
         case _:
             assert_never(capability)
@@ -60,7 +60,7 @@ def tool_of(capability: Capability) -> types.Tool:
         description=_description(capability),
         input_schema=_input_schema(capability),
         output_schema=output_schema(output_type(capability)),
-        annotations=_READ_ONLY,
+        annotations=_READ_ONLY_SQL if capability is Capability.RUN_SQL else _READ_ONLY,
     )
 
 
