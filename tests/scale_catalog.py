@@ -40,9 +40,14 @@ def _front(fields: str, body: str) -> str:
     return f"---\n{fields.strip()}\n---\n{body.strip()}\n"
 
 
-def _settings(catalog_only: bool) -> str:
-    sources = "" if catalog_only else f"sources:\n  main:\n    kind: duckdb\n    path: {DATABASE}\n"
-    return f"catalog:\n  dir: catalog\n  version: scale-1\n{sources}"
+def settings_text(database: Path = DATABASE) -> str:
+    """``base.yaml``: the catalog, the DuckDB source, one user (a test's own deployment)."""
+    return (
+        "catalog:\n  dir: catalog\n  version: scale-1\n"
+        f"sources:\n  main:\n    kind: duckdb\n    path: '{database}'\n"
+        "security:\n  identity: single-user\n"
+        "  single_user_because: a generated catalog, served to one test or benchmark\n"
+    )
 
 
 def _customers() -> str:
@@ -278,5 +283,5 @@ def write_scale_catalog(
         (catalog / file_name).write_text(text, encoding="utf-8")
     if connection is not None:
         connection.close()
-    (target / "base.yaml").write_text(_settings(catalog_only=False), encoding="utf-8")
+    (target / "base.yaml").write_text(settings_text(), encoding="utf-8")
     return target

@@ -10,7 +10,7 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.anchors import GROUP_SIZE, groups
 from sutura.boundary.startup import load, open_service
-from tests.scale_catalog import metric_name, write_scale_catalog
+from tests.scale_catalog import metric_name, settings_text, write_scale_catalog
 
 METRICS = 40
 
@@ -59,8 +59,7 @@ def test_a_wrong_anchor_in_a_group_is_reported_alone_as_a_metric_asked_alone(
             text = text.replace("\n  value: ", "\n  value: 1", 1)
         (config / "catalog" / document.name).write_text(text, encoding="utf-8")
     database = (anchored / "data" / "scale.duckdb").resolve()
-    source = f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
-    (config / "base.yaml").write_text("catalog: {dir: catalog, version: t}\n" + source)
+    (config / "base.yaml").write_text(settings_text(database), encoding="utf-8")
     right = (anchored / "catalog" / f"{wrong}.md").read_text(encoding="utf-8")
     value = right.split("\n  value: ", 1)[1].split("\n", 1)[0]
     assert _problems(config) == [

@@ -76,7 +76,8 @@ async def surfaces(deployment: Deployment) -> AsyncIterator[Surfaces]:
 async def _v1(http: httpx.AsyncClient, row: Row) -> httpx.Response:
     match row.capability:
         case Capability.DESCRIBE_CATALOG:
-            return await http.get("/v1/catalog", headers=AUTH)
+            query = {key: str(value) for key, value in (row.arguments or {}).items()}
+            return await http.get("/v1/catalog", params=query, headers=AUTH)
         case Capability.ASK_METRIC:
             return await http.post("/v1/query", json=row.arguments, headers=AUTH)
         case Capability.RUN_SQL:
