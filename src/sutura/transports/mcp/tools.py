@@ -31,9 +31,7 @@ def _description(capability: Capability) -> str:
                 "it first; a big catalog is paged (search by words, page)."
             )
         case Capability.ASK_METRIC:
-            return (
-                "Ask about certified metrics: an answer with provenance, or a typed refusal."
-            )
+            return "Ask about certified metrics: an answer with provenance, or a typed refusal."
         case Capability.RUN_SQL:
             return (
                 "Run one read-only SQL query on the configured source. Its rows are ungoverned "
