@@ -27,6 +27,7 @@ SECTIONS = (
     "identity",
     "soak",
     "scale",
+    "stages",
     "sources",
     "spark",
 )

@@ -28,12 +28,10 @@ def _description(capability: Capability) -> str:
         case Capability.DESCRIBE_CATALOG:
             return (
                 "Certified metrics: grains, dimensions, values, caveats, definitions version. Read "
-                "it first; a large catalog is paged: search, then page."
+                "it first; a big catalog is paged (search by words, page)."
             )
         case Capability.ASK_METRIC:
-            return (
-                "Ask about certified metrics: an answer with provenance, or a typed refusal."
-            )
+            return "Ask about certified metrics: an answer with provenance, or a typed refusal."
         case Capability.RUN_SQL:
             return (
                 "Run one read-only SQL query on the configured source. Its rows are ungoverned "
