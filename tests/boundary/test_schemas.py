@@ -191,7 +191,7 @@ def _catalog_documents(draw: st.DrawFn) -> tuple[DocumentKind, dict[str, Any]]:
 
 
 # Bounded below the CI profile's thousand: each example validates against every kind's schema.
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(_catalog_documents())
 def test_the_catalog_schema_and_decoder_agree(
     generated: tuple[DocumentKind, dict[str, Any]],
@@ -222,7 +222,7 @@ _SETTING_LEAF = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(_fitting(mi.type_info(Settings), _SETTING_LEAF, 0))
 def test_the_settings_schema_and_decoder_agree(values: dict[str, Any]) -> None:
     values.pop("environment", None)  # only SUTURA_ENVIRONMENT chooses it

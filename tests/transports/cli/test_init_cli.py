@@ -263,3 +263,48 @@ def test_init_drafts_a_spark_table_that_checks_and_answers(
         assert _answer_rows(out) == [["period", f"{table}_count"], ["2024-01-01", str(len(days))]]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+
+
+def test_init_drafts_a_duckdb_file_with_keys_and_untrusted_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Keys become a primary key and a relationship; a table name that is no model name gets
+    a spelling of it; a column name with a bidi control is left out, said so, never written."""
+    with duckdb.connect(str(tmp_path / "shop.duckdb")) as connection:
+        connection.execute("CREATE TABLE shops (shop_id INTEGER PRIMARY KEY, city VARCHAR)")
+        connection.execute(
+            'CREATE TABLE "Sale Lines" (line_id BIGINT PRIMARY KEY,'
+            " shop_id INTEGER REFERENCES shops (shop_id), sold_at TIMESTAMP,"
+            f' "note{chr(0x202E)}x" VARCHAR, "yes" BOOLEAN)'
+        )
+        connection.execute("INSERT INTO shops VALUES (1, 'Lyon'), (2, 'Oslo')")
+        connection.execute(
+            "INSERT INTO \"Sale Lines\" VALUES (1, 1, '2024-05-01 10:00', 'a', true),"
+            " (2, 2, '2024-05-02 11:00', NULL, false), (3, 1, '2024-06-01 09:00', 'b', NULL)"
+        )
+    (tmp_path / "base.yaml").write_text(
+        "sources:\n  shop:\n    kind: duckdb\n    path: shop.duckdb\n" + SECURITY,
+        encoding="utf-8",
+    )
+    code, out, err = _run(["init"], tmp_path, capsys)
+    assert (code, err) == (0, "")
+    assert "model sale_lines: named for the table 'Sale Lines'" in out
+    assert "table 'Sale Lines': 1 column(s) with unusable names left out" in out
+    lines = (tmp_path / "catalog/models/sale_lines.md").read_text(encoding="utf-8")
+    assert 'table: "Sale Lines"\nprimary_key: line_id\n' in lines
+    assert '  - name: "yes"\n    type: BOOLEAN\n' in lines  # a YAML word, quoted
+    assert chr(0x202E) not in lines and chr(0x202E) not in out
+    relationship = (tmp_path / "catalog/relationships/sale_lines_shops.md").read_text("utf-8")
+    assert "origin_model: sale_lines\ntarget_model: shops\n" in relationship
+
+    code, out, err = _run(["check"], tmp_path, capsys)
+    assert (code, err) == (0, "")
+    assert "catalog: 1 metrics, 2 models, 1 relationships" in out  # shops has no time column
+    month = ["--grain", "month", "--from", "2024-05-01", "--to", "2024-07-01"]
+    code, out, err = _run(["query", "sale_lines_count", *month, "--text"], tmp_path, capsys)
+    assert (code, err) == (0, "")
+    assert _answer_rows(out) == [
+        ["period", "sale_lines_count"],
+        ["2024-05-01", "2"],
+        ["2024-06-01", "1"],
+    ]
