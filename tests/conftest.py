@@ -17,14 +17,17 @@ _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sq
 
 @pytest.fixture(autouse=True)
 def _restore_logging() -> Iterator[None]:
-    """A command run in-process configures logging for its process (levels, root handlers);
-    every test gets back the logging it started with."""
+    """A command run in-process configures logging for its process (levels, root handlers and
+    their filters); every test gets back the logging it started with."""
     levels = {name: logging.getLogger(name).level for name in _LOGGERS}
     handlers = list(logging.getLogger().handlers)
+    filters = {handler: list(handler.filters) for handler in handlers}
     yield
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
     logging.getLogger().handlers[:] = handlers
+    for handler, kept in filters.items():  # a command adds its filters to the handlers it finds
+        handler.filters[:] = kept
 
 
 @pytest.fixture

@@ -2,9 +2,12 @@
 thousands of times (a descriptor limit reached, a source gone: each request would otherwise
 write its own traceback, and the log would grow by megabytes a minute).
 
-A record is "the same" when its logger, level and message template are; its arguments may
-differ. Within a window of :data:`WINDOW_SECONDS`, the first :data:`BURST` are logged; the rest
-are counted, and the next one logged after the window says how many were dropped.
+Only complaints are limited: a record below ``WARNING`` (an audit record of a call, a
+request's line) is always logged whole — each one is a distinct event, never a repetition to
+fold, and the audit record's JSON line must stay one JSON document. A record is "the same"
+when its logger, level and message template are; its arguments may differ. Within a window of
+:data:`WINDOW_SECONDS`, the first :data:`BURST` are logged; the rest are counted, and the next
+one logged after the window says how many were dropped.
 
 >>> limit = RepeatLimit(burst=2, window=60.0)
 >>> def record(at: float) -> logging.LogRecord:
@@ -16,6 +19,12 @@ are counted, and the next one logged after the window says how many were dropped
 >>> late = record(61.0)
 >>> limit.filter(late), late.getMessage()
 (True, 'boom a (2 more like this in the last 61 s were not logged)')
+>>> def audited(at: float) -> logging.LogRecord:
+...     made = logging.LogRecord("sutura.audit", logging.INFO, "f", 1, "%s", ('{"a":1}',), None)
+...     made.created = at
+...     return made
+>>> [limit.filter(audited(t)) for t in (0.0, 1.0, 2.0, 3.0)]
+[True, True, True, True]
 """
 
 import logging
@@ -44,6 +53,8 @@ class RepeatLimit(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Whether to log ``record`` (noting what was dropped before it)."""
+        if record.levelno < logging.WARNING:
+            return True
         key = (record.name, record.levelno, str(record.msg))
         seen = self._seen.get(key)
         if seen is None or record.created - seen.since >= self._window:
