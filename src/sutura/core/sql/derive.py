@@ -166,6 +166,7 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
     rows: list[list[Value]] = []
     for key, periods in groups.items():
         ordered = sorted(periods)
+        sums = _Running(periods, ordered) if resolved.window is not None else None
         for period in ordered:
             if not start <= period < end:
                 continue
@@ -181,35 +182,58 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
                     prior = None if found is None else found[index]
                     change = _minus(value, prior)
                     row.extend((prior, change, _relative(change, prior)))
-                if resolved.window is not None:
-                    row.append(_window(periods, ordered, period, index, resolved))
+                if sums is not None:
+                    row.append(sums.total(index, _window_start(period, resolved), period))
             rows.append(row)
     rows.sort(key=lambda row: _group_order(row, 1 + len(resolved.dimensions)))
     return rows
 
 
-def _window(
-    periods: dict[str, list[Value]], ordered: list[str], period: str, index: int, r: Resolved
-) -> Value:
-    """The total of the metric over the window ending with ``period``; NULL over no value."""
+def _window_start(period: str, r: Resolved) -> str:
+    """The first period (ISO text) of the window that ends with ``period``."""
     match r.window:
-        case Running():
-            first = r.start.isoformat()
+        case Running() | None:
+            return r.start.isoformat()
         case Trailing(periods=count):
             day = shift_periods(datetime.date.fromisoformat(period), r.grain, 1 - count)
-            first = "" if day is None else day.isoformat()
-        case None:
-            return None
+            return "" if day is None else day.isoformat()
         case _:
             assert_never(r.window)
-    low = bisect.bisect_left(ordered, first)
-    high = bisect.bisect_right(ordered, period)
-    total: decimal.Decimal | None = None
-    for name in ordered[low:high]:
-        value = periods[name][index]
-        if isinstance(value, decimal.Decimal):
-            total = value if total is None else _EXACT.add(total, value)
-    return total
+
+
+class _Running:
+    """Prefix totals of each metric over one group's periods, so a window costs two lookups."""
+
+    def __init__(self, periods: dict[str, list[Value]], ordered: list[str]) -> None:
+        self._ordered = ordered
+        self._totals: dict[int, list[decimal.Decimal]] = {}
+        self._counts: dict[int, list[int]] = {}
+        self._periods = periods
+
+    def _prefix(self, index: int) -> tuple[list[decimal.Decimal], list[int]]:
+        if index not in self._totals:
+            totals, counts = [decimal.Decimal(0)], [0]
+            for name in self._ordered:
+                value = self._periods[name][index]
+                if isinstance(value, decimal.Decimal):
+                    totals.append(_EXACT.add(totals[-1], value))
+                    counts.append(counts[-1] + 1)
+                else:
+                    totals.append(totals[-1])
+                    counts.append(counts[-1])
+            self._totals[index], self._counts[index] = totals, counts
+        return self._totals[index], self._counts[index]
+
+    def total(self, index: int, first: str, last: str) -> decimal.Decimal | None:
+        """The exact total of the metric over periods ``first`` to ``last``; NULL over none."""
+        totals, counts = self._prefix(index)
+        low = bisect.bisect_left(self._ordered, first)
+        high = bisect.bisect_right(self._ordered, last)
+        if counts[high] == counts[low]:
+            return None
+        if low == 0:
+            return totals[high]
+        return _EXACT.subtract(totals[high], totals[low])
 
 
 def _minus(value: Value, prior: Value) -> Value:
