@@ -7,8 +7,6 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.settings_files import load_settings
 from sutura.core.settings import Identity
-from sutura.root import Wiring
-from sutura.transports.cli.main import run_cli
 
 SOURCE = "sources: {main: {kind: duckdb, path: x.duckdb}}\n"
 
@@ -77,18 +75,6 @@ def test_production_needs_a_token_of_32_characters(tmp_path: Path) -> None:
     assert short == [("security.access_token", "must be at least 32 characters in production")]
     missing = _keys(tmp_path, text + "}\n", SUTURA_ENVIRONMENT="production")
     assert missing == [("security.access_token", "production requires an access token")]
-
-
-def test_sutura_check_names_every_offending_key_on_stderr(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    text = SOURCE + "security: {identity: multi-user, single_user_because: x}\n"
-    (tmp_path / "base.yaml").write_text(text, encoding="utf-8")
-    code = run_cli(["check"], Wiring({"SUTURA_CONFIG_DIR": str(tmp_path)}))
-    out, err = capsys.readouterr()
-    assert (code, out) == (1, "")
-    assert "security.single_user_because: only with identity single-user" in err
-    assert "security.inbound: multi-user requires inbound token verification" in err
 
 
 INBOUND = (

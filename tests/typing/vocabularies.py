@@ -31,7 +31,7 @@ from sutura.core.question import model as question_model
 from sutura.core.question import resolve
 from sutura.core.question.model import CompareTo, Direction
 from sutura.core.question.resolve import FilterOp
-from sutura.core.settings import Posture
+from sutura.core.settings import Identity, InboundMode, Posture
 from sutura.core.sql import compile as sql_compile
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
@@ -295,6 +295,18 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Posture,
         "IMPERSONATION_AT_SOURCE",
         {"core/settings.py": 2},
+    ),
+    enum_row(
+        "a_new_identity_fails_mypy_where_the_settings_decide_what_it_needs",
+        Identity,
+        "GUESTS",
+        {"core/settings.py": 2},
+    ),
+    enum_row(
+        "a_new_inbound_mode_fails_mypy_where_http_reads_the_token",
+        InboundMode,
+        "COOKIE",
+        {"transports/http/auth.py": 1},
     ),
     enum_row(
         "a_new_output_format_fails_mypy_where_the_command_line_prints_rows",

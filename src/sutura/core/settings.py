@@ -239,7 +239,7 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
 def _token_problems(settings: Settings) -> list[tuple[str, str]]:
     token = settings.security.access_token
     production = settings.environment is Environment.PRODUCTION
-    if production and not token and settings.security.identity is not Identity.MULTI_USER:
+    if production and not token and _static_token_is_the_door(settings.security.identity):
         return [("security.access_token", "production requires an access token")]
     if token is not None and len(token) < MIN_TOKEN_CHARS:
         return [("security.access_token", f"must be at least {MIN_TOKEN_CHARS} characters")]
@@ -251,6 +251,17 @@ def _token_problems(settings: Settings) -> list[tuple[str, str]]:
             )
         ]
     return []
+
+
+def _static_token_is_the_door(identity: "Identity | None") -> bool:
+    """Whether HTTP callers get in with ``security.access_token`` (not a verified identity)."""
+    match identity:
+        case None | Identity.SINGLE_USER:
+            return True
+        case Identity.MULTI_USER:
+            return False
+        case _:
+            assert_never(identity)
 
 
 def identity_problems(settings: Settings) -> list[tuple[str, str]]:

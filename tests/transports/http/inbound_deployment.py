@@ -44,9 +44,11 @@ def write_multi_user(
     inbound: str = "",
     issuer: str = ISSUER,
     jwks_url: str | None = None,
+    source: str | None = None,
 ) -> Path:
     """A config dir over ``example``'s data whose tokens ``pair`` signs (its key set in a
-    file), or an issuer at ``issuer`` whose key set is at ``jwks_url``."""
+    file), or an issuer at ``issuer`` whose key set is at ``jwks_url``; ``source`` (flow YAML)
+    replaces the example's DuckDB file as the source ``main``."""
     target.mkdir(parents=True, exist_ok=True)
     catalog = target / "catalog"
     shutil.copytree(example / "catalog", catalog)
@@ -61,9 +63,10 @@ def write_multi_user(
         (target / "jwks.json").write_text(jwks(pair), encoding="utf-8")
     keys = "    jwks_file: jwks.json\n" if jwks_url is None else f"    jwks_url: {jwks_url}\n"
     database = (example / "data" / "example.duckdb").resolve()
+    source = source or f"{{kind: duckdb, path: '{database}'}}"
     (target / "base.yaml").write_text(
         "catalog: {dir: catalog, version: example-1}\n"
-        f"sources: {{main: {{kind: duckdb, path: '{database}'}}}}\n"
+        f"sources: {{main: {source}}}\n"
         "security:\n"
         "  identity: multi-user\n"
         f"  audience_mapping: {MAPPING}\n"

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
@@ -169,6 +169,8 @@ class _AccessTokens(Authentication):
                 self._header = "authorization"
             case InboundMode.BEHIND_GATEWAY:
                 self._header = inbound.forwarded_header.lower()
+            case _:
+                assert_never(inbound.mode)
 
     async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
         values = connection.headers.getall(self._header, [])

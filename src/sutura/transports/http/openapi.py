@@ -209,7 +209,10 @@ def openapi_config() -> OpenAPIConfig:
                 BEARER: SecurityScheme(
                     type="http",
                     scheme="bearer",
-                    description="security.access_token, sent as Authorization: Bearer <token>.",
+                    description=(
+                        "security.access_token (single-user), or an access token from the"
+                        " issuer of security.inbound (multi-user), as Authorization: Bearer."
+                    ),
                 )
             }
         ),
