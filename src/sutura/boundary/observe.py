@@ -9,8 +9,9 @@ With no watcher, a report costs one clock read.
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextvars import ContextVar
 from enum import StrEnum
-from typing import Protocol
+from typing import Final, Protocol
 
 from sutura.core.tool.capability import Capability
 
@@ -22,6 +23,9 @@ class Stage(StrEnum):
     COMPILE = "compile"
     RUN = "run"
     RENDER = "render"
+
+
+_CAPABILITY: Final[ContextVar[Capability | None]] = ContextVar("sutura.capability", default=None)
 
 
 class CallWatcher(Protocol):
@@ -76,7 +80,10 @@ class Observers:
         """Time the block as ``stage`` (and trace it as a span ``sutura.<stage>``)."""
         with ExitStack() as stack:
             if self._tracing is not None:
-                stack.enter_context(self._tracing.span(f"sutura.{stage.value}"))
+                span = stack.enter_context(self._tracing.span(f"sutura.{stage.value}"))
+                span.set_attribute("sutura.stage", stage.value)
+                if (capability := _CAPABILITY.get()) is not None:
+                    span.set_attribute("sutura.capability", capability.value)
             started = time.monotonic()
             try:
                 yield
@@ -91,9 +98,13 @@ class Observers:
         if self._tracing is None:
             yield None
             return
-        with self._tracing.span("sutura.call") as span:
-            span.set_attribute("sutura.capability", capability.value)
-            yield span
+        token = _CAPABILITY.set(capability)
+        try:
+            with self._tracing.span("sutura.call") as span:
+                span.set_attribute("sutura.capability", capability.value)
+                yield span
+        finally:
+            _CAPABILITY.reset(token)
 
     def call_done(self, capability: Capability, outcome: str, seconds: float) -> None:
         """Report a finished call."""

@@ -31,6 +31,7 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source, run_sql_problems
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
+from sutura.boundary.tracing import otel_tracing
 from sutura.core.base import Frozen
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.catalog.model import Model
@@ -202,6 +203,12 @@ async def _opened_service(
             prompt=loaded.prompt(),
             instructions=loaded.instructions,
         )
+        if loaded.loaded.settings.tracing.enabled:
+            traced = otel_tracing()
+            if is_successful(traced):
+                service.observers.trace(traced.unwrap())
+            else:
+                errors = [*errors, traced.failure()]
         if not errors and data:
             errors = await _checked(_model_problems(loaded, sources))
         if not errors and data and anchors:

@@ -212,6 +212,12 @@ class AuditSettings(Frozen, frozen=True):
     path: str | None = None
 
 
+class TracingSettings(Frozen, frozen=True):
+    """``tracing``: OpenTelemetry spans per call and stage (needs the ``otel`` extra)."""
+
+    enabled: bool = False
+
+
 class LoggingSettings(Frozen, frozen=True):
     """``logging``: how a server's log lines are written on stderr."""
 
@@ -231,6 +237,7 @@ class Settings(Frozen, frozen=True):
     limits: LimitsSettings = msgspec.field(default_factory=LimitsSettings)
     audit: AuditSettings = msgspec.field(default_factory=AuditSettings)
     logging: LoggingSettings = msgspec.field(default_factory=LoggingSettings)
+    tracing: TracingSettings = msgspec.field(default_factory=TracingSettings)
 
 
 MIN_TOKEN_CHARS = 16
