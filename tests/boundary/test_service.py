@@ -1,5 +1,6 @@
 """The one call: who may ask what, what it comes to, and one audit record per call."""
 
+import hashlib
 import json
 import logging
 from pathlib import Path
@@ -167,14 +168,16 @@ async def test_a_call_whose_caller_stops_waiting_is_recorded_without_an_outcome(
     assert record["outcome"] == "no_outcome"
 
 
-async def test_a_statement_cannot_write_a_second_audit_line(
+async def test_a_statement_is_audited_by_its_digest_never_its_text(
     example_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    forged = 'SELECT 1 --\n{"outcome": "answer"}\u202e'
+    forged = "SELECT * FROM orders WHERE email = 'secret@example.org' --\n{\"outcome\": 1}\u202e"
     caplog.set_level(logging.INFO, logger="sutura.audit")
     enabled = {"SUTURA__TOOLS__RUN_SQL__ENABLED": "true", "SUTURA__TOOLS__RUN_SQL__SOURCE": "main"}
     async with serving({**_environ(example_dir), **enabled}, anchors=False) as service:
         await call(service, Capability.RUN_SQL, {"statement": forged})
     (line,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
-    assert "\n" not in line and "\u202e" not in line
-    assert json.loads(line)["statement"] == 'SELECT 1 --\\n{"outcome": "answer"}\\u202e'
+    assert "\n" not in line and "\u202e" not in line and "secret@" not in line
+    record = json.loads(line)
+    assert "statement" not in record
+    assert record["statement_sha256"] == hashlib.sha256(forged.encode()).hexdigest()

@@ -21,6 +21,8 @@ import anyio
 from returns.pipeline import is_successful
 from returns.result import Result
 
+from sutura.boundary.logs import request_scope
+from sutura.boundary.observe import Observers, Stage
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
 from sutura.core.catalog.pages import CatalogPages
 from sutura.core.catalog.pinned import PinnedDefinitions
@@ -38,9 +40,11 @@ from sutura.core.outcome.provenance import provenance_for
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.prompt import deployment_prompt
 from sutura.core.question.model import Question, QuestionError
+from sutura.core.question.resolve import resolve_question
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.planning import Plan, plan_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.planning import Plan, dialect_of, plan_question, source_alias
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
     Arguments,
@@ -49,7 +53,7 @@ from sutura.core.tool.arguments import (
     decode_statement_arguments,
     malformed_question,
 )
-from sutura.core.tool.audit import AuditRecord, shown, statement_digest
+from sutura.core.tool.audit import AuditRecord, statement_digest
 from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Capability, CatalogRequest
 from sutura.core.tool.reply import (
@@ -100,6 +104,7 @@ class Service:
         self._whole = _View.of(pinned, settings, instructions, prompt)
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
+        self.observers = Observers()
 
     async def call(
         self, capability: Capability, arguments: Arguments, caller: Caller, deadline: float
@@ -109,13 +114,19 @@ class Service:
         started = time.monotonic()
         asked = _Asked()
         reply: Reply | None = None
-        try:
-            reply = await self._reply(capability, arguments, caller, deadline, asked)
-        except Exception:
-            log.exception("%s failed (request %s)", capability.value, caller.request_id)
-            reply = Failed(capability=capability)
-        finally:
-            self._audit(capability, caller, reply, asked, time.monotonic() - started)
+        with request_scope(caller.request_id), self.observers.call_span(capability) as span:
+            try:
+                reply = await self._reply(capability, arguments, caller, deadline, asked)
+            except Exception:
+                log.exception("%s failed (request %s)", capability.value, caller.request_id)
+                reply = Failed(capability=capability)
+            finally:
+                seconds = time.monotonic() - started
+                outcome = "no_outcome" if reply is None else outcome_code(reply)
+                if span is not None:
+                    span.set_attribute("sutura.outcome", outcome)
+                self.observers.call_done(capability, outcome, seconds)
+                self._audit(capability, caller, reply, asked, seconds)
         return reply
 
     def prompt_for(self, caller: Caller) -> str:
@@ -183,13 +194,17 @@ class Service:
                     return malformed_question(question.failure())
                 asked.metrics = list(question.unwrap().metrics)
                 seen = self._view(caller).pinned
-                return _outcome_reply(await self.answer(question.unwrap(), deadline, seen))
+                outcome = await self.answer(question.unwrap(), deadline, seen)
+                with self.observers.stage(Stage.RENDER):
+                    return _outcome_reply(outcome)
             case Capability.RUN_SQL:
                 statement = decode_statement_arguments(arguments)
                 if not is_successful(statement):
                     return statement.failure()
                 asked.statement = statement.unwrap().statement
-                return _raw_reply(await self._run_sql(asked.statement, deadline))
+                raw = await self._run_sql(asked.statement, deadline)
+                with self.observers.stage(Stage.RENDER):
+                    return _raw_reply(raw)
             case _:
                 assert_never(capability)
 
@@ -198,18 +213,24 @@ class Service:
     ) -> Outcome | QuestionError:
         # Resolved against what the caller sees, so a hidden metric is refused exactly as a
         # missing one; the provenance names the whole catalog's digest.
-        planned = plan_question(question, seen, self.settings, self._today())
-        if not is_successful(planned):
-            problem = planned.failure()
+        with self.observers.stage(Stage.RESOLVE):
+            resolving = resolve_question(question, seen, self.settings.limits, self._today())
+        if not is_successful(resolving):
+            problem = resolving.failure()
             return problem if isinstance(problem, QuestionError) else Refused(reason=problem)
-        resolved, compiled = planned.unwrap()
+        resolved = resolving.unwrap()
+        with self.observers.stage(Stage.COMPILE):
+            alias = source_alias(resolved, seen)
+            dialect = dialect_of(self.settings.sources[alias])
+            compiled = compile_question(resolved, seen.catalog, dialect)
         source = self.sources[compiled.source]
-        rows = await run_certified(
-            source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
-        )
-        shaped = rows.bind(
-            lambda fetched: shape_rows(compiled, fetched, self.settings.limits.max_rows)
-        )
+        with self.observers.stage(Stage.RUN), self.observers.source_query(source.alias):
+            rows = await run_certified(
+                source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
+            )
+            shaped = rows.bind(
+                lambda fetched: shape_rows(compiled, fetched, self.settings.limits.max_rows)
+            )
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]
@@ -223,13 +244,14 @@ class Service:
         if runner is None:  # offered only with a runner; checked before decoding
             return raw_refusal(RawRefusalCode.SOURCE_UNAVAILABLE)
         limits = self.settings.limits
-        return await run_raw(
-            runner,
-            statement,
-            deadline_seconds=min(deadline, limits.deadline_seconds),
-            max_rows=limits.max_rows,
-            grace_seconds=runner.grace_seconds,
-        )
+        with self.observers.stage(Stage.RUN), self.observers.source_query(runner.alias):
+            return await run_raw(
+                runner,
+                statement,
+                deadline_seconds=min(deadline, limits.deadline_seconds),
+                max_rows=limits.max_rows,
+                grace_seconds=runner.grace_seconds,
+            )
 
     def _audit(
         self,
@@ -250,7 +272,6 @@ class Service:
             metrics=asked.metrics,
             rows=_rows_of(reply),
             statement_sha256=None if statement is None else statement_digest(statement),
-            statement=None if statement is None else shown(statement),
         )
         audit_log.info("%s", record.line())
 

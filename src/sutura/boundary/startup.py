@@ -23,6 +23,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.anchors import anchor_problems
+from sutura.boundary.audit_sink import audit_sink
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
 from sutura.boundary.service import Service
 from sutura.boundary.settings_files import LoadedSettings, load_settings
@@ -30,6 +31,7 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source, run_sql_problems
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
+from sutura.boundary.tracing import otel_tracing
 from sutura.core.base import Frozen
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.catalog.model import Model
@@ -171,6 +173,19 @@ async def open_service(
     Without ``data`` nothing is opened: the service offers ``describe_catalog`` alone (what
     ``sutura catalog`` shows without touching a data system).
     """
+    audit_path = loaded.loaded.settings.audit.path
+    with audit_sink(None if audit_path is None else loaded.loaded.resolve(audit_path)) as sink:
+        if not is_successful(sink):
+            yield Failure([sink.failure()])
+            return
+        async with _opened_service(loaded, anchors=anchors, data=data) as opened:
+            yield opened
+
+
+@asynccontextmanager
+async def _opened_service(
+    loaded: Loaded, *, anchors: bool, data: bool
+) -> AsyncIterator[Result[Service, list[str]]]:
     sources: dict[str, Source] = {}
     runner: list[RawRunner] = []
     try:
@@ -188,6 +203,12 @@ async def open_service(
             prompt=loaded.prompt(),
             instructions=loaded.instructions,
         )
+        if loaded.loaded.settings.tracing.enabled:
+            traced = otel_tracing()
+            if is_successful(traced):
+                service.observers.trace(traced.unwrap())
+            else:
+                errors = [*errors, traced.failure()]
         if not errors and data:
             errors = await _checked(_model_problems(loaded, sources))
         if not errors and data and anchors:

@@ -111,6 +111,19 @@ def _text_leaves(node: Any) -> Any:
     return node
 
 
+def _bool_leaves(node: Any) -> Any:
+    """Every ``boolean`` leaf also admits ``0`` and ``1``, as the settings decoder does (it
+    converts leniently, so an environment variable's text reads as its value)."""
+    if isinstance(node, dict):
+        if node.get("type") == "boolean":
+            rest = {k: v for k, v in node.items() if k != "type"}
+            return {**rest, "anyOf": [{"type": "boolean"}, {"enum": [0, 1]}]}
+        return {k: _bool_leaves(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_bool_leaves(v) for v in node]
+    return node
+
+
 def _kind_def(generated: dict[str, Any], kind: DocumentKind) -> dict[str, Any]:
     definition = copy.deepcopy(generated)
     definition["title"] = _TITLES[kind]
@@ -130,8 +143,8 @@ def settings_schema() -> dict[str, Any]:
     return {
         "$schema": DIALECT,
         "title": "sutura settings file (base.yaml, <environment>.yaml)",
-        **{k: v for k, v in top.items() if k != "title"},
-        "$defs": defs,
+        **_bool_leaves({k: v for k, v in top.items() if k != "title"}),
+        "$defs": _bool_leaves(defs),
     }
 
 

@@ -91,6 +91,19 @@ class InboundSettings(Frozen, frozen=True):
     authorization_servers: list[str] | None = None
 
 
+class McpHttpSettings(Frozen, frozen=True):
+    """``server.mcp``: MCP over streamable HTTP at ``/mcp`` on ``sutura serve``."""
+
+    enabled: bool = True
+
+
+class RateLimitSettings(Frozen, frozen=True):
+    """``server.rate_limit``: requests per caller (off unless ``per_minute`` is set)."""
+
+    per_minute: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    burst: Annotated[int, msgspec.Meta(ge=1)] = 20
+
+
 class ServerSettings(Frozen, frozen=True):
     """``server``: the HTTP listener."""
 
@@ -104,16 +117,20 @@ class ServerSettings(Frozen, frozen=True):
     allowed_hosts: tuple[Annotated[str, msgspec.Meta(min_length=1)], ...] | None = None
     console: bool | None = None
     """The web console at ``/``: ``None`` serves it in development only."""
+    mcp: McpHttpSettings = msgspec.field(default_factory=McpHttpSettings)
+    rate_limit: RateLimitSettings = msgspec.field(default_factory=RateLimitSettings)
 
 
 class SecuritySettings(Frozen, frozen=True):
-    """``security``: who the callers are, and the bearer token for ``/v1/*``."""
+    """``security``: who the callers are, the bearer token for ``/v1/*`` and ``/mcp``, and the
+    one for ``/metrics``."""
 
     access_token: str | None = None
     identity: Identity | None = None
     single_user_because: str | None = None
     inbound: InboundSettings | None = None
     audience_mapping: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    metrics_token: str | None = None
 
 
 class CatalogSettings(Frozen, frozen=True):
@@ -189,6 +206,24 @@ class LimitsSettings(Frozen, frozen=True):
     memory_limit: str = "2GB"
 
 
+class AuditSettings(Frozen, frozen=True):
+    """``audit``: where the audit records go besides the ``sutura.audit`` log."""
+
+    path: str | None = None
+
+
+class TracingSettings(Frozen, frozen=True):
+    """``tracing``: OpenTelemetry spans per call and stage (needs the ``otel`` extra)."""
+
+    enabled: bool = False
+
+
+class LoggingSettings(Frozen, frozen=True):
+    """``logging``: how a server's log lines are written on stderr."""
+
+    json: bool = False
+
+
 class Settings(Frozen, frozen=True):
     """Every setting, after all layers are applied."""
 
@@ -200,6 +235,9 @@ class Settings(Frozen, frozen=True):
     prompt: PromptSettings = msgspec.field(default_factory=PromptSettings)
     tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
     limits: LimitsSettings = msgspec.field(default_factory=LimitsSettings)
+    audit: AuditSettings = msgspec.field(default_factory=AuditSettings)
+    logging: LoggingSettings = msgspec.field(default_factory=LoggingSettings)
+    tracing: TracingSettings = msgspec.field(default_factory=TracingSettings)
 
 
 MIN_TOKEN_CHARS = 16
@@ -225,6 +263,13 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
     [('security.access_token', 'production requires an access token')]
     """
     problems = _token_problems(settings) + identity_problems(settings)
+    metrics_token = settings.security.metrics_token
+    if metrics_token is not None and len(metrics_token) < MIN_TOKEN_CHARS:
+        problems.append(
+            ("security.metrics_token", f"must be at least {MIN_TOKEN_CHARS} characters")
+        )
+    if metrics_token is not None and metrics_token == settings.security.access_token:
+        problems.append(("security.metrics_token", "must differ from security.access_token"))
     run_sql = settings.tools.run_sql
     if run_sql.enabled and run_sql.source is None:
         problems.append(("tools.run_sql.source", "required when tools.run_sql.enabled is true"))

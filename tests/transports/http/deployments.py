@@ -12,7 +12,6 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import duckdb
 import httpx
 import pytest
@@ -133,15 +132,12 @@ async def assembled(
     """The app started from ``config`` through the path ``sutura serve`` takes."""
     loaded = load(environ(config, **environ_extra))
     assert is_successful(loaded), loaded.failure()
-    with anyio.fail_after(60):
-        opening = started_app(loaded.unwrap(), host=host)
-        started = await opening.__aenter__()
-    try:
+    # Not under a cancel scope of its own: the app holds a task group (/mcp) for the block,
+    # which must not outlive a scope entered around the opening alone. Opening and closing
+    # are bounded by the sources' own deadlines.
+    async with started_app(loaded.unwrap(), host=host) as started:
         assert is_successful(started), started.failure()
         yield started.unwrap()
-    finally:
-        with anyio.fail_after(60):
-            await opening.__aexit__(None, None, None)
 
 
 @contextmanager

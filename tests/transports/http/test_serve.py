@@ -1,5 +1,6 @@
 """``sutura serve`` as operators run it: a real process on a free loopback port."""
 
+import json
 import os
 import re
 import signal
@@ -92,3 +93,24 @@ async def test_sutura_serve_refuses_production_without_a_token(tmp_path: Path) -
     stderr = await _refused_start(config, "--port", "0", SUTURA_ENVIRONMENT="production")
     assert "security.access_token" in stderr
     assert "production" in stderr
+
+
+async def test_sutura_serve_logs_json_lines_each_naming_its_request(tmp_path: Path) -> None:
+    settings = "logging:\n  json: true\naudit:\n  path: audit.jsonl\n"
+    config = write_deployment(tmp_path, settings=settings)
+    headers = {**AUTH, "X-Request-Id": "json-log-1"}
+    async with serving(config) as (process, url), httpx.AsyncClient(base_url=url) as http:
+        with anyio.fail_after(20):
+            answer = await http.post("/v1/query", json=QUESTION, headers=headers)
+        process.send_signal(signal.SIGTERM)
+        assert process.stderr is not None
+        with anyio.fail_after(15):
+            rest = b"".join([chunk async for chunk in process.stderr])
+            await process.wait()
+    assert answer.headers["x-request-id"] == "json-log-1"
+    lines = [json.loads(line) for line in rest.decode("utf-8").split("\n") if line]
+    (audit,) = [line for line in lines if line["logger"] == "sutura.audit"]
+    assert audit["request_id"] == "json-log-1" and audit["level"] == "INFO"
+    assert json.loads(audit["message"])["outcome"] == "answer"
+    (record,) = [json.loads(line) for line in (config / "audit.jsonl").read_text().splitlines()]
+    assert record["request_id"] == "json-log-1"

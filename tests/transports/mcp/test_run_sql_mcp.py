@@ -148,7 +148,7 @@ async def test_every_call_is_audited_on_the_log_and_the_record_never_reaches_the
             result = await client.call_tool("run_sql", {"statement": ORDERS})
     (line,) = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
     record = json.loads(line)
-    assert (record["outcome"], record["rows"], record["statement"]) == ("answer", 1, ORDERS)
+    assert (record["outcome"], record["rows"], "statement" in record) == ("answer", 1, False)
     assert "duration_ms" not in text_of(result) and "sha256" not in str(structured_of(result))
 
 

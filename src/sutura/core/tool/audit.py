@@ -3,7 +3,7 @@
 One record per call, whatever it came to (a call that ends without a reply — the caller went
 away — is recorded too, as ``no_outcome``). It names metrics and codes, never a cell, a filter
 value or anything else a question carried; the raw SQL tool's statement is recorded as its
-SHA-256 and its text, escaped so that no statement can write a second line, and cut visibly.
+SHA-256 only, since its text can hold any value the caller filtered on.
 
 >>> record = AuditRecord(request_id="r1", subject="local:cli", capability="ask_metric",
 ...     metrics=["revenue"], outcome="answer", duration_ms=12, definition_digest="ab")
@@ -19,15 +19,12 @@ import msgspec
 from sutura.core.base import Frozen
 from sutura.core.text.escape import escape_text
 
-STATEMENT_SHOWN: Final = 4000
-"""Characters of a raw statement written to the audit record; the rest is counted."""
-
 
 class AuditRecord(Frozen, frozen=True, omit_defaults=True):
     """One call, as the operator's audit log keeps it (``docs/operations.md`` lists the fields).
 
     ``rows`` is how many rows an answer or a raw result carried; ``metrics`` the names a
-    question asked for; the statement fields only for ``run_sql``.
+    question asked for; ``statement_sha256`` only for ``run_sql``.
     """
 
     request_id: str
@@ -39,12 +36,11 @@ class AuditRecord(Frozen, frozen=True, omit_defaults=True):
     metrics: list[str] = msgspec.field(default_factory=list)
     rows: int | None = None
     statement_sha256: str | None = None
-    statement: str | None = None
 
     def line(self) -> str:
         """The record as one line of JSON; every text in it escaped (no line break can occur).
 
-        Texts a caller chose (metric names, a statement) are escaped as the text surfaces
+        Texts a caller chose (metric names, a request id) are escaped as the text surfaces
         escape untrusted content, so the line decodes to exactly what was asked.
         """
         escaped = msgspec.structs.replace(
@@ -52,7 +48,6 @@ class AuditRecord(Frozen, frozen=True, omit_defaults=True):
             request_id=escape_text(self.request_id),
             subject=escape_text(self.subject),
             metrics=[escape_text(name) for name in self.metrics],
-            statement=None if self.statement is None else escape_text(self.statement),
         )
         return _ENCODER.encode(escaped).decode()
 
@@ -63,14 +58,3 @@ _ENCODER: Final = msgspec.json.Encoder()
 def statement_digest(statement: str) -> str:
     """The SHA-256 of a statement's UTF-8 (a lone surrogate passed through)."""
     return hashlib.sha256(statement.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def shown(statement: str) -> str:
-    r"""The statement as the audit record shows it: cut visibly past :data:`STATEMENT_SHOWN`.
-
-    >>> shown("x" * (STATEMENT_SHOWN + 3)).endswith("x…[+3 chars]")
-    True
-    """
-    cut = len(statement) - STATEMENT_SHOWN
-    head = statement[:STATEMENT_SHOWN]
-    return f"{head}…[+{cut} chars]" if cut > 0 else head

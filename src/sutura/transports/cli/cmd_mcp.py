@@ -6,6 +6,7 @@ The MCP SDK is imported only when this command runs, so every other command star
 import argparse
 
 import anyio
+from returns.pipeline import is_successful
 
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
@@ -28,10 +29,18 @@ def register(verbs: Verbs) -> None:
 
 def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura mcp``: load settings and catalog (or refuse, naming every reason), then serve."""
-    from sutura.transports.mcp.server import mcp_server
+    from sutura.boundary.logs import configure_server_log
+    from sutura.transports.mcp.admission import Slots
+    from sutura.transports.mcp.server import local_caller, mcp_server
     from sutura.transports.mcp.stdio import serve_stdio
 
-    composed = unwrap_or_report(mcp_server(wiring.load()))
+    loaded = wiring.load()
+    slots: Slots | None = None
+    if is_successful(loaded):
+        settings = loaded.unwrap().loaded.settings
+        configure_server_log(json_lines=settings.logging.json)
+        slots = Slots(settings.server.max_concurrent_queries)
+    composed = unwrap_or_report(mcp_server(loaded, local_caller, slots))
     if isinstance(composed, int):
         return composed
     longest = composed.longest_call

@@ -33,6 +33,7 @@ def _announce(url: str) -> None:
 
 def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura serve``: start (or refuse, naming every reason), then serve until a signal."""
+    from sutura.boundary.logs import configure_server_log
     from sutura.transports.http.serve import serve
 
     if args.port is not None and not 0 <= args.port <= 65535:
@@ -40,6 +41,7 @@ def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     loaded = unwrap_or_report(wiring.load())
     if isinstance(loaded, int):
         return loaded
+    configure_server_log(json_lines=loaded.loaded.settings.logging.json)
     problems: list[str] = anyio.run(
         lambda: serve(loaded, _announce, host=args.host, port=args.port)
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, Router
-from litestar.handlers import HTTPRouteHandler
+from litestar.handlers import BaseRouteHandler
 from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
@@ -24,9 +24,14 @@ from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
+from sutura.transports.http.mcp_route import mcp_route
+from sutura.transports.http.metrics import Metrics, metrics_route
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
+from sutura.transports.http.rate_limit import RateLimiter, rate_limit_guard
 from sutura.transports.http.replies import failure_response
+from sutura.transports.http.request_ids import RequestIds, stamp_response
 from sutura.transports.http.wire import FailureCode, failure_body
+from sutura.transports.mcp.remote import RemoteMcp
 
 log = logging.getLogger("sutura.http")
 
@@ -40,20 +45,44 @@ async def _docs_response(response: Response[Any]) -> Response[Any]:
     return response
 
 
+class _Surfaces:
+    """What the app serves beside ``/v1``: the shared admission, ``/mcp`` and the hosts it
+    answers to."""
+
+    def __init__(
+        self, admission: Admission, remote: RemoteMcp | None, allowed: tuple[str, ...] | None
+    ) -> None:
+        self.admission = admission
+        self.remote = remote
+        self.allowed = allowed
+
+
 def _handlers(
-    service: Service, settings: Settings, authentication: Authentication
-) -> list[HTTPRouteHandler]:
+    service: Service, settings: Settings, authentication: Authentication, surfaces: _Surfaces
+) -> list[BaseRouteHandler]:
     server = settings.server
     calls = routes.Calls(
-        service,
-        Admission(server.max_concurrent_queries),
-        server.request_timeout_seconds,
-        authentication,
+        service, surfaces.admission, server.request_timeout_seconds, authentication
     )
+    limiter = None
+    if server.rate_limit.per_minute is not None:
+        limiter = RateLimiter(
+            per_minute=server.rate_limit.per_minute, burst=server.rate_limit.burst
+        )
+        calls.guards.append(rate_limit_guard(limiter))  # after authentication: it names the caller
     capability_routes = [routes.route_of(capability, calls) for capability in Capability]
     inbound = settings.security.inbound
     discovery = [] if inbound is None else [routes.protected_resource_route(inbound)]
-    base = [routes.health, routes.openapi_document, *discovery, *capability_routes]
+    base: list[BaseRouteHandler] = [routes.health, routes.openapi_document, *discovery]
+    base += capability_routes
+    if surfaces.remote is not None:
+        base.append(mcp_route(surfaces.remote, calls.guards, surfaces.allowed))
+    if settings.security.metrics_token:
+        metrics = Metrics(
+            service, surfaces.admission, lambda: 0 if limiter is None else limiter.limited
+        )
+        service.observers.watch(metrics)
+        base.append(metrics_route(metrics, settings.security.metrics_token))
     if not console_served(settings):
         return base
     return [*base, *asset_routes(), *console_routes(calls)]
@@ -65,8 +94,11 @@ def build_app(
     authentication: Authentication | None = None,
     *,
     bind_host: str | None = None,
+    admission: Admission | None = None,
+    remote: RemoteMcp | None = None,
 ) -> Litestar:
-    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say.
+    """The HTTP surface over ``service``, bounded and guarded as ``settings`` say, with MCP at
+    ``/mcp`` when ``remote`` is given (sharing ``admission``, the one every query takes).
 
     ``authentication`` defaults to the one the settings ask for, with key-set files read
     relative to the working directory; ``sutura serve`` passes its own (relative to the
@@ -78,16 +110,19 @@ def build_app(
         authentication = authentication_of(settings, Path.cwd())
     host = settings.server.host if bind_host is None else bind_host
     allowed = allowed_hosts_for(host, settings.server.allowed_hosts)
+    slots = Admission(settings.server.max_concurrent_queries) if admission is None else admission
+    surfaces = _Surfaces(slots, remote, allowed)
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
     )
     return Litestar(
-        route_handlers=_handlers(service, settings, authentication),
+        route_handlers=_handlers(service, settings, authentication, surfaces),
         exception_handlers=exception_handlers(),
         openapi_config=config,
         plugins=[CarriedSchema(), StrictStructSchema()],
-        middleware=[DefineMiddleware(Gate, allowed=allowed)],
+        middleware=[RequestIds, DefineMiddleware(Gate, allowed=allowed)],
+        before_send=[stamp_response],
         request_max_body_size=settings.server.max_body_bytes,
         logging_config=None,
         debug=False,

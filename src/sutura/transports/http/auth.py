@@ -26,7 +26,6 @@ library's words, and ``WWW-Authenticate: Bearer`` (with ``resource_metadata`` un
 import hmac
 import ipaddress
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, assert_never
@@ -43,6 +42,7 @@ from sutura.core.tool.capability import Scope
 from sutura.core.tool.grant import grant
 from sutura.transports.http.discovery import metadata_url
 from sutura.transports.http.errors import HttpFailureError
+from sutura.transports.http.request_ids import request_id_of
 from sutura.transports.http.wire import FailureCode
 
 Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Awaitable[None]]
@@ -104,7 +104,7 @@ class Authentication:
         """The caller of ``connection``'s request; raises the ``401`` failure otherwise."""
         if not _QUERY_TOKENS.isdisjoint(connection.query_params):
             raise self.refusal()  # a token in a URL ends up in logs and histories
-        found = await self._caller(connection, uuid.uuid4().hex)
+        found = await self._caller(connection, request_id_of(connection.scope))
         if found is None:
             raise self.refusal()
         return found

@@ -20,6 +20,7 @@ from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureCode
+from sutura.transports.mcp.server import Shedding, ShedError
 
 _DEADLINE_KEY: Final = "sutura.deadline"
 
@@ -43,19 +44,47 @@ class Admission:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.active = 0
+        self.shed = 0
 
     @contextmanager
     def slot(self) -> Iterator[None]:
         """Hold one slot for the block, or fail at once with ``at_capacity``."""
         if self.active >= self.limit:
+            self.shed += 1
             raise HttpFailureError.of(
                 FailureCode.AT_CAPACITY, {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
+        with self._held():
+            yield
+
+    def shedding(self) -> "Shedding":
+        """The same slots, for MCP: a call finding none free is :class:`ShedError` (``isError``)."""
+        return _Shedding(self)
+
+    @contextmanager
+    def _held(self) -> Iterator[None]:
         self.active += 1
         try:
             yield
         finally:
             self.active -= 1
+
+
+class _Shedding:
+    """:class:`Admission`'s slots as MCP takes them."""
+
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one slot for the block, or raise :class:`ShedError` at once."""
+        admission = self._admission
+        if admission.active >= admission.limit:
+            admission.shed += 1
+            raise ShedError
+        with admission._held():
+            yield
 
 
 class RequestDeadline:

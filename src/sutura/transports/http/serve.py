@@ -12,7 +12,7 @@ import signal
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import uvicorn
@@ -32,6 +32,8 @@ from sutura.transports.http.connections import (
     connection_cap,
     descriptor_limit,
 )
+from sutura.transports.http.limits import Admission
+from sutura.transports.mcp.remote import remote_mcp
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +69,23 @@ async def started_app(
             return
         service = opened.unwrap()
         authentication = authentication_of(settings, loaded.loaded.base_dir)
-        app = build_app(service, settings, authentication, bind_host=bind_host)
+        admission = Admission(settings.server.max_concurrent_queries)
+        remote = (
+            remote_mcp(loaded, service, admission.shedding())
+            if settings.server.mcp.enabled
+            else None
+        )
+        app = build_app(
+            service,
+            settings,
+            authentication,
+            bind_host=bind_host,
+            admission=admission,
+            remote=remote,
+        )
         bind_port = settings.server.port if port is None else port
-        yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
+        async with nullcontext() if remote is None else remote.running():
+            yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
 
 
 class _Server(uvicorn.Server):

@@ -42,6 +42,7 @@ class FailureCode(StrEnum):
     INTERNAL = "internal"
     UNAVAILABLE = "unavailable"
     AT_CAPACITY = "at_capacity"
+    RATE_LIMITED = "rate_limited"
 
 
 # One flat arm per status reads best; its branches are the vocabulary's, not logic.
@@ -68,6 +69,8 @@ def failure_status(code: FailureCode) -> int:  # noqa: C901
             return 413
         case FailureCode.UNSUPPORTED_MEDIA_TYPE:
             return 415
+        case FailureCode.RATE_LIMITED:
+            return 429
         case FailureCode.INTERNAL:
             return 500
         case FailureCode.UNAVAILABLE | FailureCode.AT_CAPACITY:
@@ -92,8 +95,8 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
         "The caller's token does not grant the scope this operation needs; ask the operator."
     ),
     FailureCode.HOST_NOT_ALLOWED: (
-        "The Host header does not name this server; the operator lists the names it answers to "
-        "in server.allowed_hosts."
+        "The Host header (or, on /mcp, the Origin header) does not name this server; the "
+        "operator lists the names it answers to in server.allowed_hosts."
     ),
     FailureCode.UNSUPPORTED_MEDIA_TYPE: (
         "The request body must be sent with Content-Type: application/json."
@@ -110,6 +113,10 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     FailureCode.UNAVAILABLE: "The service is not available right now; try again later.",
     FailureCode.AT_CAPACITY: (
         "The service is answering as many questions as it allows at once; retry after the "
+        "number of seconds in the Retry-After header."
+    ),
+    FailureCode.RATE_LIMITED: (
+        "This caller has made more requests than this deployment allows; retry after the "
         "number of seconds in the Retry-After header."
     ),
 }

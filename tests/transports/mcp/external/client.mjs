@@ -4,6 +4,10 @@
 //
 // Usage:
 //   node client.mjs [--tool NAME] [--args JSON] [--env JSON] [--cwd DIR] [--timeout-ms N] -- COMMAND [ARG...]
+//   node client.mjs [--tool NAME] [--args JSON] [--timeout-ms N] --url URL [--header "Name: value"]...
+//
+// With --url it speaks streamable HTTP to URL instead (StreamableHTTPClientTransport), sending
+// each --header on every request.
 //
 // It spawns COMMAND ARG... with StdioClientTransport, runs initialize, tools/list (all
 // pages) and, when --tool is given, tools/call NAME with the JSON object from --args.
@@ -21,6 +25,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 function usage(message) {
   process.stderr.write(`client.mjs: ${message}\n`);
@@ -44,7 +49,7 @@ function parseObject(flag, text) {
 }
 
 function parseArgv(argv) {
-  const opts = { tool: null, args: {}, env: {}, cwd: undefined, timeoutMs: 30000, command: [] };
+  const opts = { tool: null, args: {}, env: {}, cwd: undefined, timeoutMs: 30000, command: [], url: null, headers: {} };
   let i = 0;
   for (; i < argv.length; i++) {
     const a = argv[i];
@@ -69,6 +74,16 @@ function parseArgv(argv) {
       case "--cwd":
         opts.cwd = next();
         break;
+      case "--url":
+        opts.url = next();
+        break;
+      case "--header": {
+        const text = next();
+        const colon = text.indexOf(":");
+        if (colon < 1) usage("--header must be \"Name: value\"");
+        opts.headers[text.slice(0, colon).trim()] = text.slice(colon + 1).trim();
+        break;
+      }
       case "--timeout-ms":
         opts.timeoutMs = Number(next());
         if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) usage("--timeout-ms must be a positive number");
@@ -78,7 +93,7 @@ function parseArgv(argv) {
     }
   }
   opts.command = argv.slice(i);
-  if (opts.command.length === 0) usage("missing server command after --");
+  if (opts.command.length === 0 && opts.url === null) usage("missing server command after -- (or --url)");
   for (const [k, v] of Object.entries(opts.env)) {
     if (typeof v !== "string") usage(`--env value for ${k} must be a string`);
   }
@@ -95,13 +110,16 @@ function errorJson(err) {
 
 async function main() {
   const opts = parseArgv(process.argv.slice(2));
-  const transport = new StdioClientTransport({
-    command: opts.command[0],
-    args: opts.command.slice(1),
-    env: opts.env,
-    cwd: opts.cwd,
-    stderr: "inherit",
-  });
+  const transport =
+    opts.url !== null
+      ? new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: opts.headers } })
+      : new StdioClientTransport({
+          command: opts.command[0],
+          args: opts.command.slice(1),
+          env: opts.env,
+          cwd: opts.cwd,
+          stderr: "inherit",
+        });
   const client = new Client({ name: "sutura-external-test-client", version: "0.0.0" }, { capabilities: {} });
   const requestOptions = { timeout: opts.timeoutMs };
   const doc = { server: null, capabilities: null, instructions: null, tools: [], call: null, error: null };

@@ -233,3 +233,55 @@ def run_inspector(
         error={str(k): v for k, v in error.items()} if isinstance(error, dict) else None,
         stderr=err,
     )
+
+
+def _header_args(flag: str, headers: dict[str, str]) -> list[str]:
+    return [arg for name, value in headers.items() for arg in (flag, f"{name}: {value}")]
+
+
+def run_external_client_http(
+    url: str,
+    headers: dict[str, str],
+    tool: str | None,
+    arguments: dict[str, object],
+    timeout: float,
+) -> dict[str, object]:
+    """:func:`run_external_client` over streamable HTTP: the TypeScript SDK client of ``url``,
+    sending ``headers`` on every request."""
+    node = _node_or_raise(external_client_available())
+    argv = [node, str(CLIENT_SCRIPT)]
+    if tool is not None:
+        argv += ["--tool", tool, "--args", json.dumps(arguments)]
+    argv += ["--timeout-ms", str(max(1, int(timeout * 1000))), "--url", url]
+    argv += _header_args("--header", headers)
+    returncode, out, err = _run_bounded(argv, timeout, [url])
+    # split on "\n" alone: JSON.stringify leaves U+2028 raw, which splitlines() breaks on.
+    doc = _json_object(out.strip().split("\n")[-1]) if out.strip() else None
+    if doc is None:
+        raise ExternalClientError(
+            f"external client failed (exit {returncode}): {out.strip()[-2000:]}",
+            returncode=returncode,
+            stderr=err,
+        )
+    return doc
+
+
+def run_inspector_http(
+    url: str, headers: dict[str, str], method_args: list[str], timeout: float
+) -> InspectorRun:
+    """:func:`run_inspector` over streamable HTTP: ``--transport http --server-url URL``."""
+    node = _node_or_raise(inspector_available())
+    argv = [node, str(INSPECTOR_ENTRY), "--cli", "--format", "json", "-q"]
+    argv += ["--transport", "http", "--server-url", url, *_header_args("--header", headers)]
+    argv += method_args
+    returncode, out, err = _run_bounded(argv, timeout, [url])
+    stdout_doc = _json_object(out) if out.strip() else None
+    stderr_doc = _json_object(err.strip().split("\n")[-1]) if err.strip() else None
+    result = stdout_doc.get("result") if stdout_doc is not None else None
+    error = stderr_doc.get("error") if stderr_doc is not None else None
+    return InspectorRun(
+        returncode=returncode,
+        result={str(k): v for k, v in result.items()} if isinstance(result, dict) else None,
+        error={str(k): v for k, v in error.items()} if isinstance(error, dict) else None,
+        stderr=err,
+    )

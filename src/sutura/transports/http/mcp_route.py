@@ -1,0 +1,76 @@
+"""``/mcp``: MCP's streamable HTTP transport, mounted beside ``/v1`` behind the same guards.
+
+The ``Host`` of every request is checked by the gate (:mod:`sutura.transports.http.gate`),
+``/mcp`` included. The MCP transport specification also asks a server to check ``Origin``
+against DNS rebinding, so here, before anything else: an ``Origin``, when sent, must be an
+http(s) origin on a host the server answers to (``server.allowed_hosts``, or its loopback
+names; when any host is answered, the request's own ``Host``), or the request is ``403
+host_not_allowed``. Then the guards every ``/v1`` route has authenticate it (and take a rate
+limit token); then it is served on behalf of the caller they established.
+
+>>> origin_allowed(b"http://127.0.0.1:5173", ("127.0.0.1",), b"x")
+True
+>>> origin_allowed(b"null", ("127.0.0.1",), b"x"), origin_allowed(b"file://x", None, b"x")
+(False, False)
+>>> origin_allowed(b"https://api.example.org", None, b"api.example.org:443")
+True
+"""
+
+from collections.abc import Sequence
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from litestar import asgi
+from litestar.connection import ASGIConnection
+from litestar.handlers import ASGIRouteHandler, BaseRouteHandler
+from litestar.types import Receive, Scope, Send
+
+from sutura.core.tool.caller import Caller
+from sutura.transports.http.auth import CALLER_KEY, Guard
+from sutura.transports.http.errors import HttpFailureError
+from sutura.transports.http.gate import host_allowed
+from sutura.transports.http.wire import FailureCode
+from sutura.transports.mcp.remote import RemoteMcp
+
+
+def _host_name(authority: str) -> str:
+    return host if (host := urlsplit(f"//{authority}").hostname) is not None else ""
+
+
+def origin_allowed(origin: bytes, allowed: Sequence[str] | None, host: bytes | None) -> bool:
+    """Whether an ``Origin`` header names a host this server answers to (any port)."""
+    parts = urlsplit(origin.decode("latin-1").strip())
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        return False
+    if allowed is not None:
+        return host_allowed(allowed, parts.netloc.encode("latin-1"))
+    own = "" if host is None else _host_name(host.decode("latin-1").strip())
+    return _host_name(parts.netloc) == own.lower()
+
+
+def origin_guard(allowed: Sequence[str] | None) -> Guard:
+    """A guard refusing an ``Origin`` naming a host this server does not answer to."""
+
+    async def guard(connection: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
+        origin = connection.headers.get("origin")
+        host = connection.headers.get("host")
+        encoded = None if host is None else host.encode("latin-1")
+        if origin is not None and not origin_allowed(origin.encode("latin-1"), allowed, encoded):
+            raise HttpFailureError.of(FailureCode.HOST_NOT_ALLOWED)
+
+    return guard
+
+
+def mcp_route(
+    remote: RemoteMcp, guards: Sequence[Guard], allowed: Sequence[str] | None
+) -> ASGIRouteHandler:
+    """The ``/mcp`` mount: ``Origin``, then the ``/v1`` guards, then the SDK's transport."""
+
+    @asgi("/mcp", is_mount=True, guards=[origin_guard(allowed), *guards], copy_scope=False)
+    async def mcp(scope: Scope, receive: Receive, send: Send) -> None:
+        caller: Caller = scope["state"][CALLER_KEY]  # left there by the authentication guard
+        # litestar's and starlette's ASGI types describe the same three values.
+        asgi_scope, asgi_receive, asgi_send = cast("Any", (scope, receive, send))
+        await remote.serve(caller, asgi_scope, asgi_receive, asgi_send)
+
+    return mcp
