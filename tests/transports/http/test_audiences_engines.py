@@ -71,8 +71,9 @@ async def test_callers_see_their_catalogs_and_a_hidden_metric_is_a_missing_one(
     staff_names = {m["name"] for m in staff.json()["metrics"]}
     finance_names = {m["name"] for m in finance.json()["metrics"]}
     assert finance_names - staff_names == {"return_rate"}
-    hidden = await http.post("/v1/query", json=_asking("return_rate"), headers=_as(["staff"]))
-    missing = await http.post("/v1/query", json=_asking("nothing"), headers=_as(["staff"]))
+    same_id = {**_as(["staff"]), "X-Request-Id": "audience-probe"}  # headers compared whole
+    hidden = await http.post("/v1/query", json=_asking("return_rate"), headers=same_id)
+    missing = await http.post("/v1/query", json=_asking("nothing"), headers=same_id)
     assert hidden.status_code == missing.status_code == 404
     assert hidden.content == missing.content
     assert hidden.headers.multi_items() == missing.headers.multi_items()

@@ -16,7 +16,9 @@ from tests.transports.mcp.spawned import RawSession, spawned
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 DEADLINE = 2
-SLOW = f"limits:\n  deadline_seconds: {DEADLINE}\n"
+# Admission (server.max_concurrent_queries) sheds calls past it at once; raised here so that
+# the bound under test is the one on requests read and not yet answered.
+SLOW = f"limits:\n  deadline_seconds: {DEADLINE}\nserver:\n  max_concurrent_queries: 64\n"
 EXTRA = 6
 
 

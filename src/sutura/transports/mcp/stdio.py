@@ -167,6 +167,10 @@ class StdinLines:
                 return
 
 
+WRITE_GRACE_SECONDS: Final = 2.0
+"""How long the answers already written by the server may take to reach stdout at the end."""
+
+
 def _read_stdin(size: int) -> bytes:
     return os.read(0, size)
 
@@ -193,4 +197,9 @@ async def serve_stdio(
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
             outgoing = Outgoing(raw_out, flight)
             await server.run(incoming, outgoing, server.create_initialization_options())
-            scope.cancel()  # stop reading stdin: the server will answer nothing more
+            # The server answers nothing more. Closing its write stream lets the writer write
+            # and flush every answer still on its way (cancelling it at once could drop the
+            # last one between its write and its flush); reading stdin, if it has not ended,
+            # stops after a bounded grace.
+            await raw_out.aclose()
+            scope.deadline = anyio.current_time() + WRITE_GRACE_SECONDS
