@@ -18,7 +18,7 @@ from typing import Any, Final
 from litestar import Response, get
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
@@ -94,6 +94,7 @@ class Metrics:
     """This app's registry, and the watcher of its service's calls."""
 
     def __init__(self, service: Service, admission: Admission, limited: Callable[[], int]) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = CollectorRegistry(auto_describe=True)
         self._state = _State(service, admission, limited)
         self.registry.register(self._state)
