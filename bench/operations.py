@@ -42,7 +42,7 @@ from sutura.core.question.model import decode_question_json
 
 CALLS = 20 if short() else 200
 WARM_UP = 5 if short() else 20
-ROUNDS = 1 if short() else 3
+ROUNDS = 1 if short() else 5
 SECONDS = 1.0 if short() else 4.0
 LOAD_SECONDS = 2.0 if short() else float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
 METRICS_TOKEN = "bench-metrics-token-0123456789"
