@@ -24,6 +24,7 @@ SECTIONS = (
     "batch",
     "mcp",
     "http",
+    "operations",
     "identity",
     "soak",
     "scale",

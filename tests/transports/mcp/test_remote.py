@@ -16,8 +16,14 @@ from sutura.core.codec import decode_outcome
 from sutura.core.outcome.answer import Answer
 from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Scope
-from sutura.transports.mcp.server import mcp_server
-from tests.transports.http.deployments import AUTH, QUESTION, assembled, write_deployment
+from sutura.transports.mcp.server import SHED_SENTENCE, mcp_server
+from tests.transports.http.deployments import (
+    AUTH,
+    QUESTION,
+    SLOW_TABLE,
+    assembled,
+    write_deployment,
+)
 from tests.transports.mcp.configs import HOSTILE_QUESTION, carried_cells, hostile_config
 from tests.transports.mcp.inprocess import structured_of, text_of, wiring
 from tests.transports.mcp.remote import LEGACY, LIST_TOOLS, http_of, mcp_client
@@ -182,3 +188,27 @@ async def test_a_caller_sees_only_the_tools_its_scopes_allow_and_is_refused_the_
     assert refused.is_error and "sutura:sql.run" in text_of(refused)
     assert told is not None and told_all is not None
     assert "run_sql" in told_all and "run_sql" not in told
+
+
+async def test_a_call_past_the_shared_slots_is_shed_as_an_error_result(tmp_path: Path) -> None:
+    slow = "limits:\n  deadline_seconds: 2\nserver:\n  max_concurrent_queries: 1\n"
+    config = write_deployment(tmp_path, table=SLOW_TABLE, settings=slow)
+    results: list[Any] = []
+    with anyio.fail_after(30):
+        async with (
+            assembled(config) as started,
+            http_of(started.app, AUTH) as http,
+            mcp_client(http) as first,
+            mcp_client(http) as second,
+        ):
+
+            async def ask(client: Client) -> None:
+                results.append(await client.call_tool("ask_metric", QUESTION))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask, first)
+                group.start_soon(ask, second)
+    shed = [r for r in results if r.is_error]
+    ran = [r for r in results if not r.is_error]
+    assert [text_of(r) for r in shed] == [SHED_SENTENCE]
+    assert [structured_of(r)["reason"]["code"] for r in ran] == ["deadline_exceeded"]

@@ -30,17 +30,14 @@ def register(verbs: Verbs) -> None:
 def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura mcp``: load settings and catalog (or refuse, naming every reason), then serve."""
     from sutura.boundary.logs import configure_server_log
-    from sutura.transports.mcp.admission import Slots
-    from sutura.transports.mcp.server import local_caller, mcp_server
+    from sutura.transports.mcp.server import mcp_server
     from sutura.transports.mcp.stdio import serve_stdio
 
     loaded = wiring.load()
-    slots: Slots | None = None
     if is_successful(loaded):
-        settings = loaded.unwrap().loaded.settings
-        configure_server_log(json_lines=settings.logging.json)
-        slots = Slots(settings.server.max_concurrent_queries)
-    composed = unwrap_or_report(mcp_server(loaded, local_caller, slots))
+        configure_server_log(json_lines=loaded.unwrap().loaded.settings.logging.json)
+    # Admission on stdio is the in-flight cap (transports/mcp/in_flight.py).
+    composed = unwrap_or_report(mcp_server(loaded))
     if isinstance(composed, int):
         return composed
     longest = composed.longest_call

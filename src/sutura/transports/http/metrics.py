@@ -18,7 +18,7 @@ from typing import Any, Final
 from litestar import Response, get
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
@@ -94,6 +94,7 @@ class Metrics:
     """This app's registry, and the watcher of its service's calls."""
 
     def __init__(self, service: Service, admission: Admission, limited: Callable[[], int]) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = CollectorRegistry(auto_describe=True)
         self._state = _State(service, admission, limited)
         self.registry.register(self._state)
@@ -117,19 +118,23 @@ class Metrics:
             buckets=_BUCKETS,
             registry=self.registry,
         )
-        for capability in Capability:  # every series exists from the first scrape
-            self._durations.labels(capability.value)
-        for stage in Stage:
-            self._stages.labels(stage.value)
+        # Every series exists from the first scrape; the children are looked up once, not per call.
+        self._stage_of = {stage: self._stages.labels(stage.value) for stage in Stage}
+        self._duration_of = {c: self._durations.labels(c.value) for c in Capability}
+        self._calls_of: dict[tuple[Capability, str], Any] = {}
 
     def stage_done(self, stage: Stage, seconds: float) -> None:
         """A stage of some call took ``seconds``."""
-        self._stages.labels(stage.value).observe(seconds)
+        self._stage_of[stage].observe(seconds)
 
     def call_done(self, capability: Capability, outcome: str, seconds: float) -> None:
         """A call came to ``outcome``."""
-        self._calls.labels(capability.value, outcome).inc()
-        self._durations.labels(capability.value).observe(seconds)
+        key = (capability, outcome)
+        counter = self._calls_of.get(key)
+        if counter is None:
+            counter = self._calls_of[key] = self._calls.labels(capability.value, outcome)
+        counter.inc()
+        self._duration_of[capability].observe(seconds)
 
     def source_busy(self, source: str, change: int) -> None:
         """A query started or ended on ``source``."""

@@ -1,0 +1,248 @@
+"""Remote MCP and the cost of operating: ``/mcp`` warm ``ask_metric`` beside raw DuckDB;
+``POST /v1/query`` answers/s at 16 concurrent with metrics, audit and request ids on vs off; a
+load over ``/mcp`` and ``/v1/query`` together, watching errors and the server's RSS.
+
+- ``/mcp`` warm: one keep-alive connection, one JSON-RPC ``tools/call`` per POST (stateless, no
+  session), 200 calls on the 1M-row example (median), interleaved call by call with the same
+  compiled SQL on a read-only DuckDB connection. Goal ≤ 1.3×.
+- Operating cost: two ``sutura serve`` processes over the small example, one plain and one with
+  ``security.metrics_token``, ``audit.path`` and a caller's ``X-Request-Id`` on every request;
+  each driven at 16 keep-alive connections, alternately, ``ROUNDS`` times. Goal: ≤ 3 % fewer
+  answers/s.
+- Load: ``LOAD_SECONDS`` (default 60) at 64 connections, half on ``/mcp`` and half on
+  ``/v1/query``, against the instrumented server. Errors are anything but 200, 503 with
+  ``Retry-After`` and 429; RSS is read from ``/proc`` after a warm-up and at the end (goal:
+  within 10 %).
+
+Run: ``python -m bench.operations`` (or ``make bench``).
+"""
+
+import asyncio
+import contextlib
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+
+from bench import http as bench_http
+from bench.answer import BENCH_QUESTION, example_dir
+from bench.serving import plan
+from bench.table import Figure, render, short
+from sutura.boundary.example import write_example
+from sutura.core.question.model import decode_question_json
+
+CALLS = 20 if short() else 200
+WARM_UP = 5 if short() else 20
+ROUNDS = 1 if short() else 5
+SECONDS = 1.0 if short() else 4.0
+LOAD_SECONDS = 2.0 if short() else float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
+METRICS_TOKEN = "bench-metrics-token-0123456789"
+MCP_HEADERS = {
+    "Authorization": f"Bearer {bench_http.TOKEN}",
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-11-25",
+}
+
+
+@contextlib.contextmanager
+def _served(config: Path, **settings: str) -> Iterator[tuple[tuple[str, int], int]]:
+    """``sutura serve`` over ``config`` with ``settings`` as ``SUTURA__…`` variables."""
+    sutura = str(Path(sys.executable).with_name("sutura"))
+    command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
+    environ |= {"SUTURA_CONFIG_DIR": str(config), **settings}
+    environ |= {"SUTURA__SECURITY__ACCESS_TOKEN": bench_http.TOKEN}
+    process = subprocess.Popen(
+        command, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.search(r"http://([0-9.]+):([0-9]+)", line)
+        if found is None:
+            raise RuntimeError(f"sutura serve did not start: {line}")
+        drain = subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
+        try:
+            yield (found.group(1), int(found.group(2))), process.pid
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+            drain.wait(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def _call(request_id: int) -> bytes:
+    params = {"name": "ask_metric", "arguments": json.loads(BENCH_QUESTION)}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    return json.dumps(message).encode()
+
+
+def _mcp_warm() -> tuple[list[float], list[float]]:
+    """``/mcp`` calls and raw DuckDB runs of the same SQL, interleaved call by call."""
+    config = example_dir()
+    compiled = plan(config, decode_question_json(BENCH_QUESTION).unwrap())[1]
+    raw = duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True)
+    ours: list[float] = []
+    direct: list[float] = []
+    with _served(config) as (address, _pid):
+        connection = http.client.HTTPConnection(*address, timeout=30)
+
+        def call(request_id: int) -> None:
+            connection.request("POST", "/mcp", _call(request_id), MCP_HEADERS)
+            response = connection.getresponse()
+            body = json.loads(response.read())
+            if response.status != 200 or body["result"].get("isError"):
+                raise RuntimeError(f"/mcp did not answer: {response.status} {body}")
+
+        for request_id in range(WARM_UP):
+            call(request_id)
+            raw.execute(compiled.sql, compiled.params).fetchall()
+        for request_id in range(1000, 1000 + CALLS):
+            started = time.perf_counter()
+            raw.execute(compiled.sql, compiled.params).fetchall()
+            direct.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            call(request_id)
+            ours.append(time.perf_counter() - started)
+        connection.close()
+    raw.close()
+    return ours, direct
+
+
+def _drive(
+    address: tuple[str, int], payload: bytes, concurrency: int, seconds: float
+) -> bench_http.Tally:
+    tally = bench_http.Tally(seconds)
+
+    async def run() -> None:
+        until = time.perf_counter() + seconds
+        workers = (bench_http._worker(address, payload, until, tally) for _ in range(concurrency))
+        await asyncio.gather(*workers)
+
+    asyncio.run(run())
+    return tally
+
+
+def _query(address: tuple[str, int], request_id: bool) -> bytes:
+    payload = bench_http._encoded(bench_http.QUERY, *address)
+    return (
+        payload.replace(b"\r\n\r\n", b"\r\nX-Request-Id: bench-1\r\n\r\n", 1)
+        if request_id
+        else payload
+    )
+
+
+def _mcp_payload(address: tuple[str, int]) -> bytes:
+    body = _call(1)
+    head = "".join(f"{k}: {v}\r\n" for k, v in MCP_HEADERS.items())
+    start = f"POST /mcp HTTP/1.1\r\nHost: {address[0]}:{address[1]}\r\n{head}"
+    return f"{start}Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def _rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    found = re.search(r"^VmRSS:\s+(\d+) kB$", status, re.M)
+    return int(found.group(1)) if found else 0
+
+
+def _operating_cost(directory: Path) -> tuple[float, float]:
+    """Answers/s at 16 concurrent: plain, and with metrics, audit and request ids."""
+    plain_runs: list[float] = []
+    on_runs: list[float] = []
+    limits = {"SUTURA__SERVER__MAX_CONCURRENT_QUERIES": "32"}
+    instrumented = {
+        **limits,
+        "SUTURA__SECURITY__METRICS_TOKEN": METRICS_TOKEN,
+        "SUTURA__AUDIT__PATH": str(directory / "audit.jsonl"),
+    }
+    with (
+        _served(directory, **limits) as (plain, _a),
+        _served(directory, **instrumented) as (on, _b),
+    ):
+        _drive(plain, _query(plain, False), 4, 1.0)
+        _drive(on, _query(on, True), 4, 1.0)
+        for _ in range(ROUNDS):
+            plain_runs.append(
+                _drive(plain, _query(plain, False), 16, SECONDS).statuses[200] / SECONDS
+            )
+            on_runs.append(_drive(on, _query(on, True), 16, SECONDS).statuses[200] / SECONDS)
+    return statistics.median(on_runs), statistics.median(plain_runs)
+
+
+def _load(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally, int, int]:
+    """Half the connections on ``/mcp``, half on ``/v1/query``; RSS after warm-up and at the end."""
+    settings = {
+        "SUTURA__SECURITY__METRICS_TOKEN": METRICS_TOKEN,
+        "SUTURA__AUDIT__PATH": str(directory / "load-audit.jsonl"),
+    }
+    with _served(directory, **settings) as (address, pid):
+        _drive(address, _query(address, True), 8, 2.0)
+        before = _rss_kib(pid)
+        query, mcp = bench_http.Tally(LOAD_SECONDS), bench_http.Tally(LOAD_SECONDS)
+
+        async def run() -> None:
+            until = time.perf_counter() + LOAD_SECONDS
+            workers = [
+                bench_http._worker(address, _query(address, True), until, query) for _ in range(32)
+            ]
+            workers += [
+                bench_http._worker(address, _mcp_payload(address), until, mcp) for _ in range(32)
+            ]
+            await asyncio.gather(*workers)
+
+        asyncio.run(run())
+        after = _rss_kib(pid)
+    return query, mcp, before, after
+
+
+def _errors(tally: bench_http.Tally) -> int:
+    """Anything but 200, 503 with Retry-After, and 429."""
+    other = sum(n for status, n in tally.statuses.items() if status not in (200, 503, 429))
+    return sum(tally.failures.values()) + other + (tally.statuses[503] - tally.retry_after)
+
+
+def measure() -> list[Figure]:
+    """Every row of this section, each beside its reference in this run."""
+    ours, raw = _mcp_warm()
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary) / "example"
+        write_example(directory)
+        on, off = _operating_cost(directory)
+        query, mcp, before, after = _load(directory)
+    ms = 1e3
+    answers = mcp.statuses[200] + query.statuses[200]
+    responses = len(mcp.latencies) + len(query.latencies)
+    return [
+        Figure("mcp", "/mcp warm ask_metric, 1M rows (median of 200)", statistics.median(ours) * ms,
+               statistics.median(raw) * ms, "ms", "≤ 1.3×", "raw DuckDB, same SQL"),
+        Figure("http", "POST /v1/query c=16 answers/s, metrics+audit+ids on", on, off, "req/s",
+               "≥ 0.97×", "the same, all off"),
+        Figure("load", f"{LOAD_SECONDS:.0f} s c=64 (/mcp + /v1/query): 200s", answers,
+               responses, "count", "report", "responses"),
+        Figure("load", "errors (not 200, 503+Retry-After, 429)", _errors(mcp) + _errors(query),
+               responses or 1, "count", "0", "responses"),
+        Figure("load", "server RSS at the end", after / 1024, before / 1024, "MiB", "≤ 1.10×",
+               "RSS after warm-up"),
+    ]  # fmt: skip
+
+
+def main() -> int:
+    """Measure and print this section's rows."""
+    print(render(measure()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
