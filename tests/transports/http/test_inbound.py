@@ -29,6 +29,7 @@ pytestmark = pytest.mark.anyio
 ISSUER_KEY = KeyPair("k1")
 ATTACKER_KEY = KeyPair("k1")  # the issuer's key id, someone else's key
 METADATA = "https://sutura.test/.well-known/oauth-protected-resource"
+SAME_ID = {"X-Request-Id": "compared-request"}
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +112,9 @@ async def _refused(
 async def test_every_bad_token_is_the_same_401(
     http: httpx.AsyncClient, case: str, method: str, path: str
 ) -> None:
-    response = await _refused(http, method, path, headers=BAD_TOKENS[case]())
-    baseline = await _refused(http, method, path)
+    # One request id for both: every response carries its own (X-Request-Id).
+    response = await _refused(http, method, path, headers={**SAME_ID, **BAD_TOKENS[case]()})
+    baseline = await _refused(http, method, path, headers=SAME_ID)
     assert response.status_code == 401
     assert response.content == baseline.content
     assert response.json() == {
@@ -121,7 +123,7 @@ async def test_every_bad_token_is_the_same_401(
         "detail": FAILURE_DETAILS[FailureCode.UNAUTHORIZED],
     }
     assert response.headers["www-authenticate"] == f'Bearer resource_metadata="{METADATA}"'
-    assert _but_request_id(response) == _but_request_id(baseline)
+    assert response.headers.multi_items() == baseline.headers.multi_items()
 
 
 async def test_a_good_token_in_the_query_string_is_refused(http: httpx.AsyncClient) -> None:
@@ -257,12 +259,12 @@ def _asking(metric: str) -> dict[str, Any]:
 async def test_a_hidden_metric_answers_byte_identical_to_a_missing_one(
     http: httpx.AsyncClient, hidden: str
 ) -> None:
-    plain = _bearer(_good(groups=["staff"]))
+    plain = {**SAME_ID, **_bearer(_good(groups=["staff"]))}
     refused = await http.post("/v1/query", json=_asking(hidden), headers=plain)
     missing = await http.post("/v1/query", json=_asking("no_such_metric"), headers=plain)
     assert refused.status_code == missing.status_code == 404
     assert refused.content == missing.content
-    assert _but_request_id(refused) == _but_request_id(missing)
+    assert refused.headers.multi_items() == missing.headers.multi_items()
     assert refused.json()["reason"]["code"] == "metric_unknown"
     allowed = await http.post(
         "/v1/query", json=_asking(hidden), headers=_bearer(_good(groups=["directors"]))
@@ -314,7 +316,7 @@ def test_the_prompt_served_to_a_caller_is_their_view(started: Started) -> None:
 async def test_the_console_helpers_hide_what_the_caller_cannot_see(
     http: httpx.AsyncClient, path: str
 ) -> None:
-    plain = _bearer(_good(groups=["staff"]))
+    plain = {**SAME_ID, **_bearer(_good(groups=["staff"]))}
     hidden = await http.post(path, json=_asking("return_rate"), headers=plain)
     missing = await http.post(path, json=_asking("no_such_metric"), headers=plain)
     assert hidden.status_code == missing.status_code
@@ -324,8 +326,3 @@ async def test_the_console_helpers_hide_what_the_caller_cannot_see(
         path, json=_asking("return_rate"), headers=_bearer(_good(groups=["directors"]))
     )
     assert "metric_unknown" not in shown.text
-
-
-def _but_request_id(response: httpx.Response) -> dict[str, str]:
-    """A response's headers but its own request id (every response has a new one)."""
-    return {k: v for k, v in response.headers.items() if k != "x-request-id"}
