@@ -62,14 +62,20 @@ async def test_describe_catalog_lists_a_derived_metric_in_both_halves(derived_di
     halves = reply.halves
     metrics = {m["name"]: m for m in halves.structured_object()["metrics"]}
     ratio = metrics["revenue_per_active_customer"]
-    assert ratio["derived"] == {"op": "ratio", "of": ["revenue", "active_customers"]}
-    assert [d["name"] for d in ratio["dimensions"]] == ["region", "channel"]
-    assert "derived" not in metrics["revenue"]
+    assert ratio["grains"] == ["day", "week", "month", "quarter", "year"]
+    assert [(d["name"], d["filterable"]) for d in ratio["dimensions"]] == [
+        ("region", True),
+        ("channel", True),
+    ]
+    assert ratio["dimensions"][1]["allowed_values"] == ["phone", "store", "web"]
+    assert [m["name"] for m in halves.structured_object()["metrics"]] == sorted(metrics)
+    digests = {d["metric"] for d in halves.structured_object()["provenance"]["metric_digests"]}
+    assert {"net_revenue", "revenue_per_active_customer"} <= digests
     lines = halves.text.split("\n")
     at = lines.index("metric: revenue_per_active_customer")
     assert lines[at + 1 : at + 3] == [
-        "derived: ratio of revenue and active_customers",
         "grains: day, week, month, quarter, year",
+        "> Revenue per paying customer; NULL where nobody paid.",
     ]
 
 

@@ -40,7 +40,7 @@ import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.knowledge import Knowledge
-from sutura.core.catalog.model import Catalog, Derived, DerivedOp, Dimension, Grain, Metric
+from sutura.core.catalog.model import Catalog, Derived, Dimension, Grain, Metric
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.catalog.view_knowledge import (
@@ -94,19 +94,11 @@ class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tru
         absent_unless_carried(self)
 
 
-class CatalogDerived(CatalogWire, frozen=True, kw_only=True):
-    """How a derived metric is computed: ``op`` (ratio, difference, sum, product) of ``of``."""
-
-    op: DerivedOp
-    of: list[str]
-
-
 class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
-    """A metric as an agent may ask for it; ``derived`` is present for a derived metric."""
+    """A metric as an agent may ask for it."""
 
     name: str
     description: Description = msgspec.UNSET
-    derived: CatalogDerived | msgspec.UnsetType = msgspec.UNSET
     grains: list[Grain]
     dimensions: list[CatalogDimension]
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
@@ -166,8 +158,9 @@ def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> Catalo
 def _derived(
     derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge
 ) -> CatalogMetric:
-    """A derived metric, its dimensions as both referents define them (filterable on the
-    values both allow; group by only when either is)."""
+    """A derived metric, listed like any metric (the tool list's size budget leaves no room for
+    its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
+    define them, filterable on the values both allow, group by only when either is."""
     referents = [m for m in (catalog.metric(name) for name in derived.of) if m is not None]
     dimensions = []
     for name in derived.dimensions:
@@ -185,7 +178,6 @@ def _derived(
     return CatalogMetric(
         name=derived.name,
         description=Carried.under(prose, derived.description),
-        derived=CatalogDerived(op=derived.op, of=list(derived.of)),
         grains=list(derived.grains),
         dimensions=dimensions,
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
@@ -202,11 +194,7 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
 
 def metric_lines(metric: CatalogMetric) -> list[str]:
     """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
-    lines = [f"metric: {escape_cell(metric.name)}"]
-    if not isinstance(metric.derived, msgspec.UnsetType):
-        first, second = map(escape_cell, metric.derived.of)
-        lines.append(f"derived: {metric.derived.op.value} of {first} and {second}")
-    lines.append(f"grains: {', '.join(metric.grains)}")
+    lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
     lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
@@ -242,8 +230,6 @@ def _texts(body: CatalogBody) -> Iterator[str]:
         yield from (digest.metric, digest.digest)
     for metric in body.metrics:
         yield from (metric.name, prose_of(metric.description) or "")
-        if not isinstance(metric.derived, msgspec.UnsetType):
-            yield from metric.derived.of
         for dimension in metric.dimensions:
             yield from (dimension.name, prose_of(dimension.description) or "")
             if not isinstance(dimension.allowed_values, msgspec.UnsetType):
