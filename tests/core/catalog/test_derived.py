@@ -9,6 +9,7 @@ from sutura.core.catalog.check import check_catalog
 from sutura.core.catalog.model import Catalog, DerivedOp, Grain, ZeroDenominator
 from sutura.core.catalog.parse import Document
 from sutura.core.catalog.pinning import pin
+from sutura.core.outcome.refusal import RefusalCode, refusal
 from tests.core.catalog_samples import REVENUE, parse_error, sample_documents
 
 
@@ -191,3 +192,25 @@ def test_a_catalog_without_derived_metrics_keeps_its_digest() -> None:
     assert {k: v for k, v in with_derived.metric_digests.items() if k != "share_per_euro"} == (
         plain.metric_digests
     )
+
+
+def test_knowledge_may_be_about_a_derived_metric() -> None:
+    glossary = "---\nkind: glossary\nterm: paid euros\nmeans:\n  metric: share_per_euro\n---\n"
+    caveat = "---\nkind: caveat\nname: late\nabout:\n  - metric: share_per_euro\n---\nLate.\n"
+    example = (
+        "---\nkind: example\nname: monthly_share\nasked: [paid share per euro by month]\n"
+        "question:\n  metrics: [share_per_euro]\n  grain: month\n"
+        "  range: {start: 2024-01-01, end: 2024-07-01}\n---\n"
+    )
+    catalog = _catalog(
+        metrics__d=_derived(),
+        knowledge__g=glossary,
+        knowledge__c=caveat,
+        knowledge__e=example,
+    )
+    assert [c.name for c in catalog.knowledge.caveats_of("share_per_euro")] == ["late"]
+    wrong = example.replace("grain: month", "grain: day")
+    assert _sentences(sample_documents(metrics__d=_derived(), knowledge__e=wrong)) == [
+        "knowledge/e.md:5: question: ask_metric would refuse this question (grain_not_supported): "
+        + refusal(RefusalCode.GRAIN_NOT_SUPPORTED).detail
+    ]

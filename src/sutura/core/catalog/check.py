@@ -129,7 +129,7 @@ def check_catalog(
     for doc, derived in index.derived.values():
         errors.extend(derived_errors(index.models, index.metrics, index.derived, doc, derived))
     errors.extend(source_crossings(index.models, index.relationships, index.metrics))
-    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today))
+    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today, index.derived))
     if errors:
         return Failure(errors)
     return Success(
