@@ -107,8 +107,13 @@ def test_the_pack_asks_every_grain_filter_operator_and_range_form() -> None:
     assert {t["by"] == "period" for t in tops if isinstance(t, dict)} == {True, False}
 
 
-# The refusals a question's own features cause, on every engine alike.
-QUESTION_REFUSALS = {RefusalCode.WINDOW_NOT_ADDITIVE}
+# The refusals a question's own features cause, on every engine alike: a window over what does
+# not add up, and a derived metric asked at a grain or by a dimension it does not list.
+QUESTION_REFUSALS = {
+    RefusalCode.WINDOW_NOT_ADDITIVE,
+    RefusalCode.GRAIN_NOT_SUPPORTED,
+    RefusalCode.DIMENSION_NOT_PERMITTED,
+}
 
 
 def test_the_pack_provokes_every_refusal_a_source_or_a_window_can_cause() -> None:
@@ -124,6 +129,20 @@ def test_the_pack_asks_every_comparison_window_fill_and_top_per_period() -> None
     assert windows == {"running", "trailing"}
     assert any(q.get("fill") is True and q.get("dimensions") for q in questions)
     assert any(isinstance(t := q.get("top"), dict) and "per" in t for q in questions)
+
+
+def test_the_pack_asks_derived_metrics_with_compare_window_and_top() -> None:
+    derived = {"net_revenue", "revenue_per_active_customer"}
+    questions = [
+        c.question
+        for c in PACK.questions
+        if c.expect == "answer" and derived & set(map(str, c.question["metrics"]))  # type: ignore[call-overload]
+    ]
+    assert {key for q in questions for key in ("compare", "window", "top") if key in q} == {
+        "compare",
+        "window",
+        "top",
+    }
 
 
 def test_the_pack_asks_every_aggregate_count_if_and_both_zero_denominator_rules(

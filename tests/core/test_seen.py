@@ -3,6 +3,7 @@
 import msgspec
 
 from sutura.core.catalog.audience import Restricted
+from sutura.core.catalog.model import Derived, DerivedOp
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.tool.caller import EveryAudience
 from sutura.core.tool.seen import seen_by
@@ -35,3 +36,24 @@ def test_a_restricted_metric_is_seen_only_by_its_audience_and_the_digest_stays()
     assert inside.catalog.metric(hidden) is not None
     assert outside.digest == inside.digest == pinned.digest
     assert outside.catalog.models == pinned.catalog.models
+
+
+def test_a_restricted_derived_metric_is_seen_only_by_its_audience() -> None:
+    first, second = (m.name for m in PINNED.catalog.metrics[:2])
+    derived = Derived(
+        name="blend",
+        op=DerivedOp.SUM,
+        of=(first, second),
+        grains=PINNED.catalog.metrics[0].grains[:1],
+        audience=Restricted(ids=("finance",)),
+    )
+    catalog = msgspec.structs.replace(PINNED.catalog, derived=(derived,))
+    pinned = msgspec.structs.replace(
+        PINNED, catalog=catalog, metric_digests={**PINNED.metric_digests, "blend": "ab"}
+    )
+    outside = seen_by(pinned, frozenset({"sales"}))
+    inside = seen_by(pinned, frozenset({"finance"}))
+    assert outside.catalog.derived_metric("blend") is None
+    assert "blend" not in outside.metric_digests
+    assert inside.catalog.derived_metric("blend") == derived
+    assert inside.metric_digests["blend"] == "ab"

@@ -9,10 +9,14 @@ import datetime
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from sutura.core.catalog.model import Derived, DerivedOp, Grain, ZeroDenominator
+from sutura.core.question.resolve import Resolved, resolve_question
+from sutura.core.settings import LimitsSettings
 from sutura.core.sql.compile import CompiledQuery, Dialect, compile_question
-from tests.core.sample_catalog import CATALOG, resolved
+from tests.core.sample_catalog import CATALOG, PINNED, TODAY, question, resolved
 
 HERE = Path(__file__).parent
 DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")
@@ -92,6 +96,50 @@ CASES: dict[str, dict[str, object]] = {
 }
 
 
+# Derived metrics, compiled against the sample catalog with two of them added: the statement
+# fetches both referents (their filters inline where they differ), nothing else.
+DERIVED = (
+    Derived(
+        name="revenue_per_order",
+        op=DerivedOp.RATIO,
+        of=("revenue", "order_count"),
+        grains=(Grain.MONTH,),
+        dimensions=("channel",),
+        zero_denominator=ZeroDenominator.YIELDS_NULL,
+    ),
+    Derived(
+        name="revenue_and_paid_orders",
+        op=DerivedOp.SUM,
+        of=("revenue", "paid_orders"),
+        grains=(Grain.MONTH,),
+        dimensions=("channel",),
+    ),
+)
+DERIVED_PINNED = msgspec.structs.replace(
+    PINNED, catalog=msgspec.structs.replace(CATALOG, derived=DERIVED)
+)
+DERIVED_CASES: dict[str, dict[str, object]] = {
+    "derived_revenue_per_order_by_channel": {
+        "metrics": ["revenue_per_order"],
+        "dimensions": ["channel"],
+    },
+    "derived_running_revenue_and_paid_orders_top_channel_per_month": {
+        "metrics": ["revenue_and_paid_orders"],
+        "dimensions": ["channel"],
+        "window": {"running": True},
+        "top": {"n": 1, "by": "revenue_and_paid_orders", "per": "period"},
+    },
+}
+CASES.update(DERIVED_CASES)
+
+
+def _resolved(case: str) -> Resolved:
+    if case in DERIVED_CASES:
+        asked = question(**DERIVED_CASES[case])
+        return resolve_question(asked, DERIVED_PINNED, LimitsSettings(), TODAY).unwrap()
+    return resolved(**CASES[case])
+
+
 def _param(value: object) -> str:
     if isinstance(value, datetime.date):
         return f"date {value.isoformat()}"
@@ -113,7 +161,8 @@ def _golden_text(case: str, dialect: Dialect, compiled: CompiledQuery) -> str:
 def test_compiled_sql_matches_its_golden_file(
     case: str, dialect: Dialect, update_golden: bool
 ) -> None:
-    compiled = compile_question(resolved(**CASES[case]), CATALOG, dialect)
+    catalog = DERIVED_PINNED.catalog if case in DERIVED_CASES else CATALOG
+    compiled = compile_question(_resolved(case), catalog, dialect)
     text = _golden_text(case, dialect, compiled)
     path = HERE / f"{case}.{dialect}.sql"
     if update_golden:

@@ -21,7 +21,7 @@ import sutura
 from sutura.core import codec
 from sutura.core.catalog import audience, knowledge, parse
 from sutura.core.catalog import model as catalog_model
-from sutura.core.catalog.model import Aggregate, Grain, ZeroDenominator
+from sutura.core.catalog.model import Aggregate, DerivedOp, Grain, ZeroDenominator
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.catalog.physical import PhysicalSchema
 from sutura.core.catalog.prose import CatalogProse
@@ -142,7 +142,17 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
         ZeroDenominator,
         "YIELDS_ZERO",
-        {"core/sql/shape.py": 1},
+        {"core/sql/shape.py": 1, "core/sql/combine.py": 1},
+    ),
+    enum_row(
+        "a_new_derived_op_fails_mypy_where_derived_values_are_computed",
+        DerivedOp,
+        "QUOTIENT",
+        {
+            "core/sql/combine.py": 1,
+            "core/catalog/build_derived.py": 1,
+            "core/question/resolve.py": 1,
+        },
     ),
     union_row(
         "a_new_term_fails_mypy_where_terms_are_checked_and_compiled",
@@ -205,7 +215,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Audience",
         "Internal",
         "note: str",
-        {"core/catalog/audience.py": 2},
+        {"core/catalog/audience.py": 2, "core/catalog/check_derived.py": 2},
     ),
     union_row(
         "a_new_definition_fails_mypy_where_the_catalog_indexes_documents",

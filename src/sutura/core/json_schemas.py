@@ -25,6 +25,7 @@ import msgspec
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.catalog.written import (
     WrittenCaveat,
+    WrittenDerivedMetric,
     WrittenExample,
     WrittenGlossary,
     WrittenMetric,
@@ -59,6 +60,13 @@ _TITLES: Final = {
 }
 
 
+_WRITTEN_WITH: Final[dict[DocumentKind, tuple[str, type[msgspec.Struct]]]] = {
+    DocumentKind.METRIC: ("derived", WrittenDerivedMetric),
+}
+"""A kind written another way when a key is present: ``kind: metric`` with ``derived``."""
+_DERIVED_TITLE: Final = "A derived metric: the ratio, difference, sum or product of two metrics"
+
+
 def modeline(schema_path: str) -> str:
     """The comment that points the YAML language server at a schema.
 
@@ -70,10 +78,13 @@ def modeline(schema_path: str) -> str:
 
 def catalog_schema() -> dict[str, Any]:
     """The front matter of any catalog document: the schema of its ``kind``."""
-    _, components = msgspec.json.schema_components(list(WRITTEN.values()))
+    _, components = msgspec.json.schema_components([*WRITTEN.values(), WrittenDerivedMetric])
     defs: dict[str, Any] = {name: _text_leaves(d) for name, d in components.items()}
     for kind, written in WRITTEN.items():
         defs[written.__name__] = _kind_def(components[written.__name__], kind)
+    derived = _kind_def(components[WrittenDerivedMetric.__name__], DocumentKind.METRIC)
+    derived["title"] = _DERIVED_TITLE
+    defs[WrittenDerivedMetric.__name__] = derived
     kinds = [kind.value for kind in WRITTEN]
     return {
         "$schema": DIALECT,
@@ -84,9 +95,9 @@ def catalog_schema() -> dict[str, Any]:
         "allOf": [
             {
                 "if": {"properties": {"kind": {"const": kind.value}}, "required": ["kind"]},
-                "then": {"$ref": f"#/$defs/{written.__name__}"},
+                "then": _then(kind),
             }
-            for kind, written in WRITTEN.items()
+            for kind in WRITTEN
         ],
         "$defs": defs,
     }
@@ -95,8 +106,17 @@ def catalog_schema() -> dict[str, Any]:
 def kind_schema(kind: DocumentKind) -> dict[str, Any]:
     """The front matter of a document of one ``kind``."""
     whole = catalog_schema()
-    name = WRITTEN[kind].__name__
-    return {"$schema": DIALECT, "$ref": f"#/$defs/{name}", "$defs": whole["$defs"]}
+    return {"$schema": DIALECT, **_then(kind), "$defs": whole["$defs"]}
+
+
+def _then(kind: DocumentKind) -> dict[str, Any]:
+    """The schema a document of ``kind`` meets: a metric with ``derived`` is a derived metric."""
+    own = {"$ref": f"#/$defs/{WRITTEN[kind].__name__}"}
+    written_with = _WRITTEN_WITH.get(kind)
+    if written_with is None:
+        return own
+    key, written = written_with
+    return {"if": {"required": [key]}, "then": {"$ref": f"#/$defs/{written.__name__}"}, "else": own}
 
 
 def _text_leaves(node: Any) -> Any:

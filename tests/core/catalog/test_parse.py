@@ -480,6 +480,7 @@ def test_the_catalog_docs_show_one_example_of_each_kind() -> None:
     kinds = sorted(type(parsed("docs.md", t).definition).__name__ for t in _documented_examples())
     assert kinds == [
         "Caveat",
+        "Derived",
         "GlossaryTerm",
         "Metric",
         "Model",

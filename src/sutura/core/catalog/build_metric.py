@@ -51,13 +51,14 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
             for i, f in enumerate(written.required_filters)
         ),
         anchor=None if written.anchor is None else _anchor(check, written.anchor),
-        audience=_audience(check, written.audience),
+        audience=audience(check, written.audience),
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
     )
 
 
-def _audience(check: Checker, written: str | WrittenRestricted) -> Audience:
+def audience(check: Checker, written: str | WrittenRestricted) -> Audience:
+    """The ``audience`` key: ``open`` or ``{restricted: [ids]}``."""
     if isinstance(written, str):
         if written != _OPEN:
             check.fail("audience", "expected open, or {restricted: [audience ids]}")

@@ -15,6 +15,7 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.check_derived import derived_errors
 from sutura.core.catalog.check_knowledge import collected, knowledge_errors
 from sutura.core.catalog.crossing import source_crossings
 from sutura.core.catalog.error import CatalogError, quoted
@@ -30,6 +31,7 @@ from sutura.core.catalog.model import (
     AggregateTerm,
     Catalog,
     CountIfTerm,
+    Derived,
     Dimension,
     FilterEquals,
     FilterIsNotNull,
@@ -61,6 +63,8 @@ class _Index:
         self.models: dict[str, tuple[Document, Model]] = {}
         self.relationships: dict[str, tuple[Document, Relationship]] = {}
         self.metrics: dict[str, tuple[Document, Metric]] = {}
+        self.derived: dict[str, tuple[Document, Derived]] = {}
+        self._metric_names: dict[str, Document] = {}  # metrics and derived metrics share names
         self.knowledge: list[tuple[Document, KnowledgeDocument]] = []
         self.duplicates: list[CatalogError] = []
         for doc in documents:
@@ -76,7 +80,14 @@ class _Index:
                 first = self.relationships.setdefault(definition.name, (doc, definition))[0]
                 kind = DocumentKind.RELATIONSHIP
             case Metric():
-                first = self.metrics.setdefault(definition.name, (doc, definition))[0]
+                first = self._metric_names.setdefault(definition.name, doc)
+                if first is doc:
+                    self.metrics[definition.name] = (doc, definition)
+                kind = DocumentKind.METRIC
+            case Derived():
+                first = self._metric_names.setdefault(definition.name, doc)
+                if first is doc:
+                    self.derived[definition.name] = (doc, definition)
                 kind = DocumentKind.METRIC
             case GlossaryTerm() | Caveat() | NotDefined() | WorkedExample():
                 self.knowledge.append((doc, definition))  # names checked with the knowledge
@@ -115,8 +126,10 @@ def check_catalog(
         errors.extend(_relationship_errors(index, doc, relationship))
     for doc, metric in index.metrics.values():
         errors.extend(_metric_errors(index, doc, metric))
+    for doc, derived in index.derived.values():
+        errors.extend(derived_errors(index.models, index.metrics, index.derived, doc, derived))
     errors.extend(source_crossings(index.models, index.relationships, index.metrics))
-    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today))
+    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today, index.derived))
     if errors:
         return Failure(errors)
     return Success(
@@ -127,6 +140,7 @@ def check_catalog(
             ),
             metrics=tuple(sorted((m for _, m in index.metrics.values()), key=lambda m: m.name)),
             knowledge=collected(index.knowledge),
+            derived=tuple(sorted((d for _, d in index.derived.values()), key=lambda d: d.name)),
         )
     )
 
@@ -191,7 +205,7 @@ def _dimension_name_errors(index: _Index, doc: Document, metric: Metric) -> Iter
         key = f"dimensions[{i}].name"
         if dimension.name in names:
             yield doc.error(key, f"the dimension {quoted(dimension.name)} is listed twice")
-        if dimension.name in index.metrics:
+        if dimension.name in index.metrics or dimension.name in index.derived:
             yield doc.error(key, "a dimension may not share its name with a metric")
         names.add(dimension.name)
 

@@ -31,7 +31,7 @@ from sutura.core.catalog.knowledge import (
     NotDefined,
     WorkedExample,
 )
-from sutura.core.catalog.model import Catalog, Metric
+from sutura.core.catalog.model import Catalog, Derived, Metric
 from sutura.core.catalog.parse import Document
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.outcome.refusal import Refusal
@@ -41,24 +41,31 @@ from sutura.core.settings import LimitsSettings
 
 Found = Sequence[tuple[Document, KnowledgeDocument]]
 Metrics = Mapping[str, tuple[Document, Metric]]
+DerivedMetrics = Mapping[str, tuple[Document, Derived]]
 
 
 def knowledge_errors(
-    found: Found, metrics: Metrics, limits: LimitsSettings, today: datetime.date
+    found: Found,
+    metrics: Metrics,
+    limits: LimitsSettings,
+    today: datetime.date,
+    derived: DerivedMetrics | None = None,
 ) -> Iterator[CatalogError]:
-    """Every problem of the knowledge documents ``found``, against the catalog's metrics."""
+    """Every problem of the knowledge documents ``found``, against the catalog's metrics
+    (derived metrics among them: knowledge may be about one as about any metric)."""
+    derived = derived or {}
     words = _Words(metrics)
     names: dict[tuple[str, str], Document] = {}
-    only = _metrics_only(metrics)  # once: every worked question resolves against it
+    only = _metrics_only(metrics, derived)  # once: every worked question resolves against it
     for doc, item in found:
         match item:
             case GlossaryTerm():
                 yield from words.add(doc, item, defined=True)
-                yield from _means_errors(doc, item, metrics)
+                yield from _means_errors(doc, item, metrics, derived)
             case Caveat():
                 yield from _name_error(names, doc, "caveat", item.name)
                 for i, name in enumerate(item.about):
-                    if name not in metrics:
+                    if name not in metrics and name not in derived:
                         yield doc.error(f"about[{i}].metric", _no_metric(name))
             case NotDefined():
                 yield from words.add(doc, item, defined=False)
@@ -157,19 +164,39 @@ def _name_error(
         yield doc.error("name", f"another {kind} is already called {quoted(name)}, in {where}")
 
 
-def _means_errors(doc: Document, term: GlossaryTerm, metrics: Metrics) -> Iterator[CatalogError]:
+def _means_errors(
+    doc: Document, term: GlossaryTerm, metrics: Metrics, derived: DerivedMetrics
+) -> Iterator[CatalogError]:
     means = term.means
     found = metrics.get(means.metric)
-    if found is None:
+    combined = derived.get(means.metric)
+    if found is None and combined is None:
         yield doc.error("means.metric", _no_metric(means.metric))
         return
     match means:
         case MeansMetric():
             return
         case MeansValue():
-            yield from _value_errors(doc, found[1], means)
+            if found is not None:
+                yield from _value_errors(doc, found[1], means)
+            elif combined is not None:
+                yield from _derived_value_errors(doc, combined[1], means, metrics)
         case _:
             assert_never(means)
+
+
+def _derived_value_errors(
+    doc: Document, derived: Derived, means: MeansValue, metrics: Metrics
+) -> Iterator[CatalogError]:
+    """A value of a dimension the derived metric lists, allowed by each referent."""
+    if means.dimension not in derived.dimensions:
+        named = f"{quoted(derived.name)} has no dimension {quoted(means.dimension)}"
+        yield doc.error("means.dimension", f"the metric {named}")
+        return
+    for name in derived.of:
+        if name in metrics:
+            yield from _value_errors(doc, metrics[name][1], means)
+            return  # one sentence is enough; the other referent is checked once this is fixed
 
 
 def _value_errors(doc: Document, metric: Metric, means: MeansValue) -> Iterator[CatalogError]:
@@ -209,10 +236,15 @@ def _example_errors(
             assert_never(problem)
 
 
-def _metrics_only(metrics: Metrics) -> PinnedDefinitions:
+def _metrics_only(metrics: Metrics, derived: DerivedMetrics) -> PinnedDefinitions:
     """The catalog's metrics as resolution reads them, before anything is pinned (resolution
     reads the metrics alone; the digests are computed once the whole catalog is checked)."""
-    catalog = Catalog(models=(), relationships=(), metrics=tuple(m for _, m in metrics.values()))
+    catalog = Catalog(
+        models=(),
+        relationships=(),
+        metrics=tuple(m for _, m in metrics.values()),
+        derived=tuple(d for _, d in derived.values()),
+    )
     return PinnedDefinitions(
         version="", digest="", time_zone="", metric_digests={}, catalog=catalog
     )

@@ -37,6 +37,19 @@ class ZeroDenominator(StrEnum):
     FAILS = "fails"
 
 
+class DerivedOp(StrEnum):
+    """How a derived metric combines its two referents, ``of: [first, second]``.
+
+    ``ratio`` is first / second, ``difference`` first - second, ``sum`` first + second and
+    ``product`` first * second.
+    """
+
+    RATIO = "ratio"
+    DIFFERENCE = "difference"
+    SUM = "sum"
+    PRODUCT = "product"
+
+
 class Column(Frozen, frozen=True):
     """A column of a model; ``type`` and ``description`` are optional author notes."""
 
@@ -188,6 +201,24 @@ class Metric(Frozen, frozen=True):
         return max(self.grains, key=GRAIN_ORDER.index)
 
 
+class Derived(Frozen, frozen=True):
+    """A certified metric computed from two other metrics, ``op`` applied to ``of``.
+
+    ``of`` names two metrics that are not derived themselves; the derived metric lists the
+    grains and dimensions it may be asked at, each listed by both referents (checked at load).
+    ``zero_denominator`` is set exactly for ``ratio``.
+    """
+
+    name: str
+    op: DerivedOp
+    of: tuple[str, str]
+    grains: tuple[Grain, ...]
+    dimensions: tuple[str, ...] = ()
+    zero_denominator: ZeroDenominator | None = None
+    audience: Audience = OPEN
+    description: str = ""
+
+
 class Catalog(Frozen, frozen=True, dict=True):
     """Every document of a catalog, validated together, sorted by name.
 
@@ -200,6 +231,7 @@ class Catalog(Frozen, frozen=True, dict=True):
     relationships: tuple[Relationship, ...]
     metrics: tuple[Metric, ...]
     knowledge: Knowledge = msgspec.field(default_factory=Knowledge)
+    derived: tuple[Derived, ...] = ()
 
     def model(self, name: str) -> Model | None:
         """The model called ``name``."""
@@ -212,6 +244,14 @@ class Catalog(Frozen, frozen=True, dict=True):
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``."""
         return self._metrics.get(name)
+
+    def derived_metric(self, name: str) -> Derived | None:
+        """The derived metric called ``name``."""
+        return self._derived.get(name)
+
+    @functools.cached_property
+    def _derived(self) -> dict[str, Derived]:
+        return _first_by_name(self.derived)
 
     @functools.cached_property
     def _models(self) -> dict[str, Model]:

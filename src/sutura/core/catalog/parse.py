@@ -19,6 +19,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.base import Frozen
 from sutura.core.catalog.build import Checker, build_model, build_relationship
+from sutura.core.catalog.build_derived import build_derived
 from sutura.core.catalog.build_knowledge import (
     build_caveat,
     build_example,
@@ -35,9 +36,10 @@ from sutura.core.catalog.front_matter import (
     read_front_matter,
 )
 from sutura.core.catalog.knowledge import Caveat, GlossaryTerm, NotDefined, WorkedExample
-from sutura.core.catalog.model import Metric, Model, Relationship
+from sutura.core.catalog.model import Derived, Metric, Model, Relationship
 from sutura.core.catalog.written import (
     WrittenCaveat,
+    WrittenDerivedMetric,
     WrittenExample,
     WrittenGlossary,
     WrittenMetric,
@@ -47,6 +49,7 @@ from sutura.core.catalog.written import (
 )
 
 Definition = Model | Relationship | Metric | GlossaryTerm | Caveat | NotDefined | WorkedExample
+"""What a document defines; a derived metric (``Derived``) is a metric document too."""
 
 
 class DocumentKind(StrEnum):
@@ -65,7 +68,7 @@ class Document(Frozen, frozen=True):
     """One parsed document: its file, its definition and the line of every key path in it."""
 
     file: str
-    definition: Definition
+    definition: Definition | Derived
     lines: dict[str, int]
 
     def error(self, key: str, problem: str) -> CatalogError:
@@ -96,7 +99,7 @@ def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogEr
     return Success(Document(file=file_label, definition=definition, lines=front.lines))
 
 
-def _definition(check: Checker, front: FrontMatter) -> Definition:
+def _definition(check: Checker, front: FrontMatter) -> Definition | Derived:
     kind = _kind(check, front.values.get("kind"))
     match kind:
         case DocumentKind.MODEL:
@@ -105,6 +108,9 @@ def _definition(check: Checker, front: FrontMatter) -> Definition:
             written = check.convert(front.values, WrittenRelationship)
             return build_relationship(check, written, front.body)
         case DocumentKind.METRIC:
+            if "derived" in front.values:
+                written_derived = check.convert(front.values, WrittenDerivedMetric)
+                return build_derived(check, written_derived, front.body)
             return build_metric(check, check.convert(front.values, WrittenMetric), front.body)
         case DocumentKind.GLOSSARY:
             return build_glossary(check, check.convert(front.values, WrittenGlossary), front.body)

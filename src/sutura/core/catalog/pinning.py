@@ -22,7 +22,14 @@ import msgspec
 
 from sutura.core.catalog.audience import canonical_audience
 from sutura.core.catalog.knowledge_meaning import knowledge_meaning
-from sutura.core.catalog.model import GRAIN_ORDER, Catalog, Metric, Model, Relationship
+from sutura.core.catalog.model import (
+    GRAIN_ORDER,
+    Catalog,
+    Derived,
+    Metric,
+    Model,
+    Relationship,
+)
 from sutura.core.catalog.pinned import PinnedDefinitions
 
 # The version names the semantics the definitions are answered under (docs/semantics.md), so
@@ -45,7 +52,30 @@ def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
     }
     if not catalog.knowledge.empty:  # a catalog without knowledge keeps the digest it had
         meaning["knowledge"] = knowledge_meaning(catalog.knowledge)
+    if catalog.derived:  # a catalog without derived metrics keeps the digest it had
+        meaning["derived"] = [_derived(d) for d in sorted(catalog.derived, key=_by_name)]
     return _encoder.encode(meaning)
+
+
+def derived_canonical_form(catalog: Catalog, derived: Derived, time_zone: str) -> bytes:
+    """A derived metric's meaning together with each referent's whole canonical form.
+
+    Changing anything a referent's answer depends on (its measure, filters, model, joins)
+    moves the derived metric's digest.
+    """
+    referents = [catalog.metric(name) for name in derived.of]
+    return _encoder.encode(
+        {
+            "canonical_form": CANONICAL_FORM_VERSION,
+            "derived": _derived(derived),
+            "time_zone": time_zone,
+            "referents": [
+                msgspec.json.decode(metric_canonical_form(catalog, m, time_zone))
+                for m in referents
+                if m is not None
+            ],
+        }
+    )
 
 
 def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
@@ -83,6 +113,10 @@ def pin(catalog: Catalog, version: str, time_zone: str) -> PinnedDefinitions:
         metric_digests={
             m.name: _sha256(metric_canonical_form(catalog, m, time_zone))
             for m in sorted(catalog.metrics, key=_by_name)
+        }
+        | {
+            d.name: _sha256(derived_canonical_form(catalog, d, time_zone))
+            for d in sorted(catalog.derived, key=_by_name)
         },
         time_zone=time_zone,
         catalog=catalog,
@@ -93,7 +127,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _by_name(value: Model | Relationship | Metric) -> str:
+def _by_name(value: Model | Relationship | Metric | Derived) -> str:
     return value.name
 
 
@@ -123,7 +157,15 @@ def _metric(metric: Metric) -> dict[str, Any]:
     return meaning
 
 
-def _builtins(value: Model | Relationship | Metric) -> dict[str, Any]:
+def _derived(derived: Derived) -> dict[str, Any]:
+    meaning = _builtins(derived)
+    meaning["audience"] = canonical_audience(derived.audience)
+    meaning["grains"] = [g.value for g in GRAIN_ORDER if g in derived.grains]
+    meaning["dimensions"] = sorted(derived.dimensions)
+    return meaning
+
+
+def _builtins(value: Model | Relationship | Metric | Derived) -> dict[str, Any]:
     """``value`` as plain JSON values, every field spelled out, without its own description."""
     meaning = msgspec.to_builtins(value)
     assert isinstance(meaning, dict)  # a Struct becomes a dict

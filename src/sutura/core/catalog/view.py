@@ -40,7 +40,7 @@ import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.knowledge import Knowledge
-from sutura.core.catalog.model import Dimension, Grain, Metric
+from sutura.core.catalog.model import Catalog, Derived, Dimension, Grain, Metric
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.catalog.view_knowledge import (
@@ -155,6 +155,35 @@ def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> Catalo
     )
 
 
+def _derived(
+    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge
+) -> CatalogMetric:
+    """A derived metric, listed like any metric (the tool list's size budget leaves no room for
+    its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
+    define them, filterable on the values both allow, group by only when either is."""
+    referents = [m for m in (catalog.metric(name) for name in derived.of) if m is not None]
+    dimensions = []
+    for name in derived.dimensions:
+        found = [d for d in (m.dimension(name) for m in referents) if d is not None]
+        allowed = [v for v in found[0].values or () if all(v in (d.values or ()) for d in found)]
+        filterable = all(d.values is not None for d in found)
+        dimensions.append(
+            CatalogDimension(
+                name=name,
+                description=Carried.under(prose, found[0].description),
+                filterable=filterable,
+                allowed_values=list(allowed) if filterable else msgspec.UNSET,
+            )
+        )
+    return CatalogMetric(
+        name=derived.name,
+        description=Carried.under(prose, derived.description),
+        grains=list(derived.grains),
+        dimensions=dimensions,
+        caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
+    )
+
+
 def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     kind = "filterable" if dimension.filterable else "group by only"
     lines = [f"dimension: {escape_cell(dimension.name)} ({kind})"]
@@ -246,13 +275,20 @@ class CatalogView:
         )
         catalog = pinned.catalog
         # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
-        knowledge = catalog.knowledge.following(frozenset(m.name for m in catalog.metrics))
+        shown = frozenset(m.name for m in catalog.metrics) | {d.name for d in catalog.derived}
+        knowledge = catalog.knowledge.following(shown)
         body = CatalogBody(
             provenance=provenance,
             catalog_prose=prose,
             not_defined=[not_defined_part(n, prose) for n in knowledge.not_defined],
             glossary=[term_part(g, prose) for g in knowledge.glossary],
-            metrics=[_metric(metric, prose, knowledge) for metric in catalog.metrics],
+            metrics=sorted(
+                [
+                    *(_metric(metric, prose, knowledge) for metric in catalog.metrics),
+                    *(_derived(d, catalog, prose, knowledge) for d in catalog.derived),
+                ],
+                key=lambda metric: metric.name,
+            ),
             examples=[example_part(e, prose) for e in knowledge.examples],
             operator_instructions=msgspec.UNSET if instructions is None else instructions,
         )

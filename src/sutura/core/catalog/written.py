@@ -147,6 +147,25 @@ class WrittenMetric(Frozen, frozen=True, kw_only=True):
     authored_sql: str | None = None
 
 
+class WrittenDerived(Frozen, frozen=True, kw_only=True):
+    """``{op, of: [first, second], zero_denominator?}``."""
+
+    op: str
+    of: list[str]
+    zero_denominator: str | None = None
+
+
+class WrittenDerivedMetric(Frozen, frozen=True, kw_only=True):
+    """``kind: metric`` with ``derived:`` (no model, measure or time column of its own)."""
+
+    kind: str
+    name: str
+    derived: WrittenDerived
+    grains: list[str]
+    dimensions: list[str] = msgspec.field(default_factory=list)
+    audience: str | WrittenRestricted
+
+
 class WrittenMeans(Frozen, frozen=True):
     """``{metric}`` or ``{metric, dimension, value}``."""
 

@@ -22,6 +22,8 @@ from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
+    Derived,
+    DerivedOp,
     Dimension,
     Grain,
     Metric,
@@ -122,10 +124,14 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     reads: tuple[Bounds, ...] = ()
     """The half-open ranges the statement reads when it is not ``(start, end)`` alone: the
     prior range of ``compare`` and the range, or the range reaching back for ``window``."""
+    derived: Derived | None = None
+    """The derived metric asked (alone); ``metrics`` are then its two referents, in order."""
 
     @property
     def metric_names(self) -> tuple[str, ...]:
-        """The requested metrics' names, in the requested order."""
+        """The requested metrics' names, in the requested order (the answer's metric columns)."""
+        if self.derived is not None:
+            return (self.derived.name,)
         return tuple(m.name for m in self.metrics)
 
     @property
@@ -151,8 +157,14 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
 
     @property
     def derives(self) -> bool:
-        """Whether the answer's rows are derived after the statement (compare, window, fill)."""
-        return self.compare is not None or self.window is not None or self.fill
+        """Whether the answer's rows are derived after the statement (compare, window, fill,
+        or a derived metric)."""
+        return (
+            self.compare is not None
+            or self.window is not None
+            or self.fill
+            or self.derived is not None
+        )
 
 
 def resolve_question(
@@ -172,26 +184,56 @@ def resolve_question(
     Returns:
         The resolved question, or the refusal or question error that stops it.
     """
-    metrics = _metrics(question.metrics, pinned)
+    derived = _derived_asked(question.metrics, pinned)
+    if derived is not None and not isinstance(derived, Derived):
+        return Failure(derived)
+    names = question.metrics if derived is None else list(derived.of)
+    metrics = _metrics(names, pinned)
     if not isinstance(metrics, tuple):
         return Failure(metrics)
     problem = (
-        _combinable(metrics)
+        (None if derived is None else _derived_allows(derived, question))
+        or _combinable(metrics)
         or _grain_listed(metrics, question.grain)
         or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
         or _filters_allowed(metrics, question.filters)
         or _top_valid(question.top, question.metrics, limits.max_rows)
-        or _window_valid(question.window, question.compare, metrics)
+        or _window_valid(question.window, question.compare, metrics, derived)
     )
     if problem is not None:
         return Failure(problem)
     return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits)
+        lambda bounds: _derived(question, metrics, bounds, limits, derived)
     )
 
 
+def _derived_asked(names: list[str], pinned: PinnedDefinitions) -> Derived | Problem | None:
+    """The derived metric asked, if any; it is asked alone."""
+    found = [d for d in (pinned.catalog.derived_metric(name) for name in names) if d]
+    if not found:
+        return None
+    if len(names) != 1:
+        problem = f"the derived metric {found[0].name} is asked alone, without other metrics"
+        return QuestionError(field="$.metrics", problem=problem)
+    return found[0]
+
+
+def _derived_allows(derived: Derived, question: Question) -> Refusal | None:
+    """A derived metric is asked only at the grains and dimensions it lists."""
+    if question.grain not in derived.grains:
+        return refusal(RefusalCode.GRAIN_NOT_SUPPORTED)
+    asked = [*question.dimensions, *(f.dimension for f in question.filters)]
+    if any(name not in derived.dimensions for name in asked):
+        return refusal(RefusalCode.DIMENSION_NOT_PERMITTED)
+    return None
+
+
 def _derived(
-    question: Question, metrics: tuple[Metric, ...], bounds: Bounds, limits: LimitsSettings
+    question: Question,
+    metrics: tuple[Metric, ...],
+    bounds: Bounds,
+    limits: LimitsSettings,
+    derived: Derived | None,
 ) -> Result[Resolved, Problem]:
     """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
     top = question.top
@@ -230,6 +272,7 @@ def _derived(
             window=window,
             fill=question.fill,
             reads=reads,
+            derived=derived,
         )
     )
 
@@ -440,7 +483,10 @@ def additive(metric: Metric) -> bool:
 
 
 def _window_valid(
-    window: Window | None, compare: Compare | None, metrics: tuple[Metric, ...]
+    window: Window | None,
+    compare: Compare | None,
+    metrics: tuple[Metric, ...],
+    derived: Derived | None = None,
 ) -> Problem | None:
     """Refuse a window that is not exactly one form, with compare, or over a non-additive
     metric (``window_not_additive``: it is never approximated by adding up parts)."""
@@ -454,9 +500,23 @@ def _window_valid(
         return QuestionError(field="$.window.trailing", problem="must be at least 1")
     if compare is not None:
         return QuestionError(field="$.compare", problem="cannot be combined with window")
-    if not all(additive(m) for m in metrics):
+    if not all(additive(m) for m in metrics) or not adds_up(derived):
         return refusal(RefusalCode.WINDOW_NOT_ADDITIVE)
     return None
+
+
+def adds_up(derived: Derived | None) -> bool:
+    """Whether a derived metric adds up over periods when its referents do (a sum or a
+    difference), so that it may be windowed and a filled period holds zero."""
+    if derived is None:
+        return True
+    match derived.op:
+        case DerivedOp.SUM | DerivedOp.DIFFERENCE:
+            return True
+        case DerivedOp.RATIO | DerivedOp.PRODUCT:
+            return False
+        case _:
+            assert_never(derived.op)
 
 
 def _range(

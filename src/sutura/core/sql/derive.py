@@ -33,11 +33,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import assert_never
 
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.model import Derived
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
-from sutura.core.question.resolve import Resolved, Running, Trailing, prior_period
+from sutura.core.question.resolve import Resolved, Running, Trailing, adds_up, prior_period
+from sutura.core.sql.combine import combine
 from sutura.core.sql.compile import (
     CompiledQuery,
     Derivation,
@@ -80,8 +83,14 @@ def derive_rows(
     resolved = derivation.resolved
     width = 1 + len(resolved.dimensions)
     groups = _groups(fetched, width, compiled.outputs[width:], quotient)
+    zero_filled = derivation.zero_filled
+    if resolved.derived is not None:
+        combined = _combined(groups, resolved.derived)
+        if not is_successful(combined):
+            return Failure(combined.failure())
+        zero_filled = (all(zero_filled) and adds_up(resolved.derived),)
     if resolved.fill:
-        _fill(groups, resolved, derivation.zero_filled)
+        _fill(groups, resolved, zero_filled)
     rows = _answer_rows(groups, resolved)
     if resolved.top is not None:
         rows = _top(rows, resolved, width)
@@ -92,6 +101,17 @@ def derive_rows(
 
 Groups = dict[Key, dict[str, list[Value]]]
 """Per group of dimension values, per period (ISO text), each metric's value."""
+
+
+def _combined(groups: Groups, derived: Derived) -> Result[None, Refusal]:
+    """Each period's two referent values replaced, in place, by the derived metric's value."""
+    for periods in groups.values():
+        for period, (first, second) in periods.items():
+            value = combine(derived.op, first, second, derived.zero_denominator)
+            if not is_successful(value):
+                return Failure(value.failure())
+            periods[period] = [value.unwrap()]
+    return Success(None)
 
 
 def _groups(

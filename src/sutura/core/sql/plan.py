@@ -97,6 +97,15 @@ def _describe_filter(item: RequiredFilter) -> str:
 def _derived_lines(resolved: Resolved) -> list[str]:
     """The ranges read besides the question's, and what is derived from the rows."""
     lines: list[str] = []
+    derived = resolved.derived
+    if derived is not None:
+        first, second = derived.of
+        zero = "" if derived.zero_denominator is None else f"; a zero {second}: "
+        zero += "" if derived.zero_denominator is None else derived.zero_denominator.value
+        lines.append(
+            f"derived: {derived.name} = {derived.op.value} of {first} and {second}, exact,"
+            f" from both in each row (both fetched by this statement{zero})"
+        )
     if resolved.read_ranges != ((resolved.start, resolved.end),):
         lines.extend(
             f"read: from {start.isoformat()} (inclusive) to {end.isoformat()} (exclusive)"

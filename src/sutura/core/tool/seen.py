@@ -33,11 +33,12 @@ def seen_by(pinned: PinnedDefinitions, audiences: Audiences) -> PinnedDefinition
 def _restricted_to(pinned: PinnedDefinitions, audiences: frozenset[str]) -> PinnedDefinitions:
     catalog = pinned.catalog
     metrics = tuple(m for m in catalog.metrics if admits(m.audience, audiences))
-    if len(metrics) == len(catalog.metrics):
+    derived = tuple(d for d in catalog.derived if admits(d.audience, audiences))
+    if len(metrics) == len(catalog.metrics) and len(derived) == len(catalog.derived):
         return pinned
-    names = frozenset(m.name for m in metrics)
+    names = frozenset(m.name for m in metrics) | frozenset(d.name for d in derived)
     seen = msgspec.structs.replace(
-        catalog, metrics=metrics, knowledge=catalog.knowledge.following(names)
+        catalog, metrics=metrics, derived=derived, knowledge=catalog.knowledge.following(names)
     )
     digests = {name: d for name, d in pinned.metric_digests.items() if name in names}
     return msgspec.structs.replace(pinned, catalog=seen, metric_digests=digests)

@@ -65,7 +65,7 @@ def describe_metric(loaded: Loaded, name: str) -> str | None:
     the output stays valid JSON of the same value and a line break reads ``\\n`` once.
     """
     catalog = loaded.pinned.catalog
-    metric = catalog.metric(name)
+    metric = catalog.metric(name) or catalog.derived_metric(name)
     if metric is None:
         return None
     knowledge = catalog.knowledge
