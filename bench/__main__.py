@@ -19,6 +19,7 @@ from bench.table import render as render_table
 
 SECTIONS = (
     "answer",
+    "cache",
     "derived",
     "render",
     "batch",

@@ -1,5 +1,6 @@
 """Shared test configuration."""
 
+import datetime
 import logging
 import os
 from collections.abc import Iterator
@@ -28,6 +29,21 @@ def _restore_logging() -> Iterator[None]:
     logging.getLogger().handlers[:] = handlers
     for handler, kept in filters.items():  # a command adds its filters to the handlers it finds
         handler.filters[:] = kept
+
+
+PINNED_INSTANT = datetime.datetime(2024, 6, 1, 12, 0, tzinfo=datetime.UTC)
+"""The wall clock every service in this process reads unless a test injects its own: an
+answer's ``computed_at`` is then the same on every engine and surface, so their halves compare
+byte for byte. (Spawned processes read the real clock.)"""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _pinned_wall_clock() -> Iterator[None]:
+    from sutura.boundary import service as service_module
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service_module, "utc_now", lambda: PINNED_INSTANT)
+        yield
 
 
 @pytest.fixture

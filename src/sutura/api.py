@@ -54,6 +54,7 @@ definitions: example-1 (digest ...)
   revenue: ...
 time zone: UTC
 read from main as: shared-service-user
+computed at: ...Z
 >>> render_text(refused)[:26]
 'refused (metric_unknown): '
 >>> scratch.cleanup()

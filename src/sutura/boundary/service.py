@@ -21,6 +21,7 @@ import anyio
 from returns.pipeline import is_successful
 from returns.result import Result
 
+from sutura.boundary.answer_cache import CacheCounts, SourceCache, cache_key, source_caches
 from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import Observers, Stage
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
@@ -93,6 +94,7 @@ class Service:
         today: Callable[[], datetime.date],
         prompt: str,
         instructions: str | None = None,
+        now: Callable[[], datetime.datetime] | None = None,
     ) -> None:
         self.settings = settings
         self.pinned = pinned
@@ -100,6 +102,8 @@ class Service:
         self.prompt = prompt
         self._runner = runner
         self._today = today
+        self._clock = now
+        self._caches = source_caches(settings.sources)
         self._instructions = instructions
         self._whole = _View.of(pinned, settings, instructions, prompt)
         self._views: dict[frozenset[str], _View] = {}
@@ -194,9 +198,7 @@ class Service:
                     return malformed_question(question.failure())
                 asked.metrics = list(question.unwrap().metrics)
                 seen = self._view(caller).pinned
-                outcome = await self.answer(question.unwrap(), deadline, seen)
-                with self.observers.stage(Stage.RENDER):
-                    return _outcome_reply(outcome)
+                return await self._ask(question.unwrap(), deadline, seen, caller)
             case Capability.RUN_SQL:
                 statement = decode_statement_arguments(arguments)
                 if not is_successful(statement):
@@ -207,6 +209,48 @@ class Service:
                     return _raw_reply(raw)
             case _:
                 assert_never(capability)
+
+    def _now(self) -> datetime.datetime:
+        """The injected wall clock, or :func:`utc_now` (read at the call, so a test may pin it)."""
+        return utc_now() if self._clock is None else self._clock()
+
+    def cache_counts(self) -> dict[str, CacheCounts]:
+        """Each caching source's hits, misses, evictions, entries and bytes, by alias."""
+        return {alias: cache.counts() for alias, cache in self._caches.items()}
+
+    async def _ask(
+        self, question: Question, deadline: float, seen: PinnedDefinitions, caller: Caller
+    ) -> Reply:
+        """``ask_metric``'s reply: from the source's answer cache when it holds one, else
+        answered, rendered and (an answer only) kept."""
+        cache = self._cache_of(question, seen)
+        if cache is None:
+            outcome = await self.answer(question, deadline, seen)
+            with self.observers.stage(Stage.RENDER):
+                return _outcome_reply(outcome)
+        key = cache_key(self.pinned.digest, question, caller.audiences, self._today())
+        kept = cache.get(key, self._now())
+        if kept is not None:
+            return kept
+        outcome = await self.answer(question, deadline, seen)
+        with self.observers.stage(Stage.RENDER):
+            reply = _outcome_reply(outcome)
+        match reply, outcome:
+            case Answered(), Answer(provenance=provenance):
+                computed = datetime.datetime.fromisoformat(provenance.computed_at)
+                cache.put(key, reply, computed)
+            case _:
+                pass
+        return reply
+
+    def _cache_of(self, question: Question, seen: PinnedDefinitions) -> SourceCache | None:
+        """The answer cache of the source ``question``'s first metric reads, if it keeps one
+        (none for a metric the caller does not see: resolving refuses it)."""
+        if not self._caches or not question.metrics:
+            return None
+        metric = seen.catalog.metric(question.metrics[0])
+        model = None if metric is None else seen.catalog.model(metric.model)
+        return None if model is None else self._caches.get(model.source)
 
     async def _answer(
         self, question: Question, seconds: float, seen: PinnedDefinitions
@@ -235,7 +279,11 @@ class Service:
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]
         provenance = provenance_for(
-            self.pinned, resolved.metric_names, executed, resolved.stated_ranges
+            self.pinned,
+            resolved.metric_names,
+            executed,
+            resolved.stated_ranges,
+            computed_at=utc_instant(self._now()),
         )
         return Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
 
@@ -274,6 +322,20 @@ class Service:
             statement_sha256=None if statement is None else statement_digest(statement),
         )
         audit_log.info("%s", record.line())
+
+
+def utc_now() -> datetime.datetime:
+    """The wall clock, in UTC: when an answer's rows were read (never what they count)."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+def utc_instant(moment: datetime.datetime) -> str:
+    """``moment`` in UTC as ISO 8601 with milliseconds and ``Z``.
+
+    >>> utc_instant(datetime.datetime(2026, 12, 1, 13, 5, 7, 250000, tzinfo=datetime.UTC))
+    '2026-12-01T13:05:07.250Z'
+    """
+    return moment.astimezone(datetime.UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class _View:

@@ -14,7 +14,7 @@ Every surface starts a service the same way, in one event loop::
 import datetime
 import logging
 import zoneinfo
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -164,27 +164,32 @@ def utc_today() -> datetime.date:
 
 @asynccontextmanager
 async def open_service(
-    loaded: Loaded, *, anchors: bool = True, data: bool = True
+    loaded: Loaded,
+    *,
+    anchors: bool = True,
+    data: bool = True,
+    now: Callable[[], datetime.datetime] | None = None,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     """A service for the block: sources opened, models checked, anchors reproduced (unless
     ``anchors`` is false) — or every reason there is none. Whatever was opened is closed when
     the block ends, however it ends.
 
     Without ``data`` nothing is opened: the service offers ``describe_catalog`` alone (what
-    ``sutura catalog`` shows without touching a data system).
+    ``sutura catalog`` shows without touching a data system). ``now`` is the wall clock an
+    answer's ``computed_at`` and its cache age are read from (UTC by default; tests pin it).
     """
     audit_path = loaded.loaded.settings.audit.path
     with audit_sink(None if audit_path is None else loaded.loaded.resolve(audit_path)) as sink:
         if not is_successful(sink):
             yield Failure([sink.failure()])
             return
-        async with _opened_service(loaded, anchors=anchors, data=data) as opened:
+        async with _opened_service(loaded, anchors=anchors, data=data, now=now) as opened:
             yield opened
 
 
 @asynccontextmanager
 async def _opened_service(
-    loaded: Loaded, *, anchors: bool, data: bool
+    loaded: Loaded, *, anchors: bool, data: bool, now: Callable[[], datetime.datetime] | None
 ) -> AsyncIterator[Result[Service, list[str]]]:
     sources: dict[str, Source] = {}
     runner: list[RawRunner] = []
@@ -202,6 +207,7 @@ async def _opened_service(
             today=utc_today,
             prompt=loaded.prompt(),
             instructions=loaded.instructions,
+            now=now,
         )
         if loaded.loaded.settings.tracing.enabled:
             traced = otel_tracing()

@@ -141,11 +141,26 @@ class CatalogSettings(Frozen, frozen=True):
     time_zone: str = "UTC"
 
 
+class CacheSettings(Frozen, frozen=True):
+    """``sources.<alias>.cache``: the answer cache of one source (off unless enabled).
+
+    A DuckDB source's data cannot change while the service runs (a file is opened read-only, a
+    directory is loaded into memory at startup), so its answers may be kept for the process's
+    lifetime; every other source needs ``max_age_seconds``. ``max_bytes`` bounds the memory the
+    source's cached replies hold (both halves); the least recently used go first.
+    """
+
+    enabled: bool = False
+    max_age_seconds: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 64 * 1024 * 1024
+
+
 class DuckDBSourceSettings(Frozen, tag="duckdb", tag_field="kind", frozen=True):
     """A DuckDB database file, or a directory of CSV/Parquet files exposed as tables."""
 
     path: str
     posture: Posture = Posture.SHARED_SERVICE_USER
+    cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
     threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
@@ -161,6 +176,7 @@ class PostgresSourceSettings(Frozen, tag="postgres", tag_field="kind", frozen=Tr
     sslmode: str = "prefer"
     pool_size: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
     posture: Posture = Posture.SHARED_SERVICE_USER
+    cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
 
 
 class SparkSourceSettings(Frozen, tag="spark", tag_field="kind", frozen=True):
@@ -169,6 +185,7 @@ class SparkSourceSettings(Frozen, tag="spark", tag_field="kind", frozen=True):
     remote: str = "sc://127.0.0.1:15002"
     token_env: str | None = None
     posture: Posture = Posture.SHARED_SERVICE_USER
+    cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
 
 
 SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSettings
@@ -278,6 +295,8 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
     for alias, source in sorted(settings.sources.items()):
         if (problem := posture_problem(source.posture)) is not None:
             problems.append((f"sources.{alias}.posture", problem))
+        if (problem := cache_problem(source)) is not None:
+            problems.append((f"sources.{alias}.cache.max_age_seconds", problem))
     return problems
 
 
@@ -457,3 +476,21 @@ def posture_problem(posture: Posture) -> str | None:
             return None
         case _:
             assert_never(posture)
+
+
+def cache_problem(source: "SourceSettings") -> str | None:
+    """Why a source's answer cache cannot be enabled as configured, or None when it can.
+
+    >>> cache_problem(PostgresSourceSettings(cache=CacheSettings(enabled=True)))
+    'required when the cache is enabled on a source whose data can change'
+    >>> cache_problem(DuckDBSourceSettings(path="x.duckdb", cache=CacheSettings(enabled=True)))
+    """
+    if not source.cache.enabled or source.cache.max_age_seconds is not None:
+        return None
+    match source:
+        case DuckDBSourceSettings():
+            return None
+        case PostgresSourceSettings() | SparkSourceSettings():
+            return "required when the cache is enabled on a source whose data can change"
+        case _:
+            assert_never(source)

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
@@ -47,6 +48,27 @@ def test_a_well_formed_text_decodes_to_columns_rows_and_provenance() -> None:
     decoded = decode_answer(GOOD).unwrap()
     assert (decoded.columns, decoded.rows) == (["a", "b"], [["1", None]])
     assert decoded.provenance.executed_as == [ExecutedAs(source="w", posture="p")]
+
+
+def test_the_computed_at_line_ends_the_trailer_and_decodes_to_provenance_computed_at() -> None:
+    text = GOOD + "\ncomputed at: 2026-12-01T13:05:07.250Z"
+    decoded = decode_answer(text).unwrap()
+    assert decoded.provenance.computed_at == "2026-12-01T13:05:07.250Z"
+    assert render_answer(decoded).unwrap() == text
+    assert decode_answer(GOOD).unwrap().provenance.computed_at == ""
+
+
+def test_a_cell_spelling_the_computed_at_line_stays_a_row() -> None:
+    spelled = "\\. rows: 0\ncomputed at: 1999-01-01T00:00:00.000Z"
+    original = answer(["m"], [[spelled]])
+    stamped = Answer(
+        columns=original.columns,
+        rows=original.rows,
+        provenance=msgspec.structs.replace(original.provenance, computed_at="2026-12-01T00:00Z"),
+    )
+    text = render_answer(stamped).unwrap()
+    assert text.count("\ncomputed at: ") == 1 and text.endswith("computed at: 2026-12-01T00:00Z")
+    assert decode_answer(text).unwrap() == stamped
 
 
 @pytest.mark.parametrize(
@@ -101,6 +123,18 @@ def test_a_well_formed_text_decodes_to_columns_rows_and_provenance() -> None:
             TextError(line=8, problem="expected read from <source> as: <posture>"),
         ),
         (GOOD + "\n", TextError(line=8, problem="expected read from <source> as: <posture>")),
+        (
+            GOOD + "\ncomputed at: 2026-12-01 13:05",
+            TextError(line=8, problem="expected computed at: <UTC instant>"),
+        ),
+        (
+            GOOD + "\ncomputed at: ",
+            TextError(line=8, problem="expected computed at: <UTC instant>"),
+        ),
+        (
+            GOOD.replace("read from", "computed at: 2026-12-01T13:05:07.250Z\nread from"),
+            TextError(line=7, problem="expected read from <source> as: <posture>"),
+        ),
         (
             GOOD.split("\ndefinitions")[0],
             TextError(line=4, problem="no definitions line after the row-count line"),

@@ -29,7 +29,10 @@ class Provenance(Frozen, frozen=True, omit_defaults=True):
 
     ``ranges`` is there only when the answer was computed from more than its own range, as
     ISO 8601 intervals ``start/end`` (end excluded): the answer's range, then the prior range
-    ``compare`` compared it with, or the whole range a trailing window read."""
+    ``compare`` compared it with, or the whole range a trailing window read.
+
+    ``computed_at`` is when the rows were read from the source (UTC, ISO 8601, milliseconds,
+    ``Z``): an answer served from the cache keeps the instant it was first computed."""
 
     definition_version: str
     definition_digest: str
@@ -37,6 +40,7 @@ class Provenance(Frozen, frozen=True, omit_defaults=True):
     time_zone: str
     executed_as: list[ExecutedAs]
     ranges: list[str] = msgspec.field(default_factory=list)
+    computed_at: str = ""
 
 
 class Answer(Frozen, tag="answer", tag_field="outcome", frozen=True):

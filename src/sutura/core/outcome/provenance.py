@@ -11,6 +11,8 @@ def provenance_for(
     metrics: Iterable[str],
     executed_as: Iterable[ExecutedAs],
     ranges: Iterable[str] = (),
+    *,
+    computed_at: str = "",
 ) -> Provenance:
     """The provenance of an answer about ``metrics``, read from the listed sources.
 
@@ -30,4 +32,5 @@ def provenance_for(
         time_zone=pinned.time_zone,
         executed_as=list(executed_as),
         ranges=list(ranges),
+        computed_at=computed_at,
     )

@@ -31,6 +31,7 @@ from sutura.core.outcome.answer import (
 from sutura.core.outcome.refusal import Refusal, RefusalCode, status_of
 from sutura.core.text.escape import unescape_cell
 from sutura.core.text.render import (
+    COMPUTED_PREFIX,
     DEFINITIONS_PREFIX,
     DIGEST_SEPARATOR,
     METRIC_PREFIX,
@@ -67,6 +68,7 @@ _SHAPES: Final = {
     TIME_ZONE_PREFIX: "time zone: <IANA zone name>",
     RANGE_PREFIX: "range: <start>/<end>",
     SOURCE_PREFIX: "read from <source> as: <posture>",
+    COMPUTED_PREFIX: "computed at: <UTC instant>",
 }
 
 Table = tuple[list[str], list[list[str | None]]]
@@ -163,6 +165,9 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
     range_at = zone_at + 1
     sources = after_zone[len(ranges) :]
     source_at = range_at + len(ranges)
+    computed_line = sources[-1] if sources and sources[-1].startswith(COMPUTED_PREFIX) else None
+    sources = sources if computed_line is None else sources[:-1]
+    computed_at = source_at + len(sources)
     return _definitions(lines[0], first).bind(
         lambda definitions: _collect(
             _split_right(line, METRIC_PREFIX, METRIC_SEPARATOR, metric_at + i)
@@ -172,23 +177,46 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
                 lambda zone: _collect(
                     _range(line, range_at + i) for i, line in enumerate(ranges)
                 ).bind(
-                    lambda read: _collect(
-                        _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
-                        for i, line in enumerate(sources)
-                    ).map(
-                        lambda executed: Provenance(
-                            definition_version=definitions[0],
-                            definition_digest=definitions[1],
-                            metric_digests=[MetricDigest(metric=m, digest=d) for m, d in digests],
-                            time_zone=zone,
-                            executed_as=[ExecutedAs(source=s, posture=p) for s, p in executed],
-                            ranges=read,
+                    lambda read: (
+                        _collect(
+                            _split_right(line, SOURCE_PREFIX, SOURCE_SEPARATOR, source_at + i)
+                            for i, line in enumerate(sources)
+                        )
+                        .bind(
+                            lambda executed: _computed(computed_line, computed_at).map(
+                                lambda computed: (executed, computed)
+                            )
+                        )
+                        .map(
+                            lambda read_at: Provenance(
+                                definition_version=definitions[0],
+                                definition_digest=definitions[1],
+                                metric_digests=[
+                                    MetricDigest(metric=m, digest=d) for m, d in digests
+                                ],
+                                time_zone=zone,
+                                executed_as=[
+                                    ExecutedAs(source=s, posture=p) for s, p in read_at[0]
+                                ],
+                                ranges=read,
+                                computed_at=read_at[1],
+                            )
                         )
                     )
                 )
             )
         )
     )
+
+
+def _computed(line: str | None, number: int) -> Result[str, TextError]:
+    """The computed-at line's instant (it holds no space), or "" when there is none."""
+    if line is None:
+        return Success("")
+    instant = line.removeprefix(COMPUTED_PREFIX)
+    if " " in instant or not instant:
+        return _fail(number, f"expected {_SHAPES[COMPUTED_PREFIX]}")
+    return _name(instant, number)
 
 
 def _range(line: str, number: int) -> Result[str, TextError]:

@@ -41,6 +41,7 @@ METRIC_SEPARATOR: Final = ": "
 TIME_ZONE_PREFIX: Final = "time zone: "
 RANGE_PREFIX: Final = "range: "
 SOURCE_PREFIX: Final = "read from "
+COMPUTED_PREFIX: Final = "computed at: "
 SOURCE_SEPARATOR: Final = " as: "
 
 Row = Sequence[str | None]
@@ -147,7 +148,9 @@ def _trailer_is_representable(provenance: Provenance) -> bool:
     names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
     names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
     names += provenance.ranges
+    names.append(provenance.computed_at)
     right = [provenance.definition_digest, provenance.time_zone, *provenance.ranges]
+    right.append(provenance.computed_at)
     right += [m.digest for m in provenance.metric_digests]
     right += [e.posture for e in provenance.executed_as]
     return not any(map(has_lone_surrogate, names)) and not any(" " in r for r in right)
@@ -170,6 +173,8 @@ def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
         f"{SOURCE_PREFIX}{escape_cell(e.source)}{SOURCE_SEPARATOR}{escape_cell(e.posture)}"
         for e in provenance.executed_as
     ]
+    if provenance.computed_at:
+        lines.append(f"{COMPUTED_PREFIX}{escape_cell(provenance.computed_at)}")
     return Success("\n".join(lines))
 
 

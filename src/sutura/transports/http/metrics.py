@@ -79,6 +79,7 @@ class _State(Collector):
                 pool.add_metric([alias], source.pool_size)
         yield busy
         yield pool
+        yield from _cache_families(self._service)
         anchored = sum(metric.anchor is not None for metric in self._service.pinned.catalog.metrics)
         yield GaugeMetricFamily(
             "sutura_anchors_checked", "Anchors reproduced when the service started.", anchored
@@ -88,6 +89,32 @@ class _State(Collector):
             [], {"version": settings.catalog.version, "digest": self._service.pinned.digest}
         )
         yield info
+
+
+def _cache_families(service: Service) -> Iterator[Any]:
+    """Each caching source's answer-cache counters (none for a source without a cache)."""
+    hits = CounterMetricFamily(
+        "sutura_answer_cache_hits", "Answers served from a source's cache.", labels=["source"]
+    )
+    misses = CounterMetricFamily(
+        "sutura_answer_cache_misses",
+        "Questions a source's cache did not hold (or held too long).",
+        labels=["source"],
+    )
+    evictions = CounterMetricFamily(
+        "sutura_answer_cache_evictions",
+        "Answers dropped to keep a source's cache within max_bytes.",
+        labels=["source"],
+    )
+    held = GaugeMetricFamily(
+        "sutura_answer_cache_bytes", "Bytes of replies a source's cache holds.", labels=["source"]
+    )
+    for alias, counts in sorted(service.cache_counts().items()):
+        hits.add_metric([alias], counts.hits)
+        misses.add_metric([alias], counts.misses)
+        evictions.add_metric([alias], counts.evictions)
+        held.add_metric([alias], counts.bytes)
+    yield from (hits, misses, evictions, held)
 
 
 class Metrics:

@@ -27,11 +27,11 @@ def _description(capability: Capability) -> str:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return (
-                "Certified metrics: grains, dimensions, values, caveats, definitions version. Read "
+                "Certified metrics: grains, dimensions, values, caveats, version. Read "
                 "it first; a big catalog is paged (search by words, page)."
             )
         case Capability.ASK_METRIC:
-            return "Ask about certified metrics: an answer with provenance, or a typed refusal."
+            return "Ask certified metrics: an answer with provenance, or a typed refusal."
         case Capability.RUN_SQL:
             return (
                 "Run one read-only SQL query on the configured source. Its rows are ungoverned "
