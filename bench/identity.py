@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,6 +80,8 @@ def _served(directory: Path) -> Iterator[tuple[str, int]]:
         found = re.search(r"http://([0-9.]+):([0-9]+)", line)
         if found is None:
             raise RuntimeError(f"sutura serve did not start: {line}")
+        # The server's log (an audit line per call) must be read, or a full pipe stalls it.
+        threading.Thread(target=process.stderr.read, daemon=True).start()
         yield found.group(1), int(found.group(2))
     finally:
         process.terminate()
