@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -155,6 +156,8 @@ def served_process() -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
             found = re.search(r"http://([0-9.]+):([0-9]+)", line)
             if found is None:
                 raise RuntimeError(f"sutura serve did not start: {line}")
+            # The server's log (an audit line per call) must be read, or a full pipe stalls it.
+            threading.Thread(target=process.stderr.read, daemon=True).start()
             yield (found.group(1), int(found.group(2))), process
         finally:
             process.terminate()
