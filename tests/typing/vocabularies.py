@@ -239,7 +239,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Output",
         "Constant",
         "index: int",
-        {"core/sql/compile.py": 1, "core/sql/shape.py": 1, "core/sql/derive.py": 1},
+        {"core/sql/compile.py": 2, "core/sql/shape.py": 1, "core/sql/derive.py": 1},
     ),
     enum_row(
         "a_new_comparison_fails_mypy_where_the_prior_period_is_found",

@@ -141,28 +141,24 @@ def test_a_derived_metric_more_open_than_a_referent_is_refused() -> None:
     )
 
 
-def test_referents_on_two_models_are_refused() -> None:
+def _stock(source: str) -> dict[str, str]:
     stock = REVENUE.replace("name: revenue", "name: stock").replace("model: orders", "model: stock")
-    stock_model = "---\nkind: model\nname: stock\nsource: main\ntable: stock\ncolumns: [ordered_on, amount, order_status, sales_channel]\n---\n"
-    documents = sample_documents(
-        models__stock=stock_model,
-        metrics__stock=stock.split("dimensions:")[0] + "dimensions: []\naudience: open\n---\n",
-        metrics__d=_derived("{op: sum, of: [revenue, stock]}"),
-    )
-    assert _sentences(documents) == [
-        "metrics/d.md:4: derived.of: the metrics 'revenue' and 'stock' are measured on the models 'orders' and 'stock'; a derived metric combines two metrics of one model"
-    ]
+    model = f"---\nkind: model\nname: stock\nsource: {source}\ntable: stock\ncolumns: [ordered_on, amount, order_status, sales_channel]\n---\n"
+    return {
+        "models__stock": model,
+        "metrics__stock": stock.split("dimensions:")[0] + "dimensions: []\naudience: open\n---\n",
+        "metrics__d": _derived("{op: sum, of: [revenue, stock]}"),
+    }
 
 
-def test_referents_counting_time_by_two_columns_are_refused() -> None:
-    shipped = REVENUE.replace("name: revenue", "name: shipped").replace(
-        "time_column: ordered_on", "time_column: order_id"
-    )
-    documents = sample_documents(
-        metrics__shipped=shipped, metrics__d=_derived("{op: sum, of: [revenue, shipped]}")
-    )
-    assert _sentences(documents) == [
-        "metrics/d.md:4: derived.of: the metrics 'revenue' and 'shipped' count time by the columns 'ordered_on' and 'order_id'; a derived metric combines two metrics of one time column"
+def test_referents_on_two_models_of_one_source_are_joined_not_refused() -> None:
+    derived = _catalog(**_stock("main")).derived_metric("share_per_euro")
+    assert derived is not None and derived.of == ("revenue", "stock")
+
+
+def test_referents_on_two_sources_are_refused() -> None:
+    assert _sentences(sample_documents(**_stock("warehouse"))) == [
+        "metrics/d.md:4: derived.of: the metrics 'revenue' and 'stock' read the sources 'main' and 'warehouse'; one statement reads one source"
     ]
 
 

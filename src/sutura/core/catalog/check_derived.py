@@ -2,9 +2,9 @@
 
 Each of the two referents is a metric with a measure (a derived metric does not refer to another
 derived metric); every grain and every dimension the derived metric lists is listed by both
-referents; both referents are measured on one model with one time column (the answer is the
-one grouped statement of a question asking both; two models are refused here, not joined); and
-the derived metric is seen by no caller who may not see both referents.
+referents; two referents on two models read one source (the answer is one statement joining
+their two grouped halves on period and dimension values); and the derived metric is seen by no
+caller who may not see both referents.
 """
 
 from collections.abc import Iterator, Mapping
@@ -81,7 +81,7 @@ def _alignment_errors(
                     f"{quoted(name)}; both referents must list every dimension of a derived metric"
                 )
                 yield doc.error(f"dimensions[{i}]", problem)
-    yield from _model_errors(doc, first, second)
+    yield from _source_errors(models, doc, first, second)
     for referent in (first, second):
         if not _within(metric.audience, referent.audience):
             problem = (
@@ -91,20 +91,17 @@ def _alignment_errors(
             yield doc.error("audience", problem)
 
 
-def _model_errors(doc: Document, first: Metric, second: Metric) -> Iterator[CatalogError]:
-    """Both referents are read by one grouped statement: one model, one time column."""
-    if first.model != second.model:
+def _source_errors(
+    models: Mapping[str, tuple[Document, Model]], doc: Document, first: Metric, second: Metric
+) -> Iterator[CatalogError]:
+    """Two referents on two models are joined in one statement: they read one source."""
+    if first.model == second.model:
+        return
+    sources = [models[m][1].source for m in (first.model, second.model) if m in models]
+    if len(sources) == 2 and sources[0] != sources[1]:
         problem = (
-            f"the metrics {quoted(first.name)} and {quoted(second.name)} are measured on the "
-            f"models {quoted(first.model)} and {quoted(second.model)}; a derived metric combines "
-            "two metrics of one model"
-        )
-        yield doc.error("derived.of", problem)
-    elif first.time_column != second.time_column:
-        problem = (
-            f"the metrics {quoted(first.name)} and {quoted(second.name)} count time by the "
-            f"columns {quoted(first.time_column)} and {quoted(second.time_column)}; a derived "
-            "metric combines two metrics of one time column"
+            f"the metrics {quoted(first.name)} and {quoted(second.name)} read the sources "
+            f"{quoted(sources[0])} and {quoted(sources[1])}; one statement reads one source"
         )
         yield doc.error("derived.of", problem)
 

@@ -156,6 +156,15 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
         return ()
 
     @property
+    def joined(self) -> bool:
+        """Whether the statement joins the two referents of a derived metric, each grouped on
+        its own model (or time column), on period and dimension values."""
+        if self.derived is None:
+            return False
+        first, second = self.metrics
+        return first.model != second.model or first.time_column != second.time_column
+
+    @property
     def derives(self) -> bool:
         """Whether the answer's rows are derived after the statement (compare, window, fill,
         or a derived metric)."""
@@ -191,12 +200,22 @@ def resolve_question(
     metrics = _metrics(names, pinned)
     if not isinstance(metrics, tuple):
         return Failure(metrics)
+    # A derived metric's referents were aligned at load: each is checked alone (two models
+    # define the same dimension by their own columns, and the statement joins them).
+    each = (metrics,) if derived is None else tuple((m,) for m in metrics)
     problem = (
         (None if derived is None else _derived_allows(derived, question))
-        or _combinable(metrics)
+        or (None if derived is not None else _combinable(metrics))
         or _grain_listed(metrics, question.grain)
-        or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
-        or _filters_allowed(metrics, question.filters)
+        or next(
+            (
+                p
+                for ms in each
+                if (p := _dimensions_allowed(ms, question.dimensions, limits.max_dimensions))
+            ),
+            None,
+        )
+        or next((p for ms in each if (p := _filters_allowed(ms, question.filters))), None)
         or _top_valid(question.top, question.metrics, limits.max_rows)
         or _window_valid(question.window, question.compare, metrics, derived)
     )

@@ -23,6 +23,7 @@ metric's required filters match a row of it; a period without such a row has no 
 import functools
 from typing import Literal, assert_never
 
+import msgspec
 from sqlglot import exp
 
 from sutura.core.base import Frozen
@@ -33,6 +34,7 @@ from sutura.core.catalog.model import (
     CountIfTerm,
     Dimension,
     Metric,
+    Model,
     RatioMeasure,
     SimpleMeasure,
     ZeroDenominator,
@@ -192,11 +194,47 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     """The uncached compilation behind :func:`compile_question`."""
     catalog = key.catalog
     metrics = resolved.metrics
+    binder = Binder()
+    if resolved.joined:
+        tree, outputs, model, joins, shared = _joined(resolved, catalog, dialect, binder)
+    else:
+        tree, outputs, model, joins, shared = _grouped(resolved, catalog, dialect, binder)
+    derivation = None
+    if resolved.derives:
+        derivation = Derivation(
+            resolved=resolved, zero_filled=tuple(zero_filled(m) for m in metrics)
+        )
+    plan = plan_lines(resolved, model, joins.all(), shared=shared)
+    if resolved.joined:
+        plan = (*plan, _JOINED_PLAN)
+    return CompiledQuery(
+        sql=_render(tree, dialect),
+        params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
+        columns=answer_columns(resolved),
+        plan=plan,
+        outputs=outputs,
+        selected_width=len(tree.expressions),
+        source=model.source,
+        dialect=dialect,
+        derivation=derivation,
+    )
+
+
+_JOINED_PLAN = (
+    "joined: each metric grouped on its own model, then FULL OUTER JOIN on period and"
+    " dimension values (NULL matches NULL)"
+)
+
+
+def _grouped(
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
+) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
+    """The grouped statement of metrics of one model and time column."""
+    metrics = resolved.metrics
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = _dimensions(resolved, metrics)
     joins = _joins(resolved, dimensions, catalog)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
-    binder = Binder()
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
     tree, outputs = _select(resolved, metrics, dimensions, joins, shared, binder)
@@ -220,22 +258,98 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
         tree = tree.order_by(*order, copy=False)
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
-    derivation = None
-    if resolved.derives:
-        derivation = Derivation(
-            resolved=resolved, zero_filled=tuple(zero_filled(m) for m in metrics)
+    return tree, outputs, model, joins, shared
+
+
+def _joined(
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
+) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
+    """A derived metric over two models (or time columns): each referent grouped alone, the
+    two joined on period and dimension values in one statement (bound in textual order)."""
+    alone = [
+        msgspec.structs.replace(
+            resolved, metrics=(m,), derived=None, compare=None, window=None, fill=False, top=None
         )
-    return CompiledQuery(
-        sql=_render(tree, dialect),
-        params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
-        columns=answer_columns(resolved),
-        plan=plan_lines(resolved, model, joins.all(), shared=shared),
-        outputs=outputs,
-        selected_width=len(tree.expressions),
-        source=model.source,
-        dialect=dialect,
-        derivation=derivation,
+        for m in resolved.metrics
+    ]
+    first = _grouped(alone[0], catalog, dialect, binder)
+    second = _grouped(alone[1], catalog, dialect, binder)
+    width = 1 + len(resolved.dimensions)
+    keys = [PERIOD, *resolved.dimensions]
+    sides = ("a", "b")
+    items: list[exp.Expr] = [
+        exp.func("COALESCE", exp.column(k, "a", quoted=True), exp.column(k, "b", quoted=True)).as_(
+            k, quoted=True
+        )
+        for k in keys
+    ]
+    outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
+    shift = 0
+    for side, (tree, side_outputs, *_rest) in zip(sides, (first, second), strict=True):
+        parts = [e.alias_or_name for e in tree.expressions[width:]]
+        items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
+        outputs.append(_shifted(side_outputs[width], shift))
+        shift += len(parts)
+    on = exp.and_(
+        exp.EQ(
+            this=exp.column(PERIOD, "a", quoted=True),
+            expression=exp.column(PERIOD, "b", quoted=True),
+        ),
+        *(
+            exp.NullSafeEQ(
+                this=exp.column(d, "a", quoted=True), expression=exp.column(d, "b", quoted=True)
+            )
+            for d in resolved.dimensions
+        ),
     )
+    tree = (
+        exp.select(*items)
+        .from_(
+            exp.Subquery(
+                this=_unordered(first[0]),
+                alias=exp.TableAlias(this=exp.to_identifier("a")),
+            ),
+            copy=False,
+        )
+        .join(
+            exp.Subquery(
+                this=_unordered(second[0]), alias=exp.TableAlias(this=exp.to_identifier("b"))
+            ),
+            on=on,
+            join_type="FULL OUTER",
+            copy=False,
+        )
+        .order_by(
+            *(exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)),
+            copy=False,
+        )
+    )
+    return tree, tuple(outputs), first[2], first[3], first[4]
+
+
+def _unordered(tree: exp.Select) -> exp.Select:
+    """``tree`` without its ORDER BY (a joined half is ordered by the statement around it)."""
+    tree.set("order", None)
+    return tree
+
+
+def _shifted(output: Output, by: int) -> Output:
+    """``output`` reading columns ``by`` places further right."""
+    match output:
+        case Passthrough(index=index):
+            return Passthrough(index=index + by)
+        case Quotient():
+            return Quotient(
+                numerator=_moved(output.numerator, by),
+                denominator=None if output.denominator is None else _moved(output.denominator, by),
+                zero_denominator=output.zero_denominator,
+            )
+        case _:
+            assert_never(output)
+
+
+def _moved(at: TermIndex, by: int) -> TermIndex:
+    return TermIndex(value=at.value + by, count=None if at.count is None else at.count + by)
 
 
 RANK = "top.rank"
