@@ -5,7 +5,7 @@ import re
 from typing import Final
 
 _STRUCTURED: Final = re.compile(r',"computed_at":"[^"]*"')
-_TEXT: Final = re.compile(r"\ncomputed at: [^\n]*\Z")
+_TEXT: Final = re.compile(r"\ncomputed at: [^\n]*(?=\n?\Z)")
 
 
 def unclocked(half: str) -> str:
@@ -15,5 +15,7 @@ def unclocked(half: str) -> str:
     '{"ranges":[]}}'
     >>> unclocked("time zone: UTC\\ncomputed at: 2024-06-01T12:00:00.000Z")
     'time zone: UTC'
+    >>> unclocked("time zone: UTC\\ncomputed at: 2024-06-01T12:00:00.000Z\\n")
+    'time zone: UTC\\n'
     """
     return _TEXT.sub("", _STRUCTURED.sub("", half))

@@ -48,7 +48,8 @@ def test_query_prints_the_text_half_with_version_and_digest(
     assert len(lines[1:17]) == 16 and all(line.count("\t") == 2 for line in lines[1:17])
     assert lines[17] == "\\. rows: 16"
     assert lines[18].startswith("definitions: example-1 (digest ")
-    assert lines[-1] == "read from main as: shared-service-user"
+    assert lines[-2] == "read from main as: shared-service-user"
+    assert lines[-1] == "computed at: 2024-06-01T12:00:00.000Z"  # the tests' pinned clock
 
 
 def test_query_json_prints_the_structured_half(
