@@ -187,3 +187,35 @@ async def test_the_cache_is_off_unless_a_source_enables_it(tmp_path: Path, clock
     assert first.json()["provenance"]["computed_at"] == instant(START)
     assert again.json()["provenance"]["computed_at"] == later
     assert again.json()["rows"] == first.json()["rows"]
+
+
+async def test_the_least_recently_used_answer_goes_first_to_keep_max_bytes(
+    example_dir: Path, tmp_path: Path, clock: Clock
+) -> None:
+    config = write_multi_user(tmp_path / "config", example_dir, PAIR)
+    first, second = _question(2024), _question(2023)
+    async with assembled(config, **CACHED) as started, client(started.app) as http:
+        await _ask(http, first, ["staff"])
+        size = int(await _held(http))  # one reply, both halves
+    bounded = {**CACHED, "SUTURA__SOURCES__MAIN__CACHE__MAX_BYTES": str(size * 3 // 2)}
+    async with assembled(config, **bounded) as started, client(started.app) as http:
+        kept = await _ask(http, first, ["staff"])
+        await _ask(http, second, ["staff"])  # the two do not fit: the first goes
+        assert 0 < await _held(http) <= size * 3 // 2
+        later = clock.advance(1)
+        again = await _ask(http, first, ["staff"])
+        assert again.json()["provenance"]["computed_at"] == later != instant(START)
+        assert again.json()["rows"] == kept.json()["rows"]
+        assert (await _ask(http, first, ["staff"])).content == again.content  # kept again
+
+
+async def _held(http: httpx.AsyncClient) -> float:
+    """Bytes the source ``main``'s cache holds, scraped."""
+    with anyio.fail_after(30):
+        response = await http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    return next(
+        sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name == "sutura_answer_cache_bytes" and sample.labels.get("source") == "main"
+    )
