@@ -146,21 +146,35 @@ def served_process() -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary) / "example"
         _write_example(directory)
-        sutura = str(Path(sys.executable).with_name("sutura"))
-        command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
-        environ = {**os.environ, "SUTURA_CONFIG_DIR": str(directory)}
-        process = subprocess.Popen(command, env=environ, stderr=subprocess.PIPE, text=True)
+        with serving_directory(directory) as served:
+            yield served
+
+
+@contextlib.contextmanager
+def serving_directory(
+    directory: Path, environ: dict[str, str] | None = None
+) -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
+    """``sutura serve`` over the settings in ``directory`` on a free loopback port, in
+    ``environ`` (this process's environment by default)."""
+    sutura = str(Path(sys.executable).with_name("sutura"))
+    command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
+    environ = {**(os.environ if environ is None else environ), "SUTURA_CONFIG_DIR": str(directory)}
+    process = subprocess.Popen(command, env=environ, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.search(r"http://([0-9.]+):([0-9]+)", line)
+        if found is None:
+            raise RuntimeError(f"sutura serve did not start: {line}")
+        # The server's log (an audit line per call) must be read, or a full pipe stalls it.
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        yield (found.group(1), int(found.group(2))), process
+    finally:
+        process.terminate()
         try:
-            assert process.stderr is not None
-            line = process.stderr.readline()
-            found = re.search(r"http://([0-9.]+):([0-9]+)", line)
-            if found is None:
-                raise RuntimeError(f"sutura serve did not start: {line}")
-            # The server's log (an audit line per call) must be read, or a full pipe stalls it.
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            yield (found.group(1), int(found.group(2))), process
-        finally:
-            process.terminate()
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
             process.wait(timeout=10)
 
 

@@ -11,12 +11,8 @@ alone, in process, against the answer time. Goal: verification ≤ 5 % of the an
 
 import contextlib
 import json
-import os
-import re
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +22,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from bench.http import QUESTION, SECONDS, Tally, _worker
+from bench.http import QUESTION, SECONDS, Tally, _worker, serving_directory
 from bench.table import Figure, median_seconds, short
 
 ISSUER = "https://issuer.bench"
@@ -70,22 +66,8 @@ def _write(directory: Path, security: str, keys: str) -> None:
 
 @contextlib.contextmanager
 def _served(directory: Path) -> Iterator[tuple[str, int]]:
-    sutura = str(Path(sys.executable).with_name("sutura"))
-    command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
-    environ = {**os.environ, "SUTURA_CONFIG_DIR": str(directory)}
-    process = subprocess.Popen(command, env=environ, stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        found = re.search(r"http://([0-9.]+):([0-9]+)", line)
-        if found is None:
-            raise RuntimeError(f"sutura serve did not start: {line}")
-        # The server's log (an audit line per call) must be read, or a full pipe stalls it.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield found.group(1), int(found.group(2))
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with serving_directory(directory) as (address, _process):
+        yield address
 
 
 def _payload(address: tuple[str, int], token: str | None) -> bytes:

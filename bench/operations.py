@@ -24,7 +24,6 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,30 +56,10 @@ MCP_HEADERS = {
 @contextlib.contextmanager
 def _served(config: Path, **settings: str) -> Iterator[tuple[tuple[str, int], int]]:
     """``sutura serve`` over ``config`` with ``settings`` as ``SUTURA__…`` variables."""
-    sutura = str(Path(sys.executable).with_name("sutura"))
-    command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
-    environ |= {"SUTURA_CONFIG_DIR": str(config), **settings}
-    environ |= {"SUTURA__SECURITY__ACCESS_TOKEN": bench_http.TOKEN}
-    process = subprocess.Popen(
-        command, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        found = re.search(r"http://([0-9.]+):([0-9]+)", line)
-        if found is None:
-            raise RuntimeError(f"sutura serve did not start: {line}")
-        drain = subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
-        try:
-            yield (found.group(1), int(found.group(2))), process.pid
-        finally:
-            process.terminate()
-            process.wait(timeout=15)
-            drain.wait(timeout=15)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    environ |= {**settings, "SUTURA__SECURITY__ACCESS_TOKEN": bench_http.TOKEN}
+    with bench_http.serving_directory(config, environ) as (address, process):
+        yield address, process.pid
 
 
 def _call(request_id: int) -> bytes:
