@@ -8,6 +8,9 @@ with a small keep-alive HTTP/1.1 client over raw sockets at each concurrency for
 p99 ≤ 50 ms, no errors. The last run goes past ``server.max_concurrent_queries`` on purpose:
 overload must be answered at once with ``503`` and ``Retry-After``, never with timeouts.
 ``GET /health`` at 16 is measured beside it: the ceiling of the HTTP stack alone on this machine.
+The engine's ceiling is measured in the same run: the same compiled SQL on the same file, run
+back to back by 16 threads, each on its own cursor of one in-process read-only DuckDB
+connection (goal: ``POST /v1/query`` at 16 ≥ 0.8 × its answers/s, p99 ≤ 50 ms).
 """
 
 import asyncio
@@ -35,6 +38,7 @@ SECONDS = float(os.environ.get("BENCH_HTTP_SECONDS", "5"))
 MAX_CONCURRENT = 32
 REQUEST_TIMEOUT = 10.0
 QUERY = ("POST", "/v1/query", QUESTION)
+ENGINE_THREADS = 16
 HEALTH = ("GET", "/health", b"")
 Request = tuple[str, str, bytes]
 
@@ -178,6 +182,45 @@ def serving_directory(
             process.wait(timeout=10)
 
 
+def engine_ceiling(directory: Path, threads: int, seconds: float) -> Tally:
+    """The bench question's compiled SQL, run back to back by ``threads`` threads for ``seconds``.
+
+    Each thread holds its own cursor of one read-only in-process DuckDB connection to the
+    example's file: what the engine itself answers on this machine, with no server around it.
+    """
+    import duckdb
+
+    from bench.serving import plan
+    from sutura.core.question.model import decode_question_json
+
+    compiled = plan(directory, decode_question_json(QUESTION.decode("utf-8")).unwrap())[1]
+    tally = Tally(seconds)
+    lock = threading.Lock()
+    with duckdb.connect(str(directory / "data" / "example.duckdb"), read_only=True) as connection:
+        cursors = [connection.cursor() for _ in range(threads)]
+        for cursor in cursors:  # warm: the same first-use paths the server's warm-up took
+            cursor.execute(compiled.sql, compiled.params).fetchall()
+        until = time.perf_counter() + seconds
+
+        def run(cursor: duckdb.DuckDBPyConnection) -> None:
+            latencies: list[float] = []
+            while (started := time.perf_counter()) < until:
+                cursor.execute(compiled.sql, compiled.params).fetchall()
+                latencies.append(time.perf_counter() - started)
+            with lock:
+                tally.latencies.extend(latencies)
+                tally.statuses[200] += len(latencies)
+
+        workers = [threading.Thread(target=run, args=(cursor,)) for cursor in cursors]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=seconds + REQUEST_TIMEOUT)
+        for cursor in cursors:
+            cursor.close()
+    return tally
+
+
 def _runs(address: tuple[str, int]) -> list[tuple[str, Tally]]:
     drive(address, QUERY, 4, 1.0)  # warm-up: compile cache, DuckDB, first-use paths
     return [
@@ -212,10 +255,23 @@ def _table(runs: list[tuple[str, Tally]]) -> str:
     return "\n".join(lines)
 
 
+def _measured() -> list[tuple[str, Tally]]:
+    """Every run against the server, then the engine's ceiling on the same file, in one run."""
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary) / "example"
+        _write_example(directory)
+        with serving_directory(directory) as (address, _process):
+            runs = _runs(address)
+            engine = engine_ceiling(directory, ENGINE_THREADS, SECONDS)
+    return [*runs, (f"engine {ENGINE_THREADS} threads", engine)]
+
+
 def measure() -> list[Figure]:
     """The project table's rows: each concurrency beside the HTTP stack's own ceiling."""
-    with served() as address:
-        runs = dict(_runs(address))
+    runs = dict(_measured())
+    engine = runs[f"engine {ENGINE_THREADS} threads"]
+    goal = runs["query c=16 (goal)"]
+    ceiling = f"same SQL, {ENGINE_THREADS} threads, 1 DuckDB connection"
     health = runs["health c=16 (ceiling)"]
     reference = "GET /health, c=16"
     figures: list[Figure] = []
@@ -246,6 +302,12 @@ def measure() -> list[Figure]:
                 reference,
             ),
         ]
+    figures += [
+        Figure("http", "POST /v1/query c=16 answers/s vs engine", goal.rate, engine.rate,
+               "answers/s", "≥ 0.8×", ceiling),
+        Figure("http", "POST /v1/query c=16 p99 vs engine", goal.percentile_ms(0.99),
+               engine.percentile_ms(0.99), "ms", "≤ 50", ceiling),
+    ]  # fmt: skip
     overload = runs["query c=64 (overload)"]
     figures += [
         Figure(
@@ -272,8 +334,7 @@ def measure() -> list[Figure]:
 
 def main() -> int:
     """Start the server, drive it at each concurrency, print the table."""
-    with served() as address:
-        runs = _runs(address)
+    runs = _measured()
     print(
         f"POST /v1/query (one-row answer) against sutura serve, keep-alive, {SECONDS:.0f} s per "
         f"run, server.max_concurrent_queries = {MAX_CONCURRENT}, {os.cpu_count()} CPUs"
