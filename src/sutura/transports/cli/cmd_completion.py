@@ -2,8 +2,6 @@
 
 import argparse
 
-import shtab
-
 from sutura.transports.cli.output import EXIT_OK, emit
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -30,6 +28,8 @@ def register(verbs: Verbs) -> None:
 
 def run_completion(args: argparse.Namespace, _wiring: Wiring) -> int:
     """``sutura completion``."""
+    import shtab  # only when a completion script is asked for
+
     from sutura.transports.cli.main import build_parser  # main registers this verb
 
     emit(shtab.complete(build_parser(), shell=args.shell))

@@ -2,15 +2,18 @@
 
 import argparse
 import shlex
+from typing import TYPE_CHECKING
 
 import anyio
 from returns.result import Result
 
-from sutura.boundary.drafting import InitReport, InitRequest, init_catalog
 from sutura.core.text.escape import escape_text
 from sutura.transports.cli.output import EXIT_OK, emit, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
+
+if TYPE_CHECKING:  # drafting (and its introspection) is imported only when `init` runs
+    from sutura.boundary.drafting import InitReport
 
 EXAMPLE = """examples:
   SUTURA_CONFIG_DIR=shop sutura init                       # every table of the only source
@@ -46,12 +49,14 @@ def register(verbs: Verbs) -> None:
 
 def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura init``."""
+    from sutura.boundary.drafting import InitRequest, init_catalog
+
     loaded = unwrap_or_report(wiring.settings())
     if isinstance(loaded, int):
         return loaded
     request = InitRequest(source=args.source, schema=args.schema, tables=args.table)
 
-    async def main() -> Result[InitReport, list[str]]:
+    async def main() -> "Result[InitReport, list[str]]":
         return await init_catalog(loaded, wiring.environ, request)
 
     done = unwrap_or_report(anyio.run(main))
@@ -61,7 +66,7 @@ def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
-def init_summary(done: InitReport, config_dir: str | None) -> str:
+def init_summary(done: "InitReport", config_dir: str | None) -> str:
     """What was written and kept, what to review, and the next command."""
     where = escape_text(str(done.catalog_dir))
     lines = [f"init: wrote {len(done.written)} file(s) under {where}/"]
