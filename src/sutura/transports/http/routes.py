@@ -32,6 +32,7 @@ from sutura.transports.http.auth import Authentication, Guard, caller_of
 from sutura.transports.http.body import QuestionBody, StatementBody
 from sutura.transports.http.discovery import metadata_path, protected_resource
 from sutura.transports.http.gate import json_guard
+from sutura.transports.http.guards import chained
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
 from sutura.transports.http.replies import JSON, ReplyError, response_of
 from sutura.transports.http.wire import Health
@@ -137,7 +138,7 @@ def _paging(query: dict[str, list[str]]) -> dict[str, object]:
 def _catalog_route(calls: Calls) -> HTTPRouteHandler:
     @get(
         "/v1/catalog",
-        guards=calls.offered(Capability.DESCRIBE_CATALOG),
+        guards=chained(calls.offered(Capability.DESCRIBE_CATALOG)),
         security=doc.SECURED,
         summary="The catalog",
         responses={
@@ -188,7 +189,7 @@ _QUERY_RESPONSES: Final = {
 def _query_route(calls: Calls) -> HTTPRouteHandler:
     @post(
         "/v1/query",
-        guards=[*calls.offered(Capability.ASK_METRIC), json_guard],
+        guards=chained([*calls.offered(Capability.ASK_METRIC), json_guard]),
         security=doc.SECURED,
         dto=QuestionBody,
         return_dto=None,
@@ -232,7 +233,7 @@ _SQL_RESPONSES: Final = {
 def _sql_route(calls: Calls) -> HTTPRouteHandler:
     @post(
         "/v1/sql/run",
-        guards=[*calls.offered(Capability.RUN_SQL), json_guard],
+        guards=chained([*calls.offered(Capability.RUN_SQL), json_guard]),
         security=doc.SECURED,
         dto=StatementBody,
         return_dto=None,
