@@ -3,7 +3,8 @@
 The MCP SDK itself imports an HTTP client and server (its own transports), so those are not
 ours to leave out; what sutura adds for ``serve`` (Litestar, the Prometheus client, JWT, the
 HTTP transport) and what only other verbs use (catalog drafting, shell completion) must not
-be loaded by a stdio server. Checked in a spawned process that answers one question, then
+be loaded by a stdio server; nor any SQL dialect but the one the deployment's sources speak
+(DuckDB here). Checked in a spawned process that answers one question, then
 lists its ``sys.modules``.
 """
 
@@ -34,6 +35,8 @@ NOT_FOR_STDIO = (
     "sutura.boundary.drafting",
     "shtab",
 )
+SQL_DIALECT_PACKAGES = ("sqlglot.dialects.", "sqlglot.generators.", "sqlglot.parsers.")
+SHARED_BY_EVERY_DIALECT = {"dialect", "base"}
 
 
 def _modules_after_one_answer(config: Path) -> tuple[list[str], list[dict[str, object]]]:
@@ -66,3 +69,8 @@ def test_sutura_mcp_answers_without_importing_the_http_stack(example_dir: Path) 
         m for m in modules for banned in NOT_FOR_STDIO if m == banned or m.startswith(banned + ".")
     ]
     assert loaded == []
+    dialects = {
+        m.split(".")[2] for m in modules if m.startswith(SQL_DIALECT_PACKAGES) and m.count(".") == 2
+    }
+    assert "duckdb" in dialects  # the check sees the compiler's own dialect
+    assert dialects - SHARED_BY_EVERY_DIALECT == {"duckdb"}
