@@ -17,6 +17,7 @@ its allocation here or takes the process down; either way the parent answers
 clock.
 """
 
+import contextlib
 import os
 import pickle
 import re
@@ -38,6 +39,8 @@ from sutura.core.raw.outcome import RawRefusalCode, raw_refusal
 
 ADDRESS_ALLOWANCE_BYTES: Final = 512 * 1024 * 1024
 """Address space granted past the open instance and twice the memory limit (stacks, arenas)."""
+
+_PR_SET_PDEATHSIG: Final = 1
 
 _UNITS: Final = {
     "bytes": 1,
@@ -157,6 +160,20 @@ def _reply(pipe: Connection, reply: object, limit: int | None) -> None:
     pipe.send_bytes(payload or pickle.dumps(("faulted", Fault.RESOURCES.value, None)))
 
 
+def _die_with_parent() -> None:
+    """Have the kernel kill this worker when the fork server ends (Linux; elsewhere, nothing).
+
+    The fork server ends when the service does (its socket closes), so a runaway statement
+    never outlives the service, however the service ended.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def fork_server(control: socket.socket) -> None:
     """Fork one worker per :class:`Opening` received on ``control``, until it closes."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
@@ -176,6 +193,7 @@ def fork_server(control: socket.socket) -> None:
             control.close()
             ours.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _die_with_parent()
             try:
                 serve(Connection(theirs.detach()), opening)
             finally:
