@@ -89,19 +89,42 @@ class _WorkerGoneError(Exception):
 
 
 class _Worker:
-    """One worker process and the parent's end of its socket; used by one call at a time."""
+    """One worker process and the parent's end of its socket; used by one call at a time.
+
+    The process is held by a pidfd where the system has them, so a kill never reaches another
+    process that was given the same pid after this one ended. The socket is closed by whoever
+    is last: the call reading it, or the kill.
+    """
 
     def __init__(self, pid: int, pipe: Connection) -> None:
         self.pid = pid
         self.pipe = pipe
+        self._pidfd = _pidfd(pid)
+        self._lock = threading.Lock()
+        self._reading = False
+        self._killed = False
 
     def request(self, message: object) -> object:
         """Send one request and block for its reply (a worker thread)."""
+        with self._lock:
+            if self._killed:
+                raise _WorkerGoneError("killed")
+            self._reading = True
         try:
             self.pipe.send(message)
             return pickle.loads(self.pipe.recv_bytes())
         except (OSError, EOFError, ValueError) as error:
             raise _WorkerGoneError(str(error) or type(error).__name__) from error
+        finally:
+            self._done_reading()
+
+    def _done_reading(self) -> None:
+        """The call stopped reading: close the socket if the worker was killed meanwhile."""
+        with self._lock:
+            self._reading = False
+            close = self._killed
+        if close:
+            self._close()
 
     def ready(self) -> str | None:
         """Wait (bounded) for the worker's ``ready``; None, or why it did not open."""
@@ -118,11 +141,35 @@ class _Worker:
                 return f"the worker did not open within {START_SECONDS:g} s"
 
     def kill(self) -> None:
-        """Kill the process now (the fork server reaps it) and close our end."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(self.pid, signal.SIGKILL)
+        """Kill the process now (the fork server reaps it); a call reading from it gets EOF."""
+        with self._lock:
+            if self._killed:
+                return
+            self._killed = True
+            close = not self._reading
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            if self._pidfd is None:
+                os.kill(self.pid, signal.SIGKILL)
+            else:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        if close:
+            self._close()
+
+    def _close(self) -> None:
         with contextlib.suppress(OSError):
             self.pipe.close()
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd for ``pid`` (Linux 5.3+), or None where there is none."""
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
 
 
 class ForkServer:
@@ -191,7 +238,7 @@ class DuckDBRaw:
         alias: str,
         opening: Opening,
         server: ForkServer,
-        warm: _Worker,
+        warm: list[_Worker],
         scratch: Path | None,
     ) -> None:
         self.alias = alias
@@ -199,11 +246,10 @@ class DuckDBRaw:
         self._opening = opening
         self._scratch = scratch
         self._lock = threading.Lock()
-        self._idle: list[_Worker] = [warm]
-        self._live: set[_Worker] = {warm}
+        self._idle: list[_Worker] = list(warm)
+        self._live: set[_Worker] = set(warm)
         self._slots = anyio.CapacityLimiter(MAX_WORKERS)
         self._closed = False
-        self._warm_in_background()
 
     def classify(self, error: Exception) -> Classified | None:
         """A worker's fault, or DuckDB's error table."""
@@ -297,6 +343,7 @@ class DuckDBRaw:
         with self._lock:
             if not self._server.alive() and not self._closed:
                 log.warning("run_sql on %s: the fork server ended; starting another", self.alias)
+                self._server.close()
                 self._server = ForkServer()
             server = self._server
         started = server.start(self._opening)
@@ -376,11 +423,16 @@ def open_duckdb_raw(
         return _not_opened(alias, path, scratch, str(error))
     opening = Opening(str(data), context.limits.memory_limit, settings.threads, context.time_zone)
     server = ForkServer()
-    started = server.start(opening)
-    if isinstance(started, str):
-        server.close()
-        return _not_opened(alias, path, scratch, started)
-    return Success(DuckDBRaw(alias, opening, server, started, scratch))
+    warm: list[_Worker] = []
+    for _ in range(WARM_WORKERS):
+        started = server.start(opening)
+        if isinstance(started, str):
+            for worker in warm:
+                worker.kill()
+            server.close()
+            return _not_opened(alias, path, scratch, started)
+        warm.append(started)
+    return Success(DuckDBRaw(alias, opening, server, warm, scratch))
 
 
 def _not_opened(alias: str, path: Path, scratch: Path | None, words: str) -> Result[DuckDBRaw, str]:
