@@ -16,7 +16,7 @@ import anyio
 import duckdb
 import pytest
 
-from sutura.boundary.sources.duckdb_raw import DuckDBRaw, open_duckdb_raw
+from sutura.boundary.sources.duckdb_raw import MAX_WORKERS, DuckDBRaw, open_duckdb_raw
 from sutura.boundary.sources.skeleton import run_raw
 from sutura.core.raw.outcome import RawOutcome, RawRefusalCode, RawRows
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
@@ -176,3 +176,29 @@ async def test_closing_does_not_wait_for_a_runaway_statement(data_file: Path) ->
     assert closed < 1.0, closed
     assert [_code(outcome) for outcome in outcomes] == [RawRefusalCode.SOURCE_UNAVAILABLE.value]
     assert await _gone(workers)
+
+
+async def test_eight_concurrent_enormous_values_run_in_at_most_four_workers_all_stopped_on_time(
+    runner: DuckDBRaw,
+) -> None:
+    rss = _rss()
+    outcomes: list[RawOutcome] = []
+    busy_seen: list[int] = []
+
+    async def runaway() -> None:
+        outcomes.append(await _run(runner, ENORMOUS_UNTIL_THE_DEADLINE))
+
+    started = time.monotonic()
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tasks:
+            for _ in range(8):
+                tasks.start_soon(runaway)
+            while len(outcomes) < 8:
+                busy_seen.append(len(runner.worker_pids()) - len(runner.idle_pids()))
+                await anyio.sleep(0.02)
+    took = time.monotonic() - started
+    assert [_code(outcome) for outcome in outcomes] == [RawRefusalCode.DEADLINE_EXCEEDED.value] * 8
+    assert took < DEADLINE_SECONDS + MARGIN_SECONDS, took
+    assert max(busy_seen) == MAX_WORKERS, busy_seen
+    assert _rss() - rss < GROWTH_BYTES
+    assert await _rows(runner) == RawRows(columns=["n"], rows=[["3"]])
