@@ -18,6 +18,7 @@ clock.
 """
 
 import contextlib
+import logging
 import os
 import pickle
 import re
@@ -210,6 +211,11 @@ def main() -> None:
     from sutura.boundary.sources import duckdb_raw, duckdb_raw_worker
 
     del duckdb_raw  # imported before any fork, so no worker pays for it
+    check_statement("SELECT 1", "duckdb")  # the dialect's lazy imports, before any fork too
+    # sqlglot logs a statement it cannot read verbatim: never onto the operator's stderr.
+    quiet = logging.getLogger("sqlglot")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
     sys.stdout = sys.stderr
     duckdb_raw_worker.fork_server(socket.socket(fileno=int(sys.argv[1])))
 
