@@ -42,6 +42,8 @@ ADDRESS_ALLOWANCE_BYTES: Final = 512 * 1024 * 1024
 """Address space granted past the open instance and twice the memory limit (stacks, arenas)."""
 
 _PR_SET_PDEATHSIG: Final = 1
+_M_ARENA_MAX: Final = -8
+_ARENAS: Final = 4
 
 _UNITS: Final = {
     "bytes": 1,
@@ -175,9 +177,21 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def _few_malloc_arenas() -> None:
+    """Bound glibc's per-thread malloc arenas (64 MiB of address space each, reserved by every
+    engine thread): on a many-core host they would eat the cap before any statement ran."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(_M_ARENA_MAX, _ARENAS)
+
+
 def fork_server(control: socket.socket) -> None:
     """Fork one worker per :class:`Opening` received on ``control``, until it closes."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    _few_malloc_arenas()
     while True:
         try:
             message = control.recv(65536)
