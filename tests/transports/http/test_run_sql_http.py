@@ -3,6 +3,7 @@ own status when on, never a provenance-shaped key; malformed bodies named, never
 
 import json
 import logging
+import resource
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,34 @@ async def test_a_raw_refusal_is_sent_at_its_own_status(
     assert not [key for key in _keys(body) if key.startswith(PROVENANCE_SHAPED)]
     if code is not RawRefusalCode.STATEMENT_FAILED:
         assert "database_text" not in body
+
+
+async def test_an_enormous_value_is_answered_at_the_deadline_and_the_service_stays_small(
+    on: httpx.AsyncClient,
+) -> None:
+    """#19: one statement building one enormous value outlived its deadline and grew the
+    process to 4 GB; now it is killed with its worker at the deadline."""
+    statement = (
+        "SELECT length(string_agg(md5(a.range::VARCHAR), '')) FROM range(100000) a, range(100000) b"
+    )
+    rss = _rss()
+    started = anyio.current_time()
+    response = await _post(on, {"statement": statement})
+    took = anyio.current_time() - started
+    assert (response.status_code, response.json()["code"]) == (
+        raw_status(RawRefusalCode.DEADLINE_EXCEEDED),
+        RawRefusalCode.DEADLINE_EXCEEDED.value,
+    )
+    assert took < 0.5 + 1.5, took
+    assert _rss() - rss < 64 * 1024 * 1024
+    after = await _post(on, {"statement": "SELECT 41 + 1 AS n"})
+    assert (after.status_code, after.json()["rows"]) == (200, [["42"]])
+
+
+def _rss() -> int:
+    """This process's resident memory (the service runs in it), in bytes."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize()
 
 
 async def test_the_database_words_arrive_exactly_as_one_json_string(on: httpx.AsyncClient) -> None:

@@ -162,3 +162,24 @@ async def test_the_spawned_server_serves_run_sql_when_its_settings_enable_it(con
             result = await client.call_tool("run_sql", {"statement": ORDERS})
     assert names == ["describe_catalog", "ask_metric", "run_sql"]
     assert structured_of(result)["outcome"] == "raw_rows"
+
+
+async def test_an_enormous_value_is_answered_at_the_deadline_by_the_spawned_server(
+    config: Path,
+) -> None:
+    """#19: a statement building one enormous value is stopped (its worker killed) at the
+    deadline, and the next call is answered."""
+    environment = server_environment(config, **ENABLED, SUTURA__LIMITS__DEADLINE_SECONDS="1")
+    params = StdioServerParameters(command=str(SUTURA), args=["mcp"], env=environment)
+    enormous = (
+        "SELECT length(string_agg(md5(a.range::VARCHAR), '')) FROM range(100000) a, range(100000) b"
+    )
+    with anyio.fail_after(60):
+        async with Client(params) as client:
+            started = anyio.current_time()
+            stopped = await client.call_tool("run_sql", {"statement": enormous})
+            took = anyio.current_time() - started
+            after = await client.call_tool("run_sql", {"statement": ORDERS})
+    assert structured_of(stopped)["code"] == "deadline_exceeded"
+    assert took < 1 + 1.5, took
+    assert structured_of(after)["outcome"] == "raw_rows"
