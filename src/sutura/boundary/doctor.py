@@ -17,9 +17,10 @@ from returns.pipeline import is_successful
 from sutura import __version__
 from sutura.boundary.settings_files import CONFIG_DIR_VAR, ENVIRONMENT_VAR, LoadedSettings
 from sutura.boundary.sources.context import SourceContext
-from sutura.boundary.sources.open import dialect_of, open_source
+from sutura.boundary.sources.open import open_source
 from sutura.boundary.startup import Loaded, open_service
 from sutura.core.settings import Environment
+from sutura.core.sql.planning import dialect_of
 
 LIBRARIES: Final = (
     "duckdb",

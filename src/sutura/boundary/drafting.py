@@ -16,10 +16,11 @@ from sutura.boundary.schema_files import modeline_for, write_schema_copies
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.introspect import Found, introspect
-from sutura.boundary.sources.open import dialect_of, open_source
+from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
+from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
 

@@ -14,7 +14,6 @@ from sutura.core.settings import (
     SourceSettings,
     SparkSourceSettings,
 )
-from sutura.core.sql.compile import Dialect
 
 RUN_SQL_KEY = "settings: tools.run_sql.source"
 
@@ -36,19 +35,6 @@ async def open_source(
             from sutura.boundary.sources.spark_extra import open_spark_if_installed
 
             return await open_spark_if_installed(alias, settings, context)
-        case _:
-            assert_never(settings)
-
-
-def dialect_of(settings: SourceSettings) -> Dialect:
-    """The kind of a configured source, which is also the dialect it speaks."""
-    match settings:
-        case DuckDBSourceSettings():
-            return "duckdb"
-        case PostgresSourceSettings():
-            return "postgres"
-        case SparkSourceSettings():
-            return "spark"
         case _:
             assert_never(settings)
 
