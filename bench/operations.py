@@ -11,8 +11,8 @@ load over ``/mcp`` and ``/v1/query`` together, watching errors and the server's 
   answers/s.
 - Load: ``LOAD_SECONDS`` (default 60) at 64 connections, half on ``/mcp`` and half on
   ``/v1/query``, against the instrumented server. Errors are anything but 200, 503 with
-  ``Retry-After`` and 429; RSS is read from ``/proc`` after a warm-up and at the end (goal:
-  within 10 %).
+  ``Retry-After`` and 429; RSS is read from ``/proc`` after a warm-up of ``WARM_SECONDS`` (10)
+  with the same mix and concurrency, and at the end (goal: within 10 %).
 
 Run: ``python -m bench.operations`` (or ``make bench``).
 """
@@ -44,6 +44,7 @@ WARM_UP = 5 if short() else 20
 ROUNDS = 1 if short() else 5
 SECONDS = 1.0 if short() else 4.0
 LOAD_SECONDS = 2.0 if short() else float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
+WARM_SECONDS = 1.0 if short() else 10.0
 METRICS_TOKEN = "bench-metrics-token-0123456789"
 MCP_HEADERS = {
     "Authorization": f"Bearer {bench_http.TOKEN}",
@@ -167,12 +168,9 @@ def _load(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally, int, int
         "SUTURA__AUDIT__PATH": str(directory / "load-audit.jsonl"),
     }
     with _served(directory, **settings) as (address, pid):
-        _drive(address, _query(address, True), 8, 2.0)
-        before = _rss_kib(pid)
-        query, mcp = bench_http.Tally(LOAD_SECONDS), bench_http.Tally(LOAD_SECONDS)
 
-        async def run() -> None:
-            until = time.perf_counter() + LOAD_SECONDS
+        async def run(seconds: float, query: bench_http.Tally, mcp: bench_http.Tally) -> None:
+            until = time.perf_counter() + seconds
             workers = [
                 bench_http._worker(address, _query(address, True), until, query) for _ in range(32)
             ]
@@ -181,7 +179,13 @@ def _load(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally, int, int
             ]
             await asyncio.gather(*workers)
 
-        asyncio.run(run())
+        # Warm-up: the same mix and concurrency as the load, so "after warm-up" has met both
+        # endpoints (the first /mcp calls build what every later one reuses).
+        warm = WARM_SECONDS
+        asyncio.run(run(warm, bench_http.Tally(warm), bench_http.Tally(warm)))
+        before = _rss_kib(pid)
+        query, mcp = bench_http.Tally(LOAD_SECONDS), bench_http.Tally(LOAD_SECONDS)
+        asyncio.run(run(LOAD_SECONDS, query, mcp))
         after = _rss_kib(pid)
     return query, mcp, before, after
 
