@@ -1,30 +1,15 @@
 """The command line, driven the way the console script runs it."""
 
 import json
-import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
-
 
 QUARTERLY = ["revenue", "--grain", "quarter", "--from", "2024-01-01", "--to", "2025-01-01"]
 

@@ -2,10 +2,8 @@
 reached, and the registration commands with this installation's absolute paths."""
 
 import json
-import logging
 import shutil
 import sys
-from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -16,18 +14,6 @@ from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
 
 UNREACHABLE_PORT = 18171  # this suite's own port range; nothing listens on it
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
 
 
 def _doctor(environ: dict[str, str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

@@ -2,39 +2,19 @@
 alone instead of ignoring them (exit 2), whichever side of the verb ``--verbose`` is on."""
 
 import json
-import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from sutura.root import Wiring
-from sutura.transports.cli.main import build_parser, run_cli
+from sutura.transports.cli.main import build_parser
+from tests.transports.cli.running import run_in_process as _run
 
 QUARTERLY = ["revenue", "--grain", "quarter", "--from", "2024-01-01", "--to", "2025-01-01"]
 VERBS = sorted(next(a for a in build_parser()._actions if a.dest == "command").choices or {})
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
-
-
-def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = run_cli(argv, Wiring({"SUTURA_CONFIG_DIR": str(config)}))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,7 @@
 """``sutura init`` through the command line: a PostgreSQL schema and a Parquet directory the
 tests create, drafted, checked and asked — never the example."""
 
-import logging
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -12,33 +10,13 @@ import pytest
 from psycopg import sql
 
 from sutura.boundary.schema_files import shipped_text
-from sutura.root import Wiring
-from sutura.transports.cli.main import run_cli
 from tests.postgres import Scratch, scratch_database
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
-
+from tests.transports.cli.running import run_in_process as _run
 
 # What every settings file with a source says about who calls it.
 SECURITY = (
     "security:\n  identity: single-user\n  single_user_because: one analyst drafts a catalog\n"
 )
-
-
-def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = run_cli(argv, Wiring({"SUTURA_CONFIG_DIR": str(config)}))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _answer_rows(out: str) -> list[list[str]]:

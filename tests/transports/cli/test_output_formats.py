@@ -4,14 +4,12 @@ terminal, CSV, the structured half; and the shell completion scripts."""
 import csv
 import io
 import json
-import logging
 import os
 import pty
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,18 +38,6 @@ TRICKY = (
     " 'line' || chr(10) || 'break' AS two_lines, 'x' || chr(8238) || 'y' AS bidi,"
     " chr(9) || '\"q' AS tab_quote, 12.50 AS amount"
 )
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source", "sutura.audit", "sqlglot")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
 
 
 def _run(

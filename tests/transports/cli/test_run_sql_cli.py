@@ -1,8 +1,6 @@
 """``sutura sql`` and ``sutura prompt``: the raw tool on the command line only when enabled."""
 
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,18 +12,6 @@ from sutura.transports.cli.cmd_sql import NOT_ENABLED
 from sutura.transports.cli.main import run_cli
 
 ENABLED = {"SUTURA__TOOLS__RUN_SQL__ENABLED": "true", "SUTURA__TOOLS__RUN_SQL__SOURCE": "main"}
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source", "sutura.audit", "sqlglot")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
 
 
 def _run(

@@ -2,35 +2,14 @@
 the values allowed (never repeated itself), a description written as a key points to the body,
 and a source without a kind lists the kinds."""
 
-import logging
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sutura.root import Wiring
-from sutura.transports.cli.main import run_cli
+from tests.transports.cli.running import run_in_process as _run
 
 GRAINS = "day, week, month, quarter, year"
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The command line configures logging for its process; give other tests theirs back."""
-    names = ("", "sutura", "sutura.source")
-    levels = {name: logging.getLogger(name).level for name in names}
-    handlers = list(logging.getLogger().handlers)
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-    logging.getLogger().handlers[:] = handlers
-
-
-def _run(argv: list[str], config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = run_cli(argv, Wiring({"SUTURA_CONFIG_DIR": str(config)}))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("verb", ["query", "compile"])

@@ -76,7 +76,7 @@ def _variable_problem(
 ) -> str | None:
     if not all(parts):
         return "each part between double underscores must name a key"
-    if has_lone_surrogate(value):  # bytes that are not UTF-8, kept by os.environ as surrogates
+    if has_lone_surrogate(value):  # bytes that are not UTF-8 arrive as lone surrogates
         return "the value is not valid UTF-8"
     node: object = values
     for depth, part in enumerate(parts):

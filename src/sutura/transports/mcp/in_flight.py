@@ -18,7 +18,7 @@ transport and the server:
 
 from collections.abc import Hashable
 from types import TracebackType
-from typing import Final, Self
+from typing import Final, Protocol, Self
 
 import anyio
 import mcp_types as types
@@ -80,25 +80,19 @@ class InFlight:
         return False
 
 
-class Outgoing:
-    """The server's write stream, noting each answer it writes."""
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
 
-    def __init__(self, inner: WriteStream[SessionMessage], flight: InFlight) -> None:
-        self._inner = inner
-        self._flight = flight
 
-    async def send(self, item: SessionMessage, /) -> None:
-        """Write ``item``; an answer to a request in flight frees its place."""
-        await self._inner.send(item)
-        message = item.message
-        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            request_id = message.id
-            if request_id is not None:
-                self._flight.answered(request_id)
+class _Wrapped:
+    """A stream this module wraps: closing it closes the stream underneath."""
+
+    def __init__(self, underneath: _Closable) -> None:
+        self._underneath = underneath
 
     async def aclose(self) -> None:
         """Close the stream underneath."""
-        await self._inner.aclose()
+        await self._underneath.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -113,7 +107,25 @@ class Outgoing:
         return None
 
 
-class Incoming:
+class Outgoing(_Wrapped):
+    """The server's write stream, noting each answer it writes."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], flight: InFlight) -> None:
+        super().__init__(inner)
+        self._inner = inner
+        self._flight = flight
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write ``item``; an answer to a request in flight frees its place."""
+        await self._inner.send(item)
+        message = item.message
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            request_id = message.id
+            if request_id is not None:
+                self._flight.answered(request_id)
+
+
+class Incoming(_Wrapped):
     """The server's read stream, bounded by :class:`InFlight` and drained at its end."""
 
     def __init__(
@@ -123,6 +135,7 @@ class Incoming:
         flight: InFlight,
         longest_call: float,
     ) -> None:
+        super().__init__(inner)
         self._inner = inner
         self._replies = replies
         self._flight = flight
@@ -154,10 +167,6 @@ class Incoming:
             with anyio.move_on_after(DRAIN_SECONDS):
                 await self._replies.send(SessionMessage(stopped))
 
-    async def aclose(self) -> None:
-        """Close the stream underneath."""
-        await self._inner.aclose()
-
     def __aiter__(self) -> Self:
         return self
 
@@ -166,18 +175,6 @@ class Incoming:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def _shed(request: types.JSONRPCRequest) -> types.JSONRPCResponse | types.JSONRPCError:
