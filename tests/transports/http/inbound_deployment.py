@@ -6,9 +6,15 @@ term (``refunds``) and a worked example lead to ``return_rate``.
 """
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+import pytest
+
+from sutura.boundary.example import DATABASE
+from tests.postgres import copy_from_duckdb, scratch_database
 from tests.transports.http.tokens import ISSUER, RESOURCE, KeyPair, jwks
 
 RESTRICTED: Final = {"return_rate": "finance", "average_order_value": "board"}
@@ -76,3 +82,27 @@ def write_multi_user(
         encoding="utf-8",
     )
     return target
+
+
+PASSWORD_VAR: Final = "SUTURA_MULTI_USER_TEST_PASSWORD"
+
+
+@contextmanager
+def multi_user_on(
+    engine: str, root: Path, example: Path, pair: KeyPair, request: pytest.FixtureRequest
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """:func:`write_multi_user` over ``example``'s data on ``engine`` (``duckdb``, or a scratch
+    PostgreSQL copy of it): the config directory, and the secrets its environment needs."""
+    if engine == "duckdb":
+        yield write_multi_user(root / "config", example, pair), {}
+        return
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    with scratch_database(dsn) as scratch:
+        copy_from_duckdb(example / DATABASE, scratch, root)
+        source = (
+            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
+            f" database: {scratch.database}, user: {scratch.reader},"
+            f" password_env: {PASSWORD_VAR}, sslmode: disable, pool_size: 2}}"
+        )
+        config = write_multi_user(root / "config", example, pair, source=source)
+        yield config, {PASSWORD_VAR: scratch.reader_password}

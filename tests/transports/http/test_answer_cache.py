@@ -14,10 +14,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from sutura.boundary import service as service_module
-from sutura.boundary.example import DATABASE
-from tests.postgres import copy_from_duckdb, scratch_database
 from tests.transports.http.deployments import AUTH, QUESTION, assembled, client, write_deployment
-from tests.transports.http.inbound_deployment import write_multi_user
+from tests.transports.http.inbound_deployment import multi_user_on, write_multi_user
 from tests.transports.http.tokens import KeyPair, claims, mint
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION
 from tests.transports.mcp.remote import http_of, mcp_client
@@ -73,23 +71,8 @@ async def http(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A multi-user deployment whose source caches answers for 60 s, on each engine."""
     root = tmp_path_factory.mktemp(f"cache-{request.param}")
-    if request.param == "duckdb":
-        config = write_multi_user(root / "config", example_dir, PAIR)
-        async with assembled(config, **CACHED) as started, client(started.app) as http:
-            http.app = started.app  # type: ignore[attr-defined]
-            yield http
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(example_dir / DATABASE, scratch, root)
-        source = (
-            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: PG_PASSWORD, sslmode: disable, pool_size: 2}}"
-        )
-        config = write_multi_user(root / "config", example_dir, PAIR, source=source)
-        secret = {"PG_PASSWORD": scratch.reader_password, **CACHED}
-        async with assembled(config, **secret) as started, client(started.app) as http:
+    with multi_user_on(request.param, root, example_dir, PAIR, request) as (config, secrets):
+        async with assembled(config, **secrets, **CACHED) as started, client(started.app) as http:
             http.app = started.app  # type: ignore[attr-defined]
             yield http
 

@@ -9,17 +9,14 @@ from typing import Any
 import httpx
 import pytest
 
-from sutura.boundary.example import DATABASE
-from tests.postgres import copy_from_duckdb, scratch_database
 from tests.transports.http.deployments import assembled, client
-from tests.transports.http.inbound_deployment import write_multi_user
+from tests.transports.http.inbound_deployment import multi_user_on
 from tests.transports.http.tokens import KeyPair, claims, mint
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION
 
 pytestmark = pytest.mark.anyio
 
 PAIR = KeyPair("k1")
-PASSWORD_VAR = "SUTURA_AUDIENCE_TEST_PASSWORD"
 
 
 @pytest.fixture(scope="module")
@@ -36,22 +33,8 @@ async def http(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The multi-user deployment on each engine."""
     root = tmp_path_factory.mktemp(f"audiences-{request.param}")
-    if request.param == "duckdb":
-        config = write_multi_user(root / "config", example_dir, PAIR)
-        async with assembled(config) as started, client(started.app) as http:
-            yield http
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(example_dir / DATABASE, scratch, root)
-        source = (
-            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: {PASSWORD_VAR}, sslmode: disable, pool_size: 2}}"
-        )
-        config = write_multi_user(root / "config", example_dir, PAIR, source=source)
-        secret = {PASSWORD_VAR: scratch.reader_password}
-        async with assembled(config, **secret) as started, client(started.app) as http:
+    with multi_user_on(request.param, root, example_dir, PAIR, request) as (config, secrets):
+        async with assembled(config, **secrets) as started, client(started.app) as http:
             yield http
 
 

@@ -10,10 +10,8 @@ import anyio
 import pytest
 from litestar import Litestar
 
-from sutura.boundary.example import DATABASE
-from tests.postgres import copy_from_duckdb, scratch_database
 from tests.transports.http.deployments import assembled
-from tests.transports.http.inbound_deployment import write_multi_user
+from tests.transports.http.inbound_deployment import multi_user_on
 from tests.transports.http.tokens import KeyPair, claims, mint
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION, structured_of
 from tests.transports.mcp.remote import LEGACY, LIST_TOOLS, http_of, mcp_client
@@ -21,7 +19,6 @@ from tests.transports.mcp.remote import LEGACY, LIST_TOOLS, http_of, mcp_client
 pytestmark = pytest.mark.anyio
 
 PAIR = KeyPair("k1")
-PASSWORD_VAR = "SUTURA_REMOTE_MCP_TEST_PASSWORD"
 
 
 @pytest.fixture(scope="module")
@@ -36,21 +33,8 @@ async def app(
 ) -> AsyncIterator[Litestar]:
     """The multi-user deployment on each engine."""
     root = tmp_path_factory.mktemp(f"remote-{request.param}")
-    if request.param == "duckdb":
-        config = write_multi_user(root / "config", example_dir, PAIR)
-        async with assembled(config) as started:
-            yield started.app
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(example_dir / DATABASE, scratch, root)
-        source = (
-            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: {PASSWORD_VAR}, sslmode: disable, pool_size: 2}}"
-        )
-        config = write_multi_user(root / "config", example_dir, PAIR, source=source)
-        async with assembled(config, **{PASSWORD_VAR: scratch.reader_password}) as started:
+    with multi_user_on(request.param, root, example_dir, PAIR, request) as (config, secrets):
+        async with assembled(config, **secrets) as started:
             yield started.app
 
 
