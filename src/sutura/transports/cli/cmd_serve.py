@@ -34,7 +34,7 @@ def _announce(url: str) -> None:
 def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura serve``: start (or refuse, naming every reason), then serve until a signal."""
     from sutura.boundary.logs import configure_server_log
-    from sutura.transports.http.serve import serve
+    from sutura.transports.http.serve import loop_options, serve
 
     if args.port is not None and not 0 <= args.port <= 65535:
         return report(["serve: --port must be between 0 and 65535"])
@@ -43,6 +43,7 @@ def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
         return loaded
     configure_server_log(json_lines=loaded.loaded.settings.logging.json)
     problems: list[str] = anyio.run(
-        lambda: serve(loaded, _announce, host=args.host, port=args.port)
+        lambda: serve(loaded, _announce, host=args.host, port=args.port),
+        backend_options=loop_options(),
     )
     return report(problems) if problems else EXIT_OK
