@@ -24,6 +24,7 @@ from returns.result import Result
 from sutura.boundary.answer_cache import CacheCounts, SourceCache, cache_key, source_caches
 from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import Observers, Stage
+from sutura.boundary.resolutions import Resolutions, view_key
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
 from sutura.core.catalog.pages import CatalogPages
 from sutura.core.catalog.pinned import PinnedDefinitions
@@ -55,7 +56,7 @@ from sutura.core.tool.arguments import (
     malformed_question,
 )
 from sutura.core.tool.audit import AuditRecord, statement_digest
-from sutura.core.tool.caller import Caller, EveryAudience
+from sutura.core.tool.caller import Audiences, Caller, EveryAudience
 from sutura.core.tool.capability import Capability, CatalogRequest
 from sutura.core.tool.reply import (
     Answered,
@@ -105,7 +106,8 @@ class Service:
         self._clock = now
         self._caches = source_caches(settings.sources)
         self._instructions = instructions
-        self._whole = _View.of(pinned, settings, instructions, prompt)
+        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions, prompt)
+        self._resolutions = Resolutions()
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
         self.observers = Observers()
@@ -151,7 +153,7 @@ class Service:
                     pinned = seen_by(self.pinned, audiences)
                     if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
                         self._views.clear()
-                    view = _View.of(pinned, self.settings, self._instructions, None)
+                    view = _View.of(pinned, audiences, self.settings, self._instructions, None)
                     self._views[audiences] = view
                 return view
             case _:
@@ -162,14 +164,18 @@ class Service:
         sees (a hidden metric is refused exactly as a missing one)."""
         return plan_question(question, self._view(caller).pinned, self.settings, self._today())
 
-    async def answer(
-        self, question: Question, deadline: float, seen: PinnedDefinitions | None = None
+    async def answer(self, question: Question, deadline: float) -> Outcome | QuestionError:
+        """The outcome of ``question`` over the whole catalog, as the anchors ask (surfaces go
+        through :meth:`call`)."""
+        return await self._answer_in(self._whole, question, deadline)
+
+    async def _answer_in(
+        self, view: "_View", question: Question, deadline: float
     ) -> Outcome | QuestionError:
-        """The outcome of ``question`` over the definitions ``seen`` (the whole catalog by
-        default, as the anchors ask; surfaces go through :meth:`call`)."""
+        """The outcome of ``question`` over the definitions ``view`` holds."""
         seconds = min(deadline, self.settings.limits.deadline_seconds)
         with anyio.move_on_after(seconds):
-            return await self._answer(question, seconds, self.pinned if seen is None else seen)
+            return await self._answer(question, seconds, view)
         return Refused(reason=_DEADLINE)
 
     async def _reply(
@@ -197,8 +203,7 @@ class Service:
                 if not is_successful(question):
                     return malformed_question(question.failure())
                 asked.metrics = list(question.unwrap().metrics)
-                seen = self._view(caller).pinned
-                return await self._ask(question.unwrap(), deadline, seen, caller)
+                return await self._ask(question.unwrap(), deadline, self._view(caller), caller)
             case Capability.RUN_SQL:
                 statement = decode_statement_arguments(arguments)
                 if not is_successful(statement):
@@ -219,20 +224,20 @@ class Service:
         return {alias: cache.counts() for alias, cache in self._caches.items()}
 
     async def _ask(
-        self, question: Question, deadline: float, seen: PinnedDefinitions, caller: Caller
+        self, question: Question, deadline: float, view: "_View", caller: Caller
     ) -> Reply:
         """``ask_metric``'s reply: from the source's answer cache when it holds one, else
         answered, rendered and (an answer only) kept."""
-        cache = self._cache_of(question, seen)
+        cache = self._cache_of(question, view.pinned)
         if cache is None:
-            outcome = await self.answer(question, deadline, seen)
+            outcome = await self._answer_in(view, question, deadline)
             with self.observers.stage(Stage.RENDER):
                 return _outcome_reply(outcome)
         key = cache_key(self.pinned.digest, question, caller.audiences, self._today())
         kept = cache.get(key, self._now())
         if kept is not None:
             return kept
-        outcome = await self.answer(question, deadline, seen)
+        outcome = await self._answer_in(view, question, deadline)
         with self.observers.stage(Stage.RENDER):
             reply = _outcome_reply(outcome)
         match reply, outcome:
@@ -253,12 +258,20 @@ class Service:
         return None if model is None else self._caches.get(model.source)
 
     async def _answer(
-        self, question: Question, seconds: float, seen: PinnedDefinitions
+        self, question: Question, seconds: float, view: "_View"
     ) -> Outcome | QuestionError:
         # Resolved against what the caller sees, so a hidden metric is refused exactly as a
-        # missing one; the provenance names the whole catalog's digest.
+        # missing one; the provenance names the whole catalog's digest. A resolution is a pure
+        # function of the view, the question and the day, so it is kept under all three.
+        seen = view.pinned
         with self.observers.stage(Stage.RESOLVE):
-            resolving = resolve_question(question, seen, self.settings.limits, self._today())
+            today = self._today()
+            resolving = self._resolutions.resolved(
+                view.key,
+                question,
+                today,
+                lambda: resolve_question(question, seen, self.settings.limits, today),
+            )
         if not is_successful(resolving):
             problem = resolving.failure()
             return problem if isinstance(problem, QuestionError) else Refused(reason=problem)
@@ -342,8 +355,15 @@ class _View:
     """One view of the catalog: its definitions, its catalog reply, its pages, its prompt
     (made on use)."""
 
-    def __init__(self, pinned: PinnedDefinitions, catalog: CatalogView, prompt: str | None) -> None:
+    def __init__(
+        self,
+        pinned: PinnedDefinitions,
+        key: tuple[str, ...] | None,
+        catalog: CatalogView,
+        prompt: str | None,
+    ) -> None:
         self.pinned = pinned
+        self.key = key
         self.catalog = _catalog_reply(catalog)
         self.pages = CatalogPages.of(catalog)
         self.prompt = prompt
@@ -352,13 +372,15 @@ class _View:
     def of(
         cls,
         pinned: PinnedDefinitions,
+        audiences: Audiences,
         settings: Settings,
         instructions: str | None,
         prompt: str | None,
     ) -> "_View":
-        """The view of ``pinned`` under the operator's prose setting and instructions."""
+        """The view of ``pinned`` (what ``audiences`` see) under the operator's prose setting
+        and instructions."""
         catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
-        return cls(pinned, catalog, prompt)
+        return cls(pinned, view_key(audiences), catalog, prompt)
 
     def page(self, request: CatalogRequest) -> Reply:
         """The whole catalog when it fits one page and no search or later page is asked for;
