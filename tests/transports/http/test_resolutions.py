@@ -4,6 +4,7 @@ and what one view or one question resolved is never what another gets.
 Each test counts the resolutions the service makes (a spy around the one resolver), so the
 keeping is seen to happen, and checks the answers themselves, so it is seen to be right."""
 
+import datetime
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import httpx
 import pytest
 
 from sutura.boundary import service as service_module
+from sutura.boundary import startup as startup_module
 from sutura.core.question.resolve import resolve_question
 from tests.transports.http.deployments import assembled, client
 from tests.transports.http.inbound_deployment import write_multi_user
@@ -98,3 +100,27 @@ async def test_a_different_question_is_resolved_for_itself_never_from_anothers_e
     assert bodies[3]["columns"] == ["period", "revenue"]
     assert bodies[4]["columns"] == ["period", "region", "order_count"]
     assert len(resolved) == len(questions)  # each once, none from another's entry
+
+
+async def test_a_question_counting_back_from_today_is_resolved_again_on_the_next_day(
+    example_dir: Path, tmp_path: Path, resolved: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    days = [datetime.date(2024, 12, 31)]
+    monkeypatch.setattr(startup_module, "utc_today", lambda: days[-1])
+    config = write_multi_user(tmp_path / "config", example_dir, PAIR)
+    last_year = {
+        "grain": "year",
+        "dimensions": [],
+        "range": {"last": {"count": 1, "unit": "year"}},
+    }
+    async with assembled(config) as started, client(started.app) as http:
+        del resolved[:]  # the anchors', at start
+        before = [await _ask(http, STAFF, **last_year) for _ in range(2)]
+        days.append(datetime.date(2025, 1, 1))
+        after = await _ask(http, STAFF, **last_year)
+    assert [reply.status_code for reply in [*before, after]] == [200, 200, 200], after.text
+    assert [row[0] for row in before[0].json()["rows"]] == ["2023-01-01"]
+    assert before[1].json()["rows"] == before[0].json()["rows"]
+    # The new day's last year is 2024: resolved again, never the kept 2023.
+    assert [row[0] for row in after.json()["rows"]] == ["2024-01-01"]
+    assert resolved == ["revenue", "revenue"]
