@@ -36,7 +36,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_deployment(tmp_path_factory.mktemp("operations"), settings=AUDIT)
+    return write_deployment(tmp_path_factory.mktemp("operations"))
 
 
 @pytest.fixture(scope="module")
@@ -105,22 +105,28 @@ async def test_every_response_carries_a_request_id_even_one_no_route_made(
 
 
 async def test_one_audit_record_per_call_of_every_capability_on_v1_and_mcp_no_value(
-    config: Path, app: Litestar, http: httpx.AsyncClient, json_log: io.StringIO
+    tmp_path: Path, json_log: io.StringIO
 ) -> None:
-    before = len(_audit(config))
+    config = write_deployment(tmp_path, settings=AUDIT)
     ids = [f"audit-{n}" for n in range(3)]
-    asked = await http.post("/v1/query", json=FILTERED, headers={**AUTH, "X-Request-Id": ids[0]})
-    unknown = {**QUESTION, "metrics": ["no_such"]}
-    refused = await http.post("/v1/query", json=unknown, headers={**AUTH, "X-Request-Id": ids[1]})
-    catalog = await http.get("/v1/catalog", headers={**AUTH, "X-Request-Id": ids[2]})
-    assert (asked.status_code, refused.status_code, catalog.status_code) == (403, 404, 200)
-    with anyio.fail_after(30):
-        async with (
-            http_of(app, {**AUTH, "X-Request-Id": "audit-mcp"}) as over,
-            mcp_client(over) as mcp,
-        ):
-            answered = await mcp.call_tool("ask_metric", QUESTION)
-    records = _audit(config)[before:]
+    with anyio.fail_after(60):
+        async with assembled(config) as started, client(started.app) as http:
+            asked = await http.post(
+                "/v1/query", json=FILTERED, headers={**AUTH, "X-Request-Id": ids[0]}
+            )
+            unknown = {**QUESTION, "metrics": ["no_such"]}
+            refused = await http.post(
+                "/v1/query", json=unknown, headers={**AUTH, "X-Request-Id": ids[1]}
+            )
+            catalog = await http.get("/v1/catalog", headers={**AUTH, "X-Request-Id": ids[2]})
+            assert (asked.status_code, refused.status_code, catalog.status_code) == (403, 404, 200)
+            async with (
+                http_of(started.app, {**AUTH, "X-Request-Id": "audit-mcp"}) as over,
+                mcp_client(over) as mcp,
+            ):
+                answered = await mcp.call_tool("ask_metric", QUESTION)
+    # Written off the event loop: all of it is in the file, flushed, once the service has closed.
+    records = _audit(config)
     assert [(r["capability"], r["outcome"], r["request_id"]) for r in records] == [
         ("ask_metric", "dimension_not_filterable", ids[0]),
         ("ask_metric", "metric_unknown", ids[1]),
