@@ -24,8 +24,8 @@ read bottom-up; both readers find the same single trailer, and its count verifie
 'refused (metric_unknown): A reque'
 """
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Final, cast
+from collections.abc import Callable, Sequence
+from typing import Final
 
 from returns.result import Failure, Result, Success
 
@@ -46,51 +46,27 @@ SOURCE_SEPARATOR: Final = " as: "
 
 Row = Sequence[str | None]
 _UNREPRESENTABLE: Final = refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
-# Bytes a plain table may hold: printable ASCII but the backslash, and the separators. A row
-# checked alone may hold no quote at all (so a cell's leading quote is never missed).
-_PLAIN_TABLE_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b != 0x5C) + b"\t\n"
-_PLAIN_ROW_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C)) + b"\t"
-# Joins a row known to hold no NULL: ``all(row)`` is checked first at every call.
+# Join a row known to hold no NULL: ``all(row)`` is checked first at every call.
 _join_cells: Final[Callable[[Row], str]] = "\t".join  # type: ignore[assignment]
+_join_spaced: Final[Callable[[Row], str]] = " ".join  # type: ignore[assignment]
 
 
-def _opens_a_quote(text: str) -> bool:
-    """Whether some cell of ``text`` (tab- and newline-joined) starts with ``"``."""
-    return '"' in text and (text.startswith('"') or '\t"' in text or '\n"' in text)
+# The bytes a row may hold and still render as its plain join: printable ASCII but the
+# backslash and the quote (a cell's leading quote is escaped; any quote sends its row cell by
+# cell). In a table joined by tabs and line breaks, those two are the table's own when their
+# counts are right (no cell holds either).
+_PLAIN_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
+_PLAIN_TABLE_BYTES: Final = _PLAIN_BYTES + b"\t\n"
+# Marks a table's UTF-8 bytes: 0 where plain, 1 where a character may need escaping, line
+# breaks kept (UTF-8 never uses 0x0A inside a multi-byte character).
+_DIRTY_MARK: Final = b"\x01"
+_MARKS: Final = bytes(
+    0x0A if byte == 0x0A else 0 if byte in _PLAIN_TABLE_BYTES else 1 for byte in range(256)
+)
 
 
-def _plain_table(rows: Sequence[Row], width: int) -> str | None:
-    """The rows tab- and newline-joined when no cell needs escaping, else ``None``.
-
-    Whole-table C-level checks, cheapest-to-fail first: no NULL or empty cell; ASCII; no cell
-    opening with a quote; nothing but printable ASCII (less the backslash) and separators;
-    separators exactly where the join put them; every row ``width`` cells long (so, with the
-    right tab count, no cell holds a tab).
-    """
-    if not all(map(all, rows)):
-        return None
-    body = "\n".join(map(_join_cells, rows))
-    if not body.isascii() or _opens_a_quote(body):
-        return None
-    if body.encode("ascii").translate(None, _PLAIN_TABLE_BYTES):
-        return None
-    if body.count("\n") != len(rows) - 1 or body.count("\t") != len(rows) * (width - 1):
-        return None
-    return body if set(map(len, rows)) == {width} else None
-
-
-def _escaped_row(row: Row, width: int) -> str | None:
-    """One row line: the plain join if the row is clean, else per cell.
-
-    ``None`` when the row cannot be carried: the wrong width, or a lone surrogate.
-    """
-    if len(row) != width:
-        return None
-    line = _join_cells(row) if all(row) else ""
-    # UTF-8 of a non-ASCII line holds bytes >= 0x80, never plain: such a row goes per cell.
-    plain = line and not line.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ROW_BYTES)
-    if plain and line.count("\t") == width - 1:
-        return line
+def _escaped_row(row: Row) -> str | None:
+    """One row line, cell by cell; ``None`` when the row holds a lone surrogate."""
     if has_lone_surrogate("".join(filter(None, row))):
         return None
     # The per-cell guard inline (a call per cell is most of the cost of a dirty row).
@@ -103,6 +79,65 @@ def _escaped_row(row: Row, width: int) -> str | None:
     return "\t".join(cells)
 
 
+def _rows_to_escape(rows: Sequence[Row], whole: list[bool]) -> list[int]:
+    """The indices of the rows that may not render as their plain join: a NULL or empty cell
+    (``whole`` is false), or a character outside printable ASCII, a backslash or a quote
+    (checked space-joined, as a space renders as itself)."""
+    return [
+        index
+        for index, (row, full) in enumerate(zip(rows, whole, strict=True))
+        if not full
+        or not ((line := _join_spaced(row)).isascii() and line.isprintable())
+        or "\\" in line
+        or '"' in line
+    ]
+
+
+def _rows_marked(marked: bytes) -> list[int]:
+    """The rows of a marked table (see ``_MARKS``) holding a mark, found by C-level searches."""
+    found: list[int] = []
+    row, counted = 0, 0
+    at = marked.find(_DIRTY_MARK)
+    while at != -1:
+        row += marked.count(b"\n", counted, at)
+        found.append(row)
+        counted = marked.find(b"\n", at)
+        if counted == -1:
+            break
+        at = marked.find(_DIRTY_MARK, counted)
+    return found
+
+
+def _table(rows: Sequence[Row], width: int) -> str | None:
+    """The rendered rows, or ``None`` when they are not representable (see :func:`render_rows`).
+
+    A clean table (the common case) is joined and checked whole, in C; otherwise only the rows
+    that may hold a character to escape are rendered cell by cell.
+    """
+    if width < 1 or (rows and set(map(len, rows)) != {width}):
+        return None
+    whole = list(map(all, rows))
+    if all(whole):
+        lines = list(map(_join_cells, rows))
+        table = "\n".join(lines)
+        if table.count("\t") == len(rows) * (width - 1) and table.count("\n") == len(rows) - 1:
+            data = table.encode("utf-8", "surrogatepass")
+            if not data.translate(None, _PLAIN_TABLE_BYTES):
+                return table
+            dirty = _rows_marked(data.translate(_MARKS))
+        else:
+            dirty = _rows_to_escape(rows, whole)
+    else:
+        lines = [_join_cells(row) if full else "" for row, full in zip(rows, whole, strict=True)]
+        dirty = _rows_to_escape(rows, whole)
+    for index in dirty:
+        line = _escaped_row(rows[index])
+        if line is None:
+            return None
+        lines[index] = line
+    return "\n".join(lines)
+
+
 def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
     r"""Render rows as lines of escaped, tab-joined cells (no trailing newline).
 
@@ -112,17 +147,8 @@ def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
     >>> render_rows([["a\tb", None], ["", "\\N"]], 2).unwrap()
     'a\\tb\t\\N\n\\e\t\\\\N'
     """
-    if width < 1:
-        return Failure(_UNREPRESENTABLE)
-    if not rows:
-        return Success("")
-    plain = _plain_table(rows, width)
-    if plain is not None:
-        return Success(plain)
-    lines = [_escaped_row(row, width) for row in rows]
-    if None in lines:
-        return Failure(_UNREPRESENTABLE)
-    return Success("\n".join(cast("list[str]", lines)))
+    table = _table(rows, width)
+    return Failure(_UNREPRESENTABLE) if table is None else Success(table)
 
 
 def render_header(columns: Sequence[str]) -> Result[str, Refusal]:
@@ -139,47 +165,78 @@ def row_count_line(count: int) -> str:
     return f"{ROW_COUNT_PREFIX}{count}"
 
 
-def _trailer_is_representable(provenance: Provenance) -> bool:
-    """Every name is UTF-8 safe, and the right-hand fields (digests, postures) hold no space.
-
-    Right-hand fields are parsed from the right, so a space in one would make a line ambiguous.
-    """
+def _trailer_names(provenance: Provenance) -> list[str]:
+    """Every name the trailer writes (an empty ``computed_at`` is not written)."""
     names = [provenance.definition_version, provenance.definition_digest, provenance.time_zone]
     names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
     names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
     names += provenance.ranges
-    names.append(provenance.computed_at)
+    if provenance.computed_at:
+        names.append(provenance.computed_at)
+    return names
+
+
+def _right_fields_hold_a_space(provenance: Provenance) -> bool:
+    """Right-hand fields (digests, postures, ranges, the time zone and instant) are parsed from
+    the right, so a space in one would make its line ambiguous."""
     right = [provenance.definition_digest, provenance.time_zone, *provenance.ranges]
     right.append(provenance.computed_at)
     right += [m.digest for m in provenance.metric_digests]
     right += [e.posture for e in provenance.executed_as]
-    return not any(map(has_lone_surrogate, names)) and not any(" " in r for r in right)
+    return " " in "".join(right)
 
 
-def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
-    """The row-count line and the provenance lines, in that order."""
-    if not _trailer_is_representable(provenance):
-        return Failure(_UNREPRESENTABLE)
-    version = escape_cell(provenance.definition_version)
-    digest = escape_cell(provenance.definition_digest)
+def _render_as_themselves(names: list[str]) -> bool:
+    """Whether every name renders as itself: none empty, all printable ASCII without a
+    backslash or a quote (checked space-joined, as a space renders as itself)."""
+    joined = " ".join(names)
+    return (
+        all(names)
+        and joined.isascii()
+        and joined.isprintable()
+        and "\\" not in joined
+        and '"' not in joined
+    )
+
+
+def _itself(name: str) -> str:
+    return name
+
+
+def _trailer(provenance: Provenance, count: int) -> str | None:
+    """The trailer, or ``None`` when it is not representable (see :func:`render_trailer`)."""
+    names = _trailer_names(provenance)
+    plain = _render_as_themselves(names)  # the common case: no name needs escaping
+    if not plain and any(map(has_lone_surrogate, names)):
+        return None
+    if _right_fields_hold_a_space(provenance):
+        return None
+    cell: Callable[[str], str] = _itself if plain else escape_cell
+    version = cell(provenance.definition_version)
+    digest = cell(provenance.definition_digest)
     lines = [row_count_line(count), f"{DEFINITIONS_PREFIX}{version}{DIGEST_SEPARATOR}{digest})"]
     lines += [
-        f"{METRIC_PREFIX}{escape_cell(m.metric)}{METRIC_SEPARATOR}{escape_cell(m.digest)}"
+        f"{METRIC_PREFIX}{cell(m.metric)}{METRIC_SEPARATOR}{cell(m.digest)}"
         for m in provenance.metric_digests
     ]
-    lines.append(f"{TIME_ZONE_PREFIX}{escape_cell(provenance.time_zone)}")
-    lines += [f"{RANGE_PREFIX}{escape_cell(r)}" for r in provenance.ranges]
+    lines.append(f"{TIME_ZONE_PREFIX}{cell(provenance.time_zone)}")
+    lines += [f"{RANGE_PREFIX}{cell(r)}" for r in provenance.ranges]
     lines += [
-        f"{SOURCE_PREFIX}{escape_cell(e.source)}{SOURCE_SEPARATOR}{escape_cell(e.posture)}"
+        f"{SOURCE_PREFIX}{cell(e.source)}{SOURCE_SEPARATOR}{cell(e.posture)}"
         for e in provenance.executed_as
     ]
     if provenance.computed_at:
-        lines.append(f"{COMPUTED_PREFIX}{escape_cell(provenance.computed_at)}")
-    return Success("\n".join(lines))
+        lines.append(f"{COMPUTED_PREFIX}{cell(provenance.computed_at)}")
+    return "\n".join(lines)
 
 
-def _joined(parts: Iterable[str]) -> str:
-    return "\n".join(parts)
+def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
+    """The row-count line and the provenance lines, in that order.
+
+    Not representable when a name holds a lone surrogate, or a right-hand field a space.
+    """
+    trailer = _trailer(provenance, count)
+    return Failure(_UNREPRESENTABLE) if trailer is None else Success(trailer)
 
 
 def render_answer(answer: Answer) -> Result[str, Refusal]:
@@ -205,14 +262,13 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     >>> render_answer(hostile).failure().code
     <RefusalCode.VALUE_NOT_REPRESENTABLE: 'value_not_representable'>
     """
-    rows = answer.rows
-    return render_header(answer.columns).bind(
-        lambda header: render_rows(rows, len(answer.columns)).bind(
-            lambda body: render_trailer(answer.provenance, len(rows)).map(
-                lambda trailer: _joined([header, body, trailer] if rows else [header, trailer])
-            )
-        )
-    )
+    rows, columns = answer.rows, answer.columns
+    header = _table([columns], len(columns))
+    body = _table(rows, len(columns)) if header is not None else None
+    trailer = _trailer(answer.provenance, len(rows)) if body is not None else None
+    if header is None or body is None or trailer is None:
+        return Failure(_UNREPRESENTABLE)
+    return Success("\n".join([header, body, trailer] if rows else [header, trailer]))
 
 
 def render_refusal(reason: Refusal) -> str:
