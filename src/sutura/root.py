@@ -7,12 +7,15 @@ read settings files, catalogs or sources on their own.
 import os
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from returns.result import Result
 
-from sutura.boundary.settings_files import LoadedSettings, load_settings
-from sutura.boundary.startup import Loaded, load
 from sutura.transports.cli.main import run_cli
+
+if TYPE_CHECKING:  # imported when used: commands that read no catalog (render) start lighter
+    from sutura.boundary.settings_files import LoadedSettings
+    from sutura.boundary.startup import Loaded
 
 
 class Wiring:
@@ -21,12 +24,16 @@ class Wiring:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
 
-    def load(self) -> Result[Loaded, list[str]]:
+    def load(self) -> "Result[Loaded, list[str]]":
         """Settings and catalog only (no data touched)."""
+        from sutura.boundary.startup import load
+
         return load(self.environ)
 
-    def settings(self) -> Result[LoadedSettings, list[str]]:
+    def settings(self) -> "Result[LoadedSettings, list[str]]":
         """Settings only (no catalog read, no data touched)."""
+        from sutura.boundary.settings_files import load_settings
+
         return load_settings(self.environ).alt(lambda errors: [e.sentence() for e in errors])
 
 

@@ -8,7 +8,7 @@ import pytest
 from sutura.core.raw.outcome import ROWS_NOTICE
 from sutura.core.raw.request import MAX_STATEMENT_CHARS
 from sutura.root import Wiring
-from sutura.transports.cli.cmd_sql import NOT_ENABLED
+from sutura.transports.cli.calling import NOT_ENABLED
 from sutura.transports.cli.main import run_cli
 
 ENABLED = {"SUTURA__TOOLS__RUN_SQL__ENABLED": "true", "SUTURA__TOOLS__RUN_SQL__SOURCE": "main"}

@@ -6,17 +6,18 @@ import shlex
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from returns.pipeline import is_successful
 
-from sutura.boundary import doctor
-from sutura.boundary.settings_files import CONFIG_DIR_VAR
-from sutura.boundary.startup import Loaded
 from sutura.core.text.escape import escape_text
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, emit
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
+
+if TYPE_CHECKING:  # the checks are imported when doctor runs, not by every command
+    from sutura.boundary.startup import Loaded
 
 OK = "ok"
 
@@ -45,6 +46,8 @@ def run_doctor(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 async def _report(wiring: Wiring) -> tuple[list[str], bool]:
+    from sutura.boundary import doctor
+
     lines = ["versions:"]
     lines += [f"  {name}: {escape_text(version)}" for name, version in doctor.versions()]
     lines.append("settings layers (later wins):")
@@ -80,7 +83,7 @@ async def _report(wiring: Wiring) -> tuple[list[str], bool]:
     return lines, healthy
 
 
-def _catalog_line(loaded: Loaded) -> str:
+def _catalog_line(loaded: "Loaded") -> str:
     catalog = loaded.pinned.catalog
     return (
         f"catalog: {OK} — {len(catalog.metrics)} metrics, {len(catalog.models)} models"
@@ -88,7 +91,7 @@ def _catalog_line(loaded: Loaded) -> str:
     )
 
 
-def _anchors_line(loaded: Loaded, problems: list[str]) -> str:
+def _anchors_line(loaded: "Loaded", problems: list[str]) -> str:
     anchored = sum(1 for m in loaded.pinned.catalog.metrics if m.anchor is not None)
     if problems:
         return "models and anchors: problems"
@@ -97,6 +100,8 @@ def _anchors_line(loaded: Loaded, problems: list[str]) -> str:
 
 def registration(environ: Mapping[str, str]) -> list[str]:
     """The commands that register ``sutura mcp`` with agents, paths filled in."""
+    from sutura.boundary.settings_files import CONFIG_DIR_VAR
+
     command = str(Path(sys.argv[0]).resolve()) if Path(sys.argv[0]).name == "sutura" else None
     command = command or str(Path(sys.executable).with_name("sutura"))
     config = environ.get(CONFIG_DIR_VAR)

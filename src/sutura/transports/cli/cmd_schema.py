@@ -4,7 +4,6 @@ import argparse
 import json
 import sys
 
-from sutura.boundary.schema_files import shipped_text
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.json_schemas import SCHEMA_NAMES, kind_schema
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit
@@ -38,6 +37,8 @@ def register(verbs: Verbs) -> None:
 
 def run_schema(args: argparse.Namespace, _wiring: Wiring) -> int:
     """``sutura schema``."""
+    from sutura.boundary.schema_files import shipped_text
+
     if args.kind is None:
         emit(shipped_text(args.name))
         return EXIT_OK

@@ -9,13 +9,9 @@ refused or not enabled, ``2`` a statement that cannot be read (over the length c
 import argparse
 import sys
 
-from sutura.core.tool.capability import Capability
-from sutura.transports.cli.calling import NOT_ENABLED, call_once
 from sutura.transports.cli.formats import add_format_arguments, chosen_format
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
-
-__all__ = ["NOT_ENABLED", "register", "run_sql"]
 
 
 def register(verbs: Verbs) -> None:
@@ -35,6 +31,9 @@ def register(verbs: Verbs) -> None:
 
 def run_sql(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura sql``."""
+    from sutura.core.tool.capability import Capability
+    from sutura.transports.cli.calling import call_once
+
     text = args.statement
     if text == "-":
         text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")

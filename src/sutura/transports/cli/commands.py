@@ -7,15 +7,11 @@ Each command that reads data runs in one event loop, with one service opened and
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from returns.pipeline import is_successful
 
-from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded
-from sutura.core.question.model import QuestionError
 from sutura.core.text.escape import escape_text
-from sutura.core.tool.arguments import decode_question
-from sutura.core.tool.capability import Capability
 from sutura.transports.cli import (
     cmd_completion,
     cmd_doctor,
@@ -25,9 +21,7 @@ from sutura.transports.cli import (
     cmd_schema,
     cmd_serve,
     cmd_sql,
-    present,
 )
-from sutura.transports.cli.calling import call_once, with_service
 from sutura.transports.cli.formats import add_format_arguments, chosen_format
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
 from sutura.transports.cli.question_args import (
@@ -39,6 +33,11 @@ from sutura.transports.cli.question_args import (
 from sutura.transports.cli.teaching import unknown_grain
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
+
+if TYPE_CHECKING:  # a command imports the service, compiler and calls it uses when it runs
+    from sutura.boundary.service import Service
+    from sutura.boundary.startup import Loaded
+    from sutura.core.question.model import QuestionError
 
 
 def register(verbs: Verbs) -> None:
@@ -157,8 +156,10 @@ def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura check``."""
+    from sutura.transports.cli import present
+    from sutura.transports.cli.calling import with_service
 
-    async def summary(_loaded: Loaded, service: Service) -> str:
+    async def summary(_loaded: "Loaded", service: "Service") -> str:
         return present.check_summary(service)
 
     text = with_service(wiring, summary, anchors=True)
@@ -170,6 +171,9 @@ def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura catalog``: the describe_catalog call, without opening any source."""
+    from sutura.core.tool.capability import Capability
+    from sutura.transports.cli.calling import call_once
+
     arguments: dict[str, object] = {}
     if args.search is not None:
         arguments["search"] = args.search
@@ -180,6 +184,8 @@ def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura describe METRIC``."""
+    from sutura.transports.cli import present
+
     loaded = unwrap_or_report(wiring.load())
     if isinstance(loaded, int):
         return loaded
@@ -192,6 +198,9 @@ def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura compile``."""
+    from sutura.core.tool.arguments import decode_question
+    from sutura.transports.cli import present
+
     if (taught := unknown_grain(args, wiring)) is not None:
         return taught
     try:
@@ -208,6 +217,9 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
+    from sutura.core.tool.capability import Capability
+    from sutura.transports.cli.calling import call_once
+
     if (taught := unknown_grain(args, wiring)) is not None:
         return taught
     try:
@@ -227,7 +239,7 @@ def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
-def _malformed(error: QuestionError) -> int:
+def _malformed(error: "QuestionError") -> int:
     print(f"sutura: {escape_text(error.sentence())}", file=sys.stderr)
     return EXIT_USAGE
 

@@ -1,12 +1,13 @@
 """What the composition root hands every transport."""
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from returns.result import Result
 
-from sutura.boundary.settings_files import LoadedSettings
-from sutura.boundary.startup import Loaded
+if TYPE_CHECKING:  # types only: a command imports the loading it uses
+    from sutura.boundary.settings_files import LoadedSettings
+    from sutura.boundary.startup import Loaded
 
 
 class Wiring(Protocol):
@@ -17,10 +18,10 @@ class Wiring(Protocol):
         """The environment the composition root read (settings variables, secrets)."""
         ...
 
-    def load(self) -> Result[Loaded, list[str]]:
+    def load(self) -> "Result[Loaded, list[str]]":
         """Settings and catalog, no data touched; every problem as one operator sentence."""
         ...
 
-    def settings(self) -> Result[LoadedSettings, list[str]]:
+    def settings(self) -> "Result[LoadedSettings, list[str]]":
         """The settings alone (no catalog read); every problem as one operator sentence."""
         ...
