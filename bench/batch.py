@@ -1,8 +1,10 @@
 """Batch rendering: ``sutura render`` of a generated JSON Lines file, in a subprocess.
 
 Throughput (MB/s and records/s) beside a bare reference that reads the same file line by line
-and re-encodes each line with ``msgspec.json`` (no validation, no text half). Peak RSS of each
-child comes from ``os.wait4`` in a small launcher (the per-child ``ru_maxrss`` that
+and re-encodes each line with ``msgspec.json`` (no validation, no text half); goal: at least a
+third of the reference's throughput. Each is run ``ROUNDS`` times, interleaved, and the fastest
+run of each is kept: on a shared machine a slow run is the machine's, not the program's. Peak
+RSS of each child comes from ``os.wait4`` in a small launcher (the per-child ``ru_maxrss`` that
 ``RUSAGE_CHILDREN`` aggregates), and is shown beside the same run on an eighth of the input:
 memory stays flat as the input grows.
 
@@ -19,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from bench.table import Figure
+from bench.table import Figure, short
 from sutura.core.codec import halves_of
 from sutura.core.outcome.answer import (
     Answer,
@@ -33,6 +35,8 @@ from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.text.untrusted import CELLS
 
 MEGABYTE: Final = 1 << 20
+ROUNDS: Final = 3
+GOAL_THROUGHPUT: Final = "≥ 0.33×"
 GOAL_RSS_MB: Final = 200
 SUTURA: Final = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
 REFERENCE: Final = """
@@ -124,8 +128,15 @@ def measure() -> list[Figure]:
     path, records = input_file(megabytes)
     small_path, _ = input_file(max(1, megabytes // 8))
     size = path.stat().st_size / MEGABYTE
-    ours, ours_rss = _run_child([*SUTURA, "render", str(path)])
-    bare, bare_rss = _run_child([sys.executable, "-c", REFERENCE, str(path)])
+    runs = [
+        (
+            _run_child([*SUTURA, "render", str(path)]),
+            _run_child([sys.executable, "-c", REFERENCE, str(path)]),
+        )
+        for _ in range(1 if short() else ROUNDS)
+    ]
+    ours, ours_rss = min(o for o, _ in runs)
+    bare, bare_rss = min(b for _, b in runs)
     _, small_rss = _run_child([*SUTURA, "render", str(small_path)])
     label = f"{size:.0f} MB JSONL"
     flat = Figure(
@@ -138,9 +149,19 @@ def measure() -> list[Figure]:
         "sutura render, 1/8 of the input",
     )
     return [
-        _figure(f"render {label} → text, MB/s", size / ours, size / bare, "MB/s", "none set"),
         _figure(
-            f"render {label} → text, records/s", records / ours, records / bare, "rec/s", "none set"
+            f"render {label} → text, MB/s (best of {len(runs)})",
+            size / ours,
+            size / bare,
+            "MB/s",
+            GOAL_THROUGHPUT,
+        ),
+        _figure(
+            f"render {label} → text, records/s",
+            records / ours,
+            records / bare,
+            "rec/s",
+            GOAL_THROUGHPUT,
         ),
         _figure(f"peak RSS rendering {label}", ours_rss, bare_rss, "MB", f"≤ {GOAL_RSS_MB} MB"),
         flat,
