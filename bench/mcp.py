@@ -10,13 +10,20 @@
 
 - Cold start to a first answer: spawn to the ``ask_metric`` response (sent with the
   handshake), beside the floor's spawn to its first ``tools/call``; and each server's resident
-  memory (``VmRSS``) once it has answered.
+  memory (``VmRSS``) once it has answered. The floor answers without touching any data, while
+  our first answer necessarily loads DuckDB, opens the file and runs the query; so the same two
+  figures are shown beside a second reference, the floor whose first ``tools/call`` runs the
+  bench question's compiled SQL on DuckDB (import, read-only connect, the query). And DuckDB's
+  own share, a bare script that does only that, beside a bare interpreter. Our figure minus
+  the floor-plus-DuckDB one is sutura's own work: its imports, the catalog, checking models
+  and reproducing anchors before the first answer (a certification step, never skipped).
 
 Run: ``python -m bench.mcp`` (or ``make bench``, which includes it). Goals: cold start to
 tools/list within 150 ms of the floor, to a first answer within 100 ms; RSS ≤ 1.1 × the
 floor's; warm call ≤ 1.25 × raw.
 """
 
+import datetime
 import functools
 import json
 import os
@@ -62,6 +69,53 @@ async def main():
         await server.run(read, write, server.create_initialization_options())
 
 anyio.run(main)
+"""
+
+
+FLOOR_DUCKDB_SERVER = """
+import datetime, json, sys
+import anyio, duckdb, mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+DATABASE, SQL = sys.argv[1], sys.argv[2]
+PARAMS = [datetime.date.fromisoformat(p[5:]) if p.startswith("date:") else p
+          for p in json.loads(sys.argv[3])]
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="ping", input_schema={"type": "object"})])
+
+async def call_tool(ctx, params):
+    connection = duckdb.connect(DATABASE, read_only=True)
+    rows = connection.execute(SQL, PARAMS).fetchall()
+    return types.CallToolResult(content=[types.TextContent(text=str(rows))])
+
+server = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
+"""
+
+BARE_DUCKDB = """
+import datetime, json, sys
+import duckdb
+
+PARAMS = [datetime.date.fromisoformat(p[5:]) if p.startswith("date:") else p
+          for p in json.loads(sys.argv[3])]
+duckdb.connect(sys.argv[1], read_only=True).execute(sys.argv[2], PARAMS).fetchall()
+sys.stdout.write("done\\n")
+sys.stdout.flush()
+sys.stdin.read()
+"""
+
+BARE_PYTHON = """
+import sys
+sys.stdout.write("done\\n")
+sys.stdout.flush()
+sys.stdin.read()
 """
 
 
@@ -147,26 +201,57 @@ def _cold_start(
         return time.perf_counter() - started, _resident_kb(process.pid)
 
 
+def _script_start(command: list[str], config: Path) -> tuple[float, float]:
+    """Seconds from spawn to a script's ``done`` line, and its resident memory (KiB) then."""
+    started = time.perf_counter()
+    with _spawned(command, config) as process:
+        assert process.stdout is not None
+        if process.stdout.readline() != b"done\n":
+            raise RuntimeError(f"{command[-4:]} did not finish")
+        return time.perf_counter() - started, _resident_kb(process.pid)
+
+
+def _query_arguments(config: Path) -> list[str]:
+    """The database, the bench question's compiled SQL and its parameters, for a script."""
+    compiled = _compiled(config)
+    params = [
+        f"date:{p.isoformat()}" if isinstance(p, datetime.date) else str(p) for p in compiled.params
+    ]
+    return [str(config / "data" / "example.duckdb"), compiled.sql, json.dumps(params)]
+
+
 def _ping(request_id: int) -> bytes:
     params = {"name": "ping", "arguments": {}}
     return _line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
 
 
-def _cold_starts(config: Path, floor: list[str]) -> dict[str, list[float]]:
+def _cold_starts(config: Path, scripts: Path) -> dict[str, list[float]]:
     """Interleaved spawns: the floor to tools/list and to its first answer (``ping``), ours to
-    tools/list and to a first answer (``ask_metric``); with each server's RSS at its answer."""
+    tools/list and to a first answer (``ask_metric``), the floor whose answer runs the query on
+    DuckDB; with each server's RSS at its answer. Then the bare scripts (DuckDB's share)."""
     ours = [str(SUTURA), "mcp"]
+    query = _query_arguments(config)
+    floor = [sys.executable, str(scripts / "floor_server.py")]
+    floor_duckdb = [sys.executable, str(scripts / "floor_duckdb_server.py"), *query]
+    bare_duckdb = [sys.executable, str(scripts / "bare_duckdb.py"), *query]
+    bare_python = [sys.executable, str(scripts / "bare_python.py")]
     seen: dict[str, list[float]] = {}
+
+    def record(name: str, seconds: float, resident: float) -> None:
+        seen.setdefault(name, []).append(seconds)
+        seen.setdefault(name + " rss", []).append(resident)
+
     for _ in range(SPAWNS):
         for name, command, first, request_id in (
             ("floor listed", floor, b"", 1),
             ("floor answered", floor, _ping(2), 2),
+            ("floor+duckdb answered", floor_duckdb, _ping(2), 2),
             ("listed", ours, b"", 1),
             ("answered", ours, _ask(2), 2),
         ):
-            seconds, resident = _cold_start(command, config, first, request_id)
-            seen.setdefault(name, []).append(seconds)
-            seen.setdefault(name + " rss", []).append(resident)
+            record(name, *_cold_start(command, config, first, request_id))
+        record("bare duckdb", *_script_start(bare_duckdb, config))
+        record("bare python", *_script_start(bare_python, config))
     return seen
 
 
@@ -220,9 +305,15 @@ def measure() -> list[Figure]:
     """Every MCP figure, each measured beside its reference in this run."""
     config = example_dir()
     with tempfile.TemporaryDirectory() as temporary:
-        floor_script = Path(temporary) / "floor_server.py"
-        floor_script.write_text(FLOOR_SERVER, encoding="utf-8")
-        cold = _cold_starts(config, [sys.executable, str(floor_script)])
+        scripts = Path(temporary)
+        for name, text in (
+            ("floor_server.py", FLOOR_SERVER),
+            ("floor_duckdb_server.py", FLOOR_DUCKDB_SERVER),
+            ("bare_duckdb.py", BARE_DUCKDB),
+            ("bare_python.py", BARE_PYTHON),
+        ):
+            (scripts / name).write_text(text, encoding="utf-8")
+        cold = _cold_starts(config, scripts)
     ours, raw = _warm_calls(config)
     median = {name: statistics.median(values) for name, values in cold.items()}
     ms, mib = 1e3, 1 / 1024
@@ -235,6 +326,18 @@ def measure() -> list[Figure]:
         Figure("mcp", "RSS after a first answer (median)", median["answered rss"] * mib,
                median["floor answered rss"] * mib, "MiB", "≤ 1.1×",
                "one-tool server after its first call"),
+        Figure("mcp", f"cold start to a first answer (median of {SPAWNS})",
+               median["answered"] * ms, median["floor+duckdb answered"] * ms, "ms",
+               "reference", "one-tool server running the query on DuckDB"),
+        Figure("mcp", "RSS after a first answer (median)", median["answered rss"] * mib,
+               median["floor+duckdb answered rss"] * mib, "MiB", "reference",
+               "one-tool server running the query on DuckDB"),
+        Figure("mcp", "DuckDB's share: spawn, import, connect, query (median)",
+               median["bare duckdb"] * ms, median["bare python"] * ms, "ms", "breakdown",
+               "bare interpreter"),
+        Figure("mcp", "DuckDB's share: RSS after the query (median)",
+               median["bare duckdb rss"] * mib, median["bare python rss"] * mib, "MiB",
+               "breakdown", "bare interpreter"),
         Figure("mcp", "warm ask_metric, 1M rows (median of 200)", statistics.median(ours) * ms,
                statistics.median(raw) * ms, "ms", "≤ 1.25×", "raw DuckDB, same SQL"),
         Figure("mcp", "warm ask_metric, 1M rows (p95 of 200)", _p95(ours) * ms, _p95(raw) * ms,
