@@ -263,7 +263,8 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     <RefusalCode.VALUE_NOT_REPRESENTABLE: 'value_not_representable'>
     """
     rows, columns = answer.rows, answer.columns
-    header = _table([columns], len(columns))
+    plain = columns and _render_as_themselves(columns)  # the common case, without a scan
+    header = "\t".join(columns) if plain else _table([columns], len(columns))
     body = _table(rows, len(columns)) if header is not None else None
     trailer = _trailer(answer.provenance, len(rows)) if body is not None else None
     if header is None or body is None or trailer is None:
