@@ -6,7 +6,7 @@ from the address, so no operator sentence or log line built from the address can
 
 Every session is pinned the same way: the catalog's time zone (truncating a timestamp to its
 period never depends on the cluster's zone), ANSI mode (an overflowing sum is an error, never a
-NULL), and a short, bounded retry of a lost connection (the client's own default waits for
+NULL), adaptive execution off (an interrupt then stops every job of the statement), and a short, bounded retry of a lost connection (the client's own default waits for
 minutes).
 
 The client's loggers write to stderr on their own, JSON lines carrying the statement and the
@@ -32,7 +32,11 @@ from sutura.core.settings import SparkSourceSettings
 log = logging.getLogger("sutura.source")
 
 TIME_ZONE_KEY: Final = "spark.sql.session.timeZone"
-SESSION_CONF: Final = {"spark.sql.ansi.enabled": "true"}
+# Adaptive execution is off: it submits a shuffle's map stage from its own thread, and one
+# submitted just after an interrupt ended the operation was seen to run on for good, holding the
+# executors (a cancelled job tag does not stop a job that comes later). Without it, every job
+# of a statement is submitted by the operation's thread, so its interrupt stops them all.
+SESSION_CONF: Final = {"spark.sql.ansi.enabled": "true", "spark.sql.adaptive.enabled": "false"}
 MINIMUM_VERSION: Final = (3, 5)  # positional parameters bound by spark.sql(sql, args=[...])
 _RETRIES: Final = 3
 _MAX_BACKOFF_MS: Final = 1000
