@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import anyio
 import duckdb
@@ -34,6 +35,9 @@ from tests.spark_server import (
     statement,
 )
 
+if TYPE_CHECKING:
+    from sutura.boundary.sources.spark import SparkSource
+
 pytestmark = pytest.mark.filterwarnings(r"ignore:\[RETRIES_EXCEEDED\]:UserWarning")
 
 CELLS = """SELECT CAST('0.10' AS DECIMAL(12, 2)), CAST(9223372036854775807 AS BIGINT),
@@ -41,6 +45,19 @@ CELLS = """SELECT CAST('0.10' AS DECIMAL(12, 2)), CAST(9223372036854775807 AS BI
   true, CAST('-12345678901234567890.123' AS DECIMAL(38, 3)), CAST(0.1 AS DOUBLE),
   (SELECT SUM(x) FROM (VALUES (2147483647), (2147483647)) AS t(x)), 'ünï'"""
 SLOW = "SELECT sum(id % 7) FROM range(0, ?)"
+# One task per executor slot of the test server (local[2]): it ends only once nothing else holds
+# them, so an interrupted query still running on the server makes it miss its bound.
+FREE = "SELECT count(*) FROM range(0, ?, 1, 2)"
+
+
+async def slots_are_free(source: "SparkSource") -> None:
+    """A statement needing the server's executor slots answers promptly (the test fails if an
+    interrupted query still holds them)."""
+    with anyio.fail_after(30):
+        outcome = await run_certified(
+            source, statement(FREE, 10**6), deadline_seconds=25, max_rows=1
+        )
+    assert outcome.unwrap() == [["1000000"]]
 
 
 @pytest.fixture
@@ -162,6 +179,7 @@ async def test_a_slow_query_is_interrupted_on_the_server_at_the_deadline(
             after = await run_certified(
                 source, statement("SELECT ?", 1), deadline_seconds=15, max_rows=1
             )
+        await slots_are_free(source)
     assert after.unwrap() == [["1"]]
 
 
@@ -175,7 +193,34 @@ async def test_a_question_its_caller_cancels_is_interrupted_on_the_server_too(
         with anyio.fail_after(10), anyio.move_on_after(1):
             await run_certified(source, statement(SLOW, 10**13), deadline_seconds=600, max_rows=1)
         assert await anyio.to_thread.run_sync(done.wait, 20)
+        await slots_are_free(source)
     assert cancelled_on_the_server(returned)
+
+
+@pytest.mark.spark
+@pytest.mark.anyio
+async def test_an_interrupt_the_server_never_confirms_replaces_the_session_and_frees_the_slots(
+    remote: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sutura.boundary.sources import spark
+
+    returned, done = spy_on_fetches(monkeypatch)
+    monkeypatch.setattr(spark, "CONFIRM_SECONDS", 2.0)
+    caplog.set_level(logging.WARNING, logger="sutura.source")
+    async with opened(remote) as source:
+        stuck = source._sessions.current()
+        assert stuck is not None
+        monkeypatch.setattr(stuck, "interruptTag", lambda tag: [])  # as if every one were lost
+        with anyio.fail_after(10):
+            outcome = await run_certified(
+                source, statement(SLOW, 10**13), deadline_seconds=1, max_rows=1
+            )
+        expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
+        assert await anyio.to_thread.run_sync(done.wait, 20)  # released with its session
+        await slots_are_free(source)
+        assert source._sessions.current() is not stuck
+    assert isinstance(returned[0], Exception)
+    assert "did not end within 2 s; replacing the session" in caplog.text
 
 
 @pytest.mark.spark
@@ -217,6 +262,7 @@ async def test_concurrent_questions_share_the_session_and_one_deadline_stops_onl
             async with anyio.create_task_group() as group:
                 for n in range(5):
                     group.start_soon(ask, n)
+        await slots_are_free(source)
     expect_refusal(answers.pop(0), RefusalCode.DEADLINE_EXCEEDED)
     assert {n: a.unwrap() for n, a in answers.items()} == {n: [[str(2 * n)]] for n in range(1, 5)}
 

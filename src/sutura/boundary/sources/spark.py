@@ -5,17 +5,21 @@ typed literal, so nothing a caller sent is ever part of the statement's text. It
 as Arrow and are written as canonical text from there, never through the client's own row
 conversion (which would turn an instant into the wall clock of this machine's time zone).
 
-Spark Connect has no per-query timeout. Each answer runs in a worker thread under its own tag;
-at the deadline the tag is interrupted from another thread, again until the worker returns, so
-an operation that started just after the first interrupt is stopped too. A session the server
-has forgotten (it restarted, or the session idled out) is replaced once. The driver's own
-messages go to the ``sutura.source`` log, never into a refusal.
+Spark Connect has no per-query timeout. Each answer runs in a worker thread under its own tag,
+attached before the first request is sent; at the deadline (or when the caller goes away) the
+tag is interrupted from another thread, again until the worker's call has returned, which is
+the server's word that the operation ended (an operation that started just after an interrupt
+is stopped too). If that word does not come within a bound, the session is replaced: releasing
+it on the server ends every operation it still holds, so no later statement queues behind one
+nobody waits for. A session the server has forgotten (it restarted, or the session idled out) is
+replaced once. The driver's own messages go to the ``sutura.source`` log, never into a refusal.
 """
 
 import functools
 import logging
 import re
 import threading
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final
@@ -46,7 +50,8 @@ log = logging.getLogger("sutura.source")
 CONNECT_TIMEOUT_SECONDS: Final = 60.0
 _CLOSE_SECONDS: Final = 10.0
 _INTERRUPT_EVERY_SECONDS: Final = 0.25
-_INTERRUPT_TRIES: Final = 120
+# How long an interrupted operation may take to end before its session is released instead.
+CONFIRM_SECONDS: Final = 30.0
 _LOST_SESSION: Final = "INVALID_HANDLE.SESSION"
 _GRPC_DETAILS: Final = re.compile(r'details = "([^"\n]*)"')
 
@@ -70,18 +75,33 @@ class SparkSource:
     ) -> Fetched:
         """One statement under its own tag; once more on a new session if the server lost it."""
         return await self._attempt(
-            lambda session: _Tagged(session, self.alias).fetch(statement, params, max_rows),
+            lambda session: self._tagged(session).fetch(statement, params, max_rows),
             retry=True,
         )
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
         """The columns (name, Spark type) a statement returns; no row is read."""
         fetched = await self._attempt(
-            lambda session: _Tagged(session, self.alias).describe(statement), retry=True
+            lambda session: self._tagged(session).describe(statement), retry=True
         )
         return [
             (name, str(kind)) for name, kind in zip(fetched.columns, fetched.rows[0], strict=True)
         ]
+
+    def _tagged(self, session: SparkSession) -> "_Tagged":
+        return _Tagged(session, self.alias, functools.partial(self._release, session))
+
+    def _release(self, stuck: SparkSession) -> None:
+        """Replace a session holding an operation that an interrupt did not end (runs in the
+        interrupting thread): releasing it on the server ends all it still runs."""
+        log.warning(
+            "source %s: an interrupted query did not end within %.0f s; replacing the session",
+            self.alias,
+            CONFIRM_SECONDS,
+        )
+        renewed = _renew(self._sessions, stuck)
+        if isinstance(renewed, PySparkException):
+            log.error("source %s: replacing the session failed: %s", self.alias, renewed)
 
     async def close(self) -> None:
         """Stop the session; later fetches fail as ``unavailable``."""
@@ -112,11 +132,15 @@ class SparkSource:
 class _Tagged:
     """One statement on a session under its own tag, interruptible from another thread."""
 
-    def __init__(self, session: SparkSession, alias: str) -> None:
+    def __init__(self, session: SparkSession, alias: str, release: Callable[[], None]) -> None:
         self._session = session
         self._alias = alias
+        self._release = release
         self._tag = f"sutura-{uuid.uuid4().hex}"
         self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._started = False
+        self._abandoned = False
 
     async def fetch(self, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
         """At most ``max_rows + 1`` rows, or the driver's error; interrupted if cancelled."""
@@ -128,45 +152,61 @@ class _Tagged:
 
     async def _interruptible(self, job: Callable[[], Fetched]) -> Fetched:
         try:
-            return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(
+                functools.partial(self._under_tag, job), abandon_on_cancel=True
+            )
         except anyio.get_cancelled_exc_class():
             self._interrupt_in_background()
             raise
 
-    def _fetch(self, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
-        """Execute and fetch as Arrow (runs in a worker thread)."""
-        self._session.addTag(self._tag)
+    def _under_tag(self, job: Callable[[], Fetched]) -> Fetched:
+        """``job`` with the tag on every request it sends (the client's tags are per thread,
+        so this runs in the worker thread, before the first request)."""
+        with self._lock:
+            if self._abandoned:  # cancelled before a thread took it: nothing was sent
+                return Fetched([], [])
+            self._started = True
+            self._session.addTag(self._tag)
         try:
-            frame = self._session.sql(sql, args=list(params))
-            table = frame.limit(max_rows + 1).toArrow()
+            return job()
         finally:
             self._session.removeTag(self._tag)
             self._done.set()
+
+    def _fetch(self, sql: str, params: Sequence[object], max_rows: int) -> Fetched:
+        """Execute and fetch as Arrow (runs in a worker thread)."""
+        table = self._session.sql(sql, args=list(params)).limit(max_rows + 1).toArrow()
         columns = [column.to_pylist() for column in table.columns]
         return Fetched(list(table.column_names), [list(row) for row in zip(*columns, strict=True)])
 
     def _describe(self, sql: str) -> Fetched:
-        try:
-            fields = self._session.sql(sql).schema.fields
-        finally:
-            self._done.set()
+        fields = self._session.sql(sql).schema.fields
         names = [field.name for field in fields]
         return Fetched(names, [[field.dataType.simpleString() for field in fields]])
 
     def _interrupt_in_background(self) -> None:
-        """Interrupt the tag now and until the worker returns, without making anyone wait."""
-        threading.Thread(target=self._keep_interrupting, name=self._tag, daemon=True).start()
+        """Interrupt the tag until the operation ended, without making anyone wait."""
+        with self._lock:
+            self._abandoned = True
+            if not self._started:
+                return
+        threading.Thread(target=self._interrupt_until_ended, name=self._tag, daemon=True).start()
 
-    def _keep_interrupting(self) -> None:
-        for _ in range(_INTERRUPT_TRIES):
+    def _interrupt_until_ended(self) -> None:
+        """Interrupt the tag until the worker's call returned (the server ended the operation);
+        past :data:`CONFIRM_SECONDS` without that, release the session instead."""
+        give_up_at = time.monotonic() + CONFIRM_SECONDS
+        while not self._done.is_set():
+            if time.monotonic() >= give_up_at:
+                self._release()
+                return
             try:
-                self._session.interruptTag(self._tag)
-            except PySparkException as error:
+                interrupted = self._session.interruptTag(self._tag)
+            except PySparkException as error:  # retried: one lost request must not end it
                 log.debug("source %s: interrupt failed: %s", self._alias, error)
-                return
-            if self._done.wait(_INTERRUPT_EVERY_SECONDS):
-                return
-        log.warning("source %s: an interrupted query is still running", self._alias)
+            else:
+                log.debug("source %s: interrupted %s", self._alias, interrupted)
+            self._done.wait(_INTERRUPT_EVERY_SECONDS)
 
 
 def _renew(sessions: Sessions, stale: SparkSession) -> SparkSession | PySparkException | None:

@@ -6,8 +6,8 @@ from the address, so no operator sentence or log line built from the address can
 
 Every session is pinned the same way: the catalog's time zone (truncating a timestamp to its
 period never depends on the cluster's zone), ANSI mode (an overflowing sum is an error, never a
-NULL), adaptive execution off (an interrupt then stops every job of the statement), and a short, bounded retry of a lost connection (the client's own default waits for
-minutes).
+NULL), adaptive execution off (an interrupt then stops every job of the statement), and a
+short, bounded retry of a lost connection (the client's own default waits for minutes).
 
 The client's loggers write to stderr on their own, JSON lines carrying the statement and the
 JVM stack trace; they are silenced unless ``sutura.source`` logs at DEBUG (``--verbose``).
