@@ -5,6 +5,7 @@ import os
 import pty
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -152,11 +153,21 @@ def _wait_for(condition: Callable[[], bool]) -> None:
         time.sleep(0.01)
 
 
+INTERRUPTIBLE_SUTURA = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " from sutura.root import main; sys.exit(main())",
+]
+"""``sutura`` as from a terminal, where Ctrl-C interrupts: a test run started in the background
+has SIGINT ignored, and a child inherits that."""
+
+
 def test_an_interrupted_run_leaves_no_partial_file_and_keeps_the_old_one(tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     target.write_bytes(b"old\n")
     process = subprocess.Popen(
-        [*SUTURA, "render", "--out", str(target), "-"],
+        [*INTERRUPTIBLE_SUTURA, "render", "--out", str(target), "-"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
