@@ -159,12 +159,12 @@ def _operating_cost(directory: Path) -> tuple[float, float]:
     ):
         _drive(plain, _query(plain, False), 4, 1.0)
         _drive(on, _query(on, True), 4, 1.0)
-        for round_ in range(ROUNDS):
+        for index in range(ROUNDS):
             # Which goes first alternates, so neither always meets the machine a round later.
-            for instrumented_ in (round_ % 2 == 1, round_ % 2 == 0):
-                address = on if instrumented_ else plain
-                tally = _drive(address, _query(address, instrumented_), 16, SECONDS)
-                (on_runs if instrumented_ else plain_runs).append(tally.statuses[200] / SECONDS)
+            pairs = [(plain, False, plain_runs), (on, True, on_runs)]
+            for address, with_ids, runs in pairs if index % 2 == 0 else pairs[::-1]:
+                tally = _drive(address, _query(address, with_ids), 16, SECONDS)
+                runs.append(tally.statuses[200] / SECONDS)
     return statistics.median(on_runs), statistics.median(plain_runs)
 
 
