@@ -126,8 +126,15 @@ async def _worker(address: tuple[str, int], payload: bytes, until: float, tally:
 
 def drive(address: tuple[str, int], request: Request, concurrency: int, seconds: float) -> Tally:
     """``concurrency`` keep-alive connections sending ``request`` back to back for ``seconds``."""
+    return drive_payload(address, _encoded(request, *address), concurrency, seconds)
+
+
+def drive_payload(
+    address: tuple[str, int], payload: bytes, concurrency: int, seconds: float
+) -> Tally:
+    """``concurrency`` keep-alive connections sending the raw request ``payload`` back to back
+    for ``seconds``."""
     tally = Tally(seconds)
-    payload = _encoded(request, *address)
 
     async def run() -> None:
         until = time.perf_counter() + seconds

@@ -7,8 +7,15 @@ load over ``/mcp`` and ``/v1/query`` together, watching errors and the server's 
   compiled SQL on a read-only DuckDB connection. Goal ≤ 1.3×.
 - Operating cost: two ``sutura serve`` processes over the small example, one plain and one with
   ``security.metrics_token``, ``audit.path`` and a caller's ``X-Request-Id`` on every request;
-  each driven at 16 keep-alive connections, alternately (which goes first alternating too),
-  ``ROUNDS`` times; the medians are compared. Goal: ≤ 3 % fewer answers/s.
+  each driven at 16 keep-alive connections for ``SECONDS``, in turns (which goes first
+  alternating), ``ROUNDS`` times, both started afresh halfway in the other order; answers/s
+  summed over the rounds are compared. Goal: ≤ 3 %
+  fewer answers/s. Every thread of both servers runs on one core and this client on another
+  (where there are two): unpinned, a server shared both cores with its client and with the
+  neighbours' load by the scheduler's chance, and a round's answers/s swung by ±10 % between
+  two identical servers, more than the cost measured; pinned, a server's answers/s is one
+  core divided by what an answer costs it. Beside it, the CPU each server spent per answer
+  (from ``/proc``), the cost itself.
 - Load: ``LOAD_SECONDS`` (default 60) at 64 connections, half on ``/mcp`` and half on
   ``/v1/query``, against the instrumented server. Errors are anything but 200, 503 with
   ``Retry-After`` and 429; RSS is read from ``/proc`` after a warm-up of ``WARM_SECONDS`` (60,
@@ -34,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -47,8 +55,8 @@ from sutura.core.question.model import decode_question_json
 
 CALLS = 20 if short() else 200
 WARM_UP = 5 if short() else 20
-ROUNDS = 1 if short() else 8
-SECONDS = 1.0 if short() else 4.0
+ROUNDS = 1 if short() else 20
+SECONDS = 1.0 if short() else 2.0
 LOAD_SECONDS = 2.0 if short() else float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
 WARM_SECONDS = 1.0 if short() else float(os.environ.get("BENCH_WARM_SECONDS", "60"))
 METRICS_TOKEN = "bench-metrics-token-0123456789"
@@ -107,20 +115,6 @@ def _mcp_warm() -> tuple[list[float], list[float]]:
     return ours, direct
 
 
-def _drive(
-    address: tuple[str, int], payload: bytes, concurrency: int, seconds: float
-) -> bench_http.Tally:
-    tally = bench_http.Tally(seconds)
-
-    async def run() -> None:
-        until = time.perf_counter() + seconds
-        workers = (bench_http._worker(address, payload, until, tally) for _ in range(concurrency))
-        await asyncio.gather(*workers)
-
-    asyncio.run(run())
-    return tally
-
-
 def _query(address: tuple[str, int], request_id: bool) -> bytes:
     payload = bench_http._encoded(bench_http.QUERY, *address)
     return (
@@ -143,29 +137,72 @@ def _rss_kib(pid: int) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _operating_cost(directory: Path) -> tuple[float, float]:
-    """Answers/s at 16 concurrent: plain, and with metrics, audit and request ids."""
-    plain_runs: list[float] = []
-    on_runs: list[float] = []
+@dataclass
+class Cost:
+    """Answers, and the server's CPU seconds, over every round of one server."""
+
+    answers: int = 0
+    cpu_seconds: float = 0.0
+
+    def per_second(self) -> float:
+        """Answers per second over the rounds."""
+        return self.answers / (2 * max(1, ROUNDS // 2) * SECONDS)
+
+    def cpu_ms_per_answer(self) -> float:
+        """Server CPU per answer, in milliseconds."""
+        return self.cpu_seconds / max(1, self.answers) * 1e3
+
+
+@contextlib.contextmanager
+def _cores_apart(servers: list[int]) -> Iterator[None]:
+    """Every thread of the ``servers`` processes on the last core, this client on the first,
+    for the block; nothing is pinned where there is one core or no affinity to set."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cores) < 2:
+        yield
+        return
+    for pid in servers:  # threads started later inherit it from the thread that starts them
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            os.sched_setaffinity(int(task.name), {cores[-1]})
+    os.sched_setaffinity(0, {cores[0]})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, set(cores))
+
+
+def _operating_cost(directory: Path) -> tuple[Cost, Cost]:
+    """Answers and CPU at 16 concurrent: with metrics, audit and request ids, and plain.
+
+    Two halves of ``ROUNDS // 2`` rounds, each with both servers started afresh, in the other
+    order in the second half: neither is always the older process, nor always goes first."""
     limits = {"SUTURA__SERVER__MAX_CONCURRENT_QUERIES": "32"}
     instrumented = {
         **limits,
         "SUTURA__SECURITY__METRICS_TOKEN": METRICS_TOKEN,
         "SUTURA__AUDIT__PATH": str(directory / "audit.jsonl"),
     }
-    with (
-        _served(directory, **limits) as (plain, _a),
-        _served(directory, **instrumented) as (on, _b),
-    ):
-        _drive(plain, _query(plain, False), 4, 1.0)
-        _drive(on, _query(on, True), 4, 1.0)
-        for index in range(ROUNDS):
-            # Which goes first alternates, so neither always meets the machine a round later.
-            pairs = [(plain, False, plain_runs), (on, True, on_runs)]
-            for address, with_ids, runs in pairs if index % 2 == 0 else pairs[::-1]:
-                tally = _drive(address, _query(address, with_ids), 16, SECONDS)
-                runs.append(tally.statuses[200] / SECONDS)
-    return statistics.median(on_runs), statistics.median(plain_runs)
+    on_cost, plain_cost = Cost(), Cost()
+    for half in range(2):
+        starts = [(instrumented, True, on_cost), (limits, False, plain_cost)]
+        with contextlib.ExitStack() as stack:
+            turns = [
+                (*stack.enter_context(_served(directory, **settings)), with_ids, cost)
+                for settings, with_ids, cost in (starts if half else starts[::-1])
+            ]
+            for address, _, with_ids, _ in turns:
+                bench_http.drive_payload(address, _query(address, with_ids), 4, 1.0)
+            with _cores_apart([pid for _, pid, _, _ in turns]):
+                for index in range(max(1, ROUNDS // 2)):
+                    # Which goes first alternates, so neither always meets the machine later.
+                    for address, pid, with_ids, cost in turns if index % 2 else turns[::-1]:
+                        before = bench_http.process_cpu_seconds(pid) or 0.0
+                        tally = bench_http.drive_payload(
+                            address, _query(address, with_ids), 16, SECONDS
+                        )
+                        cost.cpu_seconds += (bench_http.process_cpu_seconds(pid) or 0.0) - before
+                        cost.answers += tally.statuses[200]
+    return on_cost, plain_cost
 
 
 def _load(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally, int, int]:
@@ -217,8 +254,10 @@ def measure() -> list[Figure]:
     return [
         Figure("mcp", "/mcp warm ask_metric, 1M rows (median of 200)", statistics.median(ours) * ms,
                statistics.median(raw) * ms, "ms", "≤ 1.3×", "raw DuckDB, same SQL"),
-        Figure("http", "POST /v1/query c=16 answers/s, metrics+audit+ids on", on, off, "req/s",
-               "≥ 0.97×", "the same, all off"),
+        Figure("http", "POST /v1/query c=16 answers/s, metrics+audit+ids on", on.per_second(),
+               off.per_second(), "req/s", "≥ 0.97×", "the same, all off, in turns"),
+        Figure("http", "server CPU per answer, metrics+audit+ids on", on.cpu_ms_per_answer(),
+               off.cpu_ms_per_answer(), "ms", "breakdown", "the same, all off, in turns"),
         Figure("load", f"{LOAD_SECONDS:.0f} s c=64 (/mcp + /v1/query): 200s", answers,
                responses, "count", "report", "responses"),
         Figure("load", "errors (not 200, 503+Retry-After, 429)", _errors(mcp) + _errors(query),
