@@ -111,15 +111,30 @@ def encode(value: msgspec.Struct) -> Result[bytes, Refusal]:
 
 def outcome_halves(outcome: Outcome) -> Result[Halves, Refusal]:
     """Both halves of an answer or a refusal, or the refusal that replaces both."""
-    text: Result[str, Refusal]
+    return _text_half(outcome).bind(
+        lambda rendered: encode(outcome).map(lambda data: Halves(rendered, data))
+    )
+
+
+def _text_half(outcome: Outcome) -> Result[str, Refusal]:
     match outcome:
         case Answer():
-            text = render_answer(outcome)
+            return render_answer(outcome)
         case Refused():
-            text = Success(render_refusal(outcome.reason))
+            return Success(render_refusal(outcome.reason))
         case _:
             assert_never(outcome)
-    return text.bind(lambda rendered: encode(outcome).map(lambda data: Halves(rendered, data)))
+
+
+def decoded_outcome_text(outcome: Outcome) -> Result[str, Refusal]:
+    """The text half of an outcome :func:`decode_outcome` returned, or the refusal of both halves.
+
+    The one value the structured half cannot encode is a lone surrogate, and a decoded outcome
+    holds none (strict UTF-8 cannot carry one and the decoder refuses its escape): the text
+    half is the only one that can still refuse such an outcome, so the bytes of the structured
+    half are not built just to be dropped (``sutura render`` to text).
+    """
+    return _text_half(outcome)
 
 
 def halves_of(outcome: Outcome) -> Halves:

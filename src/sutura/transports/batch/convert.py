@@ -25,7 +25,7 @@ from typing import Final, assert_never
 
 from returns.pipeline import is_successful
 
-from sutura.core.codec import CodecError, decode_outcome, outcome_halves
+from sutura.core.codec import CodecError, decode_outcome, decoded_outcome_text, outcome_halves
 from sutura.core.outcome.answer import Outcome, Refused
 from sutura.core.outcome.refusal import status_of
 from sutura.transports.batch.framing import frame
@@ -58,20 +58,21 @@ def convert(record: RawRecord, target: Target) -> bytes | RecordError:
         return RecordError(
             number=record.number, problem=RecordProblem.NOT_AN_OUTCOME, detail=problem.sentence()
         )
-    halves = outcome_halves(outcome)
-    if not is_successful(halves):
-        return RecordError(
-            number=record.number,
-            problem=RecordProblem.NOT_REPRESENTABLE,
-            detail=_NOT_REPRESENTABLE,
-        )
     match target:
         case Target.TEXT:
-            return frame(record.number, halves.unwrap().text)
+            # A decoded outcome's structured half always encodes (see ``decoded_outcome_text``).
+            text = decoded_outcome_text(outcome)
+            if is_successful(text):
+                return frame(record.number, text.unwrap())
         case Target.JSON:
-            return halves.unwrap().structured + b"\n"
+            halves = outcome_halves(outcome)
+            if is_successful(halves):
+                return halves.unwrap().structured + b"\n"
         case _:
             assert_never(target)
+    return RecordError(
+        number=record.number, problem=RecordProblem.NOT_REPRESENTABLE, detail=_NOT_REPRESENTABLE
+    )
 
 
 def _status_matches(outcome: Outcome) -> bool:
