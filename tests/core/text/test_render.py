@@ -113,6 +113,17 @@ def test_a_row_whose_width_differs_from_the_header_is_refused(rows: list[list[st
     expect_refusal(render_answer(answer(["x", "y"], rows)), RefusalCode.VALUE_NOT_REPRESENTABLE)
 
 
+@pytest.mark.parametrize(
+    ("rows", "width"),
+    [([["a\tb"]], 2), ([["a\tb\tc"], ["d", "e", "f"]], 3), ([["a", "b\tc"], ["d"]], 2), ([[]], 1)],
+    ids=["one cell spelling two", "a tab for a missing cell", "ragged", "a row without cells"],
+)
+def test_a_row_of_fewer_cells_is_refused_even_when_a_tab_inside_one_fills_its_line(
+    rows: list[list[str | None]], width: int
+) -> None:
+    expect_refusal(render_rows(rows, width), RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
 def test_an_answer_without_columns_is_refused() -> None:
     expect_refusal(render_answer(answer([], [])), RefusalCode.VALUE_NOT_REPRESENTABLE)
 

@@ -57,6 +57,7 @@ _join_spaced: Final[Callable[[Row], str]] = " ".join  # type: ignore[assignment]
 # counts are right (no cell holds either).
 _PLAIN_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
 _PLAIN_TABLE_BYTES: Final = _PLAIN_BYTES + b"\t\n"
+_NOT_SEPARATORS: Final = bytes(b for b in range(256) if b not in (0x09, 0x0A))
 # Marks a table's UTF-8 bytes: 0 where plain, 1 where a character may need escaping, line
 # breaks kept (UTF-8 never uses 0x0A inside a multi-byte character).
 _DIRTY_MARK: Final = b"\x01"
@@ -108,28 +109,55 @@ def _rows_marked(marked: bytes) -> list[int]:
     return found
 
 
+def _separators(rows: int, width: int) -> bytes:
+    """The tabs and line breaks that join ``rows`` rows of ``width`` cells, in order."""
+    tabs = b"\t" * (width - 1)
+    return (tabs + b"\n") * (rows - 1) + tabs
+
+
 def _table(rows: Sequence[Row], width: int) -> str | None:
     """The rendered rows, or ``None`` when they are not representable (see :func:`render_rows`).
 
-    A clean table (the common case) is joined and checked whole, in C; otherwise only the rows
-    that may hold a character to escape are rendered cell by cell.
+    A table without NULL or empty cells is joined once and checked whole, in C: deleting its
+    plain bytes leaves exactly the tabs and line breaks that join rows as wide as the header
+    when it is clean; deleting every other byte leaves them when no cell holds a tab or a
+    line break. Then only the rows that may hold a character to escape are rendered cell by
+    cell. (Those separators give every row line ``width - 1`` tabs; a row of fewer cells
+    would need a tab inside a cell for that, and then the cells would add up to fewer than
+    ``width`` per row: with the count checked first, the separators prove every width.)
     """
-    if width < 1 or (rows and set(map(len, rows)) != {width}):
+    if width < 1 or sum(map(len, rows)) != width * len(rows):
+        return None
+    if not rows:
+        return ""
+    if not all(map(all, rows)):
+        return _table_by_rows(rows, width)
+    lines = list(map(_join_cells, rows))
+    table = "\n".join(lines)
+    data = table.encode("utf-8", "surrogatepass")
+    left = data.translate(None, _PLAIN_BYTES)
+    separators = _separators(len(rows), width)
+    if left == separators:
+        return table
+    if left.translate(None, _NOT_SEPARATORS) == separators:
+        return _escaped_lines(rows, lines, _rows_marked(data.translate(_MARKS)))
+    if set(map(len, rows)) != {width}:
+        return None
+    return _escaped_lines(rows, lines, _rows_to_escape(rows, [True] * len(rows)))
+
+
+def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
+    """The rendered rows of a table holding a NULL or an empty cell."""
+    if set(map(len, rows)) != {width}:
         return None
     whole = list(map(all, rows))
-    if all(whole):
-        lines = list(map(_join_cells, rows))
-        table = "\n".join(lines)
-        if table.count("\t") == len(rows) * (width - 1) and table.count("\n") == len(rows) - 1:
-            data = table.encode("utf-8", "surrogatepass")
-            if not data.translate(None, _PLAIN_TABLE_BYTES):
-                return table
-            dirty = _rows_marked(data.translate(_MARKS))
-        else:
-            dirty = _rows_to_escape(rows, whole)
-    else:
-        lines = [_join_cells(row) if full else "" for row, full in zip(rows, whole, strict=True)]
-        dirty = _rows_to_escape(rows, whole)
+    lines = [_join_cells(row) if full else "" for row, full in zip(rows, whole, strict=True)]
+    return _escaped_lines(rows, lines, _rows_to_escape(rows, whole))
+
+
+def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> str | None:
+    """The table with the ``dirty`` rows' lines rendered cell by cell, or ``None`` when one
+    holds a lone surrogate."""
     for index in dirty:
         line = _escaped_row(rows[index])
         if line is None:
