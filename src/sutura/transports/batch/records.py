@@ -20,7 +20,7 @@ of a JSON Lines file costs that line, not the file).
 """
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final, NamedTuple, Protocol
 
 import msgspec
@@ -78,11 +78,13 @@ class _Replayed:
     def __init__(self, head: bytes, tail: _LineReadable) -> None:
         self._head = io.BytesIO(head)
         self._tail = tail
+        self.readline: Callable[[int], bytes] = self._replay
 
-    def readline(self, size: int, /) -> bytes:
+    def _replay(self, size: int, /) -> bytes:
         part = self._head.readline(size)
         if part.endswith(b"\n") or len(part) >= size:
             return part
+        self.readline = self._tail.readline  # the head is spent: every later line is the tail's
         return part + self._tail.readline(size - len(part))
 
 
