@@ -140,7 +140,8 @@ def _table(rows: Sequence[Row], width: int) -> str | None:
     if left == separators:
         return table
     if left.translate(None, _NOT_SEPARATORS) == separators:
-        return _escaped_lines(rows, lines, _rows_marked(data.translate(_MARKS)))
+        # ``left`` keeps every line break, so its marks find the rows as the table's would.
+        return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
     if set(map(len, rows)) != {width}:
         return None
     return _escaped_lines(rows, lines, _rows_to_escape(rows, [True] * len(rows)))
