@@ -101,27 +101,78 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
     return status, headers
 
 
+class _Connection:
+    """One keep-alive client connection, opened again after a failure or a ``close``."""
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        self.address = address
+        self._stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def ask(self, payload: bytes, tally: Tally) -> None:
+        """Send ``payload`` and read its response, counted in ``tally``."""
+        if self._stream is None:
+            self._stream = await asyncio.open_connection(*self.address)
+        reader, writer = self._stream
+        started = time.perf_counter()
+        writer.write(payload)
+        try:
+            status, headers = await asyncio.wait_for(_response(reader), REQUEST_TIMEOUT)
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError) as err:
+            tally.failures[type(err).__name__] += 1
+            self.close()
+            return
+        tally.latencies.append(time.perf_counter() - started)
+        tally.statuses[status] += 1
+        tally.retry_after += status == 503 and "retry-after" in headers
+        if headers.get("connection") == "close":
+            self.close()
+
+    def close(self) -> None:
+        """Close the connection (the next request opens a new one)."""
+        if self._stream is not None:
+            self._stream[1].close()
+            self._stream = None
+
+
+async def _until(connection: _Connection, payload: bytes, until: float, tally: Tally) -> None:
+    """Requests on ``connection`` back to back until ``until`` (``perf_counter``)."""
+    while time.perf_counter() < until:
+        await connection.ask(payload, tally)
+
+
 async def _worker(address: tuple[str, int], payload: bytes, until: float, tally: Tally) -> None:
-    reader, writer = await asyncio.open_connection(*address)
+    connection = _Connection(address)
     try:
-        while time.perf_counter() < until:
-            started = time.perf_counter()
-            writer.write(payload)
-            try:
-                status, headers = await asyncio.wait_for(_response(reader), REQUEST_TIMEOUT)
-            except (TimeoutError, asyncio.IncompleteReadError, ConnectionError) as err:
-                tally.failures[type(err).__name__] += 1
-                writer.close()
-                reader, writer = await asyncio.open_connection(*address)
-                continue
-            tally.latencies.append(time.perf_counter() - started)
-            tally.statuses[status] += 1
-            tally.retry_after += status == 503 and "retry-after" in headers
-            if headers.get("connection") == "close":
-                writer.close()
-                reader, writer = await asyncio.open_connection(*address)
+        await _until(connection, payload, until, tally)
     finally:
-        writer.close()
+        connection.close()
+
+
+def drive_in_bursts(
+    targets: list[tuple[tuple[str, int], bytes]], concurrency: int, burst: float, bursts: int
+) -> list[Tally]:
+    """Each target (an address and the raw request sent to it) in turn, ``bursts`` times: in
+    a burst, ``concurrency`` keep-alive connections of that target send back to back for
+    ``burst`` seconds, and the burst ends once every response has come. Each target's tally
+    counts its bursts' own time, so targets taking turns a fraction of a second long meet the
+    same moments of a machine whose speed drifts."""
+    tallies = [Tally(0.0) for _ in targets]
+
+    async def run() -> None:
+        pools = [[_Connection(address) for _ in range(concurrency)] for address, _ in targets]
+        try:
+            for _ in range(bursts):
+                for (_, payload), pool, tally in zip(targets, pools, tallies, strict=True):
+                    started = time.perf_counter()
+                    until = started + burst
+                    await asyncio.gather(*(_until(c, payload, until, tally) for c in pool))
+                    tally.seconds += time.perf_counter() - started
+        finally:
+            for connection in (c for pool in pools for c in pool):
+                connection.close()
+
+    asyncio.run(run())
+    return tallies
 
 
 def drive(address: tuple[str, int], request: Request, concurrency: int, seconds: float) -> Tally:

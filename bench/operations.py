@@ -5,17 +5,22 @@ load over ``/mcp`` and ``/v1/query`` together, watching errors and the server's 
 - ``/mcp`` warm: one keep-alive connection, one JSON-RPC ``tools/call`` per POST (stateless, no
   session), 200 calls on the 1M-row example (median), interleaved call by call with the same
   compiled SQL on a read-only DuckDB connection. Goal ≤ 1.3×.
-- Operating cost: two ``sutura serve`` processes over the small example, one plain and one with
-  ``security.metrics_token``, ``audit.path`` and a caller's ``X-Request-Id`` on every request;
-  each driven at 16 keep-alive connections for ``SECONDS``, in turns (which goes first
-  alternating), ``ROUNDS`` times, both started afresh halfway in the other order; answers/s
-  summed over the rounds are compared. Goal: ≤ 3 %
-  fewer answers/s. Every thread of both servers runs on one core and this client on another
-  (where there are two): unpinned, a server shared both cores with its client and with the
-  neighbours' load by the scheduler's chance, and a round's answers/s swung by ±10 % between
-  two identical servers, more than the cost measured; pinned, a server's answers/s is one
-  core divided by what an answer costs it. Beside it, the CPU each server spent per answer
-  (from ``/proc``), the cost itself.
+- Operating cost: a ``sutura serve`` process over the small example with
+  ``security.metrics_token``, ``audit.path`` and a caller's ``X-Request-Id`` on every request,
+  beside a plain one, taking turns: each in ``BURSTS`` bursts of ``BURST`` seconds at 16
+  keep-alive connections, a burst ending once its responses have come; ``PAIRS`` such pairs,
+  each started afresh (which starts, and goes first, alternating). Answers/s over each kind's
+  bursts are compared. Goal: ≤ 3 % fewer answers/s. Measured this way because on this machine
+  two identical servers differ more than the cost does, in two ways: the machine's speed
+  drifts (a server's core, busy throughout, answered 212 to 348 times per CPU-second in turns
+  of 2 s, neighbouring turns alike), which turns of half a second put both servers through
+  alike; and one process comes out a few percent faster than an identical other for its whole
+  life (two plain servers taking turns in bursts stayed 3.5 % apart, in either direction from
+  one pair to the next: their hash seeds and memory layouts differ), which only many pairs of
+  processes average out. Every thread of both servers runs on one core and this client on
+  another (where there are two), so a server's answers/s is that core's speed divided by what
+  an answer costs it, not a share of two cores with its client settled by the scheduler's
+  chance. Beside it, the CPU each spent per answer (from ``/proc``).
 - Load: ``LOAD_SECONDS`` (default 60) at 64 connections, half on ``/mcp`` and half on
   ``/v1/query``, against the instrumented server. Errors are anything but 200, 503 with
   ``Retry-After`` and 429; RSS is read from ``/proc`` after a warm-up of ``WARM_SECONDS`` (60,
@@ -55,8 +60,9 @@ from sutura.core.question.model import decode_question_json
 
 CALLS = 20 if short() else 200
 WARM_UP = 5 if short() else 20
-ROUNDS = 1 if short() else 20
-SECONDS = 1.0 if short() else 2.0
+PAIRS = 2 if short() else 12
+BURSTS = 1 if short() else 10
+BURST = 0.2 if short() else 0.5
 LOAD_SECONDS = 2.0 if short() else float(os.environ.get("BENCH_LOAD_SECONDS", "60"))
 WARM_SECONDS = 1.0 if short() else float(os.environ.get("BENCH_WARM_SECONDS", "60"))
 METRICS_TOKEN = "bench-metrics-token-0123456789"
@@ -139,14 +145,16 @@ def _rss_kib(pid: int) -> int:
 
 @dataclass
 class Cost:
-    """Answers, and the server's CPU seconds, over every round of one server."""
+    """Answers, the time they took and the server's CPU seconds, over every burst of one
+    server."""
 
     answers: int = 0
+    seconds: float = 0.0
     cpu_seconds: float = 0.0
 
     def per_second(self) -> float:
-        """Answers per second over the rounds."""
-        return self.answers / (2 * max(1, ROUNDS // 2) * SECONDS)
+        """Answers per second over its bursts."""
+        return self.answers / self.seconds if self.seconds else 0.0
 
     def cpu_ms_per_answer(self) -> float:
         """Server CPU per answer, in milliseconds."""
@@ -174,8 +182,8 @@ def _cores_apart(servers: list[int]) -> Iterator[None]:
 def _operating_cost(directory: Path) -> tuple[Cost, Cost]:
     """Answers and CPU at 16 concurrent: with metrics, audit and request ids, and plain.
 
-    Two halves of ``ROUNDS // 2`` rounds, each with both servers started afresh, in the other
-    order in the second half: neither is always the older process, nor always goes first."""
+    ``PAIRS`` pairs of servers, each started afresh (which starts, and goes first, alternating),
+    taking turns in ``BURSTS`` bursts of ``BURST`` seconds."""
     limits = {"SUTURA__SERVER__MAX_CONCURRENT_QUERIES": "32"}
     instrumented = {
         **limits,
@@ -183,25 +191,26 @@ def _operating_cost(directory: Path) -> tuple[Cost, Cost]:
         "SUTURA__AUDIT__PATH": str(directory / "audit.jsonl"),
     }
     on_cost, plain_cost = Cost(), Cost()
-    for half in range(2):
+    for pair in range(PAIRS):
         starts = [(instrumented, True, on_cost), (limits, False, plain_cost)]
         with contextlib.ExitStack() as stack:
-            turns = [
+            servers = [
                 (*stack.enter_context(_served(directory, **settings)), with_ids, cost)
-                for settings, with_ids, cost in (starts if half else starts[::-1])
+                for settings, with_ids, cost in (starts if pair % 2 else starts[::-1])
             ]
-            for address, _, with_ids, _ in turns:
-                bench_http.drive_payload(address, _query(address, with_ids), 4, 1.0)
-            with _cores_apart([pid for _, pid, _, _ in turns]):
-                for index in range(max(1, ROUNDS // 2)):
-                    # Which goes first alternates, so neither always meets the machine later.
-                    for address, pid, with_ids, cost in turns if index % 2 else turns[::-1]:
-                        before = bench_http.process_cpu_seconds(pid) or 0.0
-                        tally = bench_http.drive_payload(
-                            address, _query(address, with_ids), 16, SECONDS
-                        )
-                        cost.cpu_seconds += (bench_http.process_cpu_seconds(pid) or 0.0) - before
-                        cost.answers += tally.statuses[200]
+            targets = [(address, _query(address, ids)) for address, _, ids, _ in servers]
+            bench_http.drive_in_bursts(targets, 4, 0.5, 2)  # warm-up
+            pids = [pid for _, pid, _, _ in servers]
+            with _cores_apart(pids):
+                before = [bench_http.process_cpu_seconds(pid) or 0.0 for pid in pids]
+                tallies = bench_http.drive_in_bursts(targets, 16, BURST, BURSTS)
+                after = [bench_http.process_cpu_seconds(pid) or 0.0 for pid in pids]
+            for (_, _, _, cost), tally, cpu in zip(
+                servers, tallies, map(float.__sub__, after, before), strict=True
+            ):
+                cost.answers += tally.statuses[200]
+                cost.seconds += tally.seconds
+                cost.cpu_seconds += cpu
     return on_cost, plain_cost
 
 
