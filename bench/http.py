@@ -65,6 +65,11 @@ class Tally:
         return None if self.cpu_seconds is None or not answers else self.cpu_seconds / answers * 1e3
 
     @property
+    def answer_rate(self) -> float:
+        """Answers (200s) per second."""
+        return self.statuses[200] / self.seconds if self.seconds else 0.0
+
+    @property
     def rate(self) -> float:
         """Responses per second."""
         return len(self.latencies) / self.seconds
@@ -149,20 +154,19 @@ async def _worker(address: tuple[str, int], payload: bytes, until: float, tally:
 
 
 def drive_in_bursts(
-    targets: list[tuple[tuple[str, int], bytes]], concurrency: int, burst: float, bursts: int
-) -> list[Tally]:
-    """Each target (an address and the raw request sent to it) in turn, ``bursts`` times: in
-    a burst, ``concurrency`` keep-alive connections of that target send back to back for
-    ``burst`` seconds, and the burst ends once every response has come. Each target's tally
-    counts its bursts' own time, so targets taking turns a fraction of a second long meet the
-    same moments of a machine whose speed drifts."""
-    tallies = [Tally(0.0) for _ in targets]
+    targets: list[tuple[tuple[str, int], bytes, Tally]], concurrency: int, burst: float, bursts: int
+) -> None:
+    """Each target (an address, the raw request sent to it and the tally it adds to) in turn,
+    ``bursts`` times: in a burst, ``concurrency`` keep-alive connections of that target send
+    back to back for ``burst`` seconds, and the burst ends once every response has come. A
+    tally's ``seconds`` grow by its bursts' own time, so targets taking turns a fraction of a
+    second long meet the same moments of a machine whose speed drifts."""
 
     async def run() -> None:
-        pools = [[_Connection(address) for _ in range(concurrency)] for address, _ in targets]
+        pools = [[_Connection(address) for _ in range(concurrency)] for address, _, _ in targets]
         try:
             for _ in range(bursts):
-                for (_, payload), pool, tally in zip(targets, pools, tallies, strict=True):
+                for (_, payload, tally), pool in zip(targets, pools, strict=True):
                     started = time.perf_counter()
                     until = started + burst
                     await asyncio.gather(*(_until(c, payload, until, tally) for c in pool))
@@ -172,7 +176,6 @@ def drive_in_bursts(
                 connection.close()
 
     asyncio.run(run())
-    return tallies
 
 
 def drive(address: tuple[str, int], request: Request, concurrency: int, seconds: float) -> Tally:

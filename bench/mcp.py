@@ -56,7 +56,17 @@ CALLS = 200
 WARM_UP = 20
 SUTURA = Path(sys.executable).with_name("sutura")
 
-FLOOR_SERVER = """
+_QUERY_ARGUMENTS = """
+import datetime, json, sys
+import duckdb
+
+DATABASE, SQL = sys.argv[1], sys.argv[2]
+PARAMS = [datetime.date.fromisoformat(p[5:]) if p.startswith("date:") else p
+          for p in json.loads(sys.argv[3])]
+"""
+"""What a script running the bench query reads: the database, the SQL, its parameters."""
+
+_ONE_TOOL = """
 import anyio, mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
@@ -65,7 +75,7 @@ async def list_tools(ctx, params):
     return types.ListToolsResult(tools=[types.Tool(name="ping", input_schema={"type": "object"})])
 
 async def call_tool(ctx, params):
-    return types.CallToolResult(content=[types.TextContent(text="pong")])
+    return types.CallToolResult(content=[types.TextContent(text=ANSWER())])
 
 server = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -75,46 +85,29 @@ async def main():
 
 anyio.run(main)
 """
+"""A minimal one-tool server on the SDK; its tool answers ``ANSWER()``, defined before it."""
 
+FLOOR_SERVER = 'ANSWER = lambda: "pong"\n' + _ONE_TOOL
 
-FLOOR_DUCKDB_SERVER = """
-import datetime, json, sys
-import anyio, duckdb, mcp_types as types
-from mcp.server import Server
-from mcp.server.stdio import stdio_server
-
-DATABASE, SQL = sys.argv[1], sys.argv[2]
-PARAMS = [datetime.date.fromisoformat(p[5:]) if p.startswith("date:") else p
-          for p in json.loads(sys.argv[3])]
-
-async def list_tools(ctx, params):
-    return types.ListToolsResult(tools=[types.Tool(name="ping", input_schema={"type": "object"})])
-
-async def call_tool(ctx, params):
+FLOOR_DUCKDB_SERVER = (
+    _QUERY_ARGUMENTS
+    + """
+def ANSWER():
     connection = duckdb.connect(DATABASE, read_only=True)
-    rows = connection.execute(SQL, PARAMS).fetchall()
-    return types.CallToolResult(content=[types.TextContent(text=str(rows))])
-
-server = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
-
-async def main():
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-anyio.run(main)
+    return str(connection.execute(SQL, PARAMS).fetchall())
 """
+    + _ONE_TOOL
+)
 
-BARE_DUCKDB = """
-import datetime, json, sys
-import duckdb
-
-PARAMS = [datetime.date.fromisoformat(p[5:]) if p.startswith("date:") else p
-          for p in json.loads(sys.argv[3])]
-duckdb.connect(sys.argv[1], read_only=True).execute(sys.argv[2], PARAMS).fetchall()
+BARE_DUCKDB = (
+    _QUERY_ARGUMENTS
+    + """
+duckdb.connect(DATABASE, read_only=True).execute(SQL, PARAMS).fetchall()
 sys.stdout.write("done\\n")
 sys.stdout.flush()
 sys.stdin.read()
 """
+)
 
 IMPORTS = """
 import sys

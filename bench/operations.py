@@ -15,9 +15,9 @@ load over ``/mcp`` and ``/v1/query`` together, watching errors and the server's 
   drifts (a server's core, busy throughout, answered 212 to 348 times per CPU-second in turns
   of 2 s, neighbouring turns alike), which turns of half a second put both servers through
   alike; and one process comes out a few percent faster than an identical other for its whole
-  life (two plain servers taking turns in bursts stayed 3.5 % apart, in either direction from
-  one pair to the next: their hash seeds and memory layouts differ), which only many pairs of
-  processes average out. Every thread of both servers runs on one core and this client on
+  life (two plain servers taking turns in bursts stayed 2–4 % apart, in either direction from
+  one pair to the next, a fixed hash seed or not), which only many pairs of processes average
+  out. Every thread of both servers runs on one core and this client on
   another (where there are two), so a server's answers/s is that core's speed divided by what
   an answer costs it, not a share of two cores with its client settled by the scheduler's
   chance. Beside it, the CPU each spent per answer (from ``/proc``).
@@ -46,7 +46,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -143,24 +142,6 @@ def _rss_kib(pid: int) -> int:
     return int(found.group(1)) if found else 0
 
 
-@dataclass
-class Cost:
-    """Answers, the time they took and the server's CPU seconds, over every burst of one
-    server."""
-
-    answers: int = 0
-    seconds: float = 0.0
-    cpu_seconds: float = 0.0
-
-    def per_second(self) -> float:
-        """Answers per second over its bursts."""
-        return self.answers / self.seconds if self.seconds else 0.0
-
-    def cpu_ms_per_answer(self) -> float:
-        """Server CPU per answer, in milliseconds."""
-        return self.cpu_seconds / max(1, self.answers) * 1e3
-
-
 @contextlib.contextmanager
 def _cores_apart(servers: list[int]) -> Iterator[None]:
     """Every thread of the ``servers`` processes on the last core, this client on the first,
@@ -179,8 +160,9 @@ def _cores_apart(servers: list[int]) -> Iterator[None]:
         os.sched_setaffinity(0, set(cores))
 
 
-def _operating_cost(directory: Path) -> tuple[Cost, Cost]:
-    """Answers and CPU at 16 concurrent: with metrics, audit and request ids, and plain.
+def _operating_cost(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally]:
+    """Answers, their time and the server's CPU at 16 concurrent: with metrics, audit and
+    request ids, and plain.
 
     ``PAIRS`` pairs of servers, each started afresh (which starts, and goes first, alternating),
     taking turns in ``BURSTS`` bursts of ``BURST`` seconds."""
@@ -190,28 +172,27 @@ def _operating_cost(directory: Path) -> tuple[Cost, Cost]:
         "SUTURA__SECURITY__METRICS_TOKEN": METRICS_TOKEN,
         "SUTURA__AUDIT__PATH": str(directory / "audit.jsonl"),
     }
-    on_cost, plain_cost = Cost(), Cost()
+    on, plain = bench_http.Tally(0.0, cpu_seconds=0.0), bench_http.Tally(0.0, cpu_seconds=0.0)
     for pair in range(PAIRS):
-        starts = [(instrumented, True, on_cost), (limits, False, plain_cost)]
+        starts = [(instrumented, True, on), (limits, False, plain)]
         with contextlib.ExitStack() as stack:
             servers = [
-                (*stack.enter_context(_served(directory, **settings)), with_ids, cost)
-                for settings, with_ids, cost in (starts if pair % 2 else starts[::-1])
+                (*stack.enter_context(_served(directory, **settings)), with_ids, tally)
+                for settings, with_ids, tally in (starts if pair % 2 else starts[::-1])
             ]
-            targets = [(address, _query(address, ids)) for address, _, ids, _ in servers]
-            bench_http.drive_in_bursts(targets, 4, 0.5, 2)  # warm-up
+            warm = [(a, _query(a, ids), bench_http.Tally(0.0)) for a, _, ids, _ in servers]
+            bench_http.drive_in_bursts(warm, 4, 0.5, 2)
             pids = [pid for _, pid, _, _ in servers]
             with _cores_apart(pids):
                 before = [bench_http.process_cpu_seconds(pid) or 0.0 for pid in pids]
-                tallies = bench_http.drive_in_bursts(targets, 16, BURST, BURSTS)
+                targets = [(a, _query(a, ids), tally) for a, _, ids, tally in servers]
+                bench_http.drive_in_bursts(targets, 16, BURST, BURSTS)
                 after = [bench_http.process_cpu_seconds(pid) or 0.0 for pid in pids]
-            for (_, _, _, cost), tally, cpu in zip(
-                servers, tallies, map(float.__sub__, after, before), strict=True
+            for (_, _, _, tally), spent in zip(
+                servers, map(float.__sub__, after, before), strict=True
             ):
-                cost.answers += tally.statuses[200]
-                cost.seconds += tally.seconds
-                cost.cpu_seconds += cpu
-    return on_cost, plain_cost
+                tally.cpu_seconds = (tally.cpu_seconds or 0.0) + spent
+    return on, plain
 
 
 def _load(directory: Path) -> tuple[bench_http.Tally, bench_http.Tally, int, int]:
@@ -263,10 +244,10 @@ def measure() -> list[Figure]:
     return [
         Figure("mcp", "/mcp warm ask_metric, 1M rows (median of 200)", statistics.median(ours) * ms,
                statistics.median(raw) * ms, "ms", "≤ 1.3×", "raw DuckDB, same SQL"),
-        Figure("http", "POST /v1/query c=16 answers/s, metrics+audit+ids on", on.per_second(),
-               off.per_second(), "req/s", "≥ 0.97×", "the same, all off, in turns"),
-        Figure("http", "server CPU per answer, metrics+audit+ids on", on.cpu_ms_per_answer(),
-               off.cpu_ms_per_answer(), "ms", "breakdown", "the same, all off, in turns"),
+        Figure("http", "POST /v1/query c=16 answers/s, metrics+audit+ids on", on.answer_rate,
+               off.answer_rate, "req/s", "≥ 0.97×", "the same, all off, in turns"),
+        Figure("http", "server CPU per answer, metrics+audit+ids on", on.cpu_ms_per_answer or 0.0,
+               off.cpu_ms_per_answer or 0.0, "ms", "breakdown", "the same, all off, in turns"),
         Figure("load", f"{LOAD_SECONDS:.0f} s c=64 (/mcp + /v1/query): 200s", answers,
                responses, "count", "report", "responses"),
         Figure("load", "errors (not 200, 503+Retry-After, 429)", _errors(mcp) + _errors(query),

@@ -87,11 +87,14 @@ def _rows_to_escape(rows: Sequence[Row], whole: list[bool]) -> list[int]:
     return [
         index
         for index, (row, full) in enumerate(zip(rows, whole, strict=True))
-        if not full
-        or not ((line := _join_spaced(row)).isascii() and line.isprintable())
-        or "\\" in line
-        or '"' in line
+        if not (full and _renders_as_itself(_join_spaced(row)))
     ]
+
+
+def _renders_as_itself(spaced: str) -> bool:
+    """Whether space-joined names (or cells) all render as themselves: printable ASCII without
+    a backslash or a quote (a space renders as itself)."""
+    return spaced.isascii() and spaced.isprintable() and "\\" not in spaced and '"' not in spaced
 
 
 def _rows_marked(marked: bytes) -> list[int]:
@@ -218,14 +221,7 @@ def _right_fields_hold_a_space(provenance: Provenance) -> bool:
 def _render_as_themselves(names: list[str]) -> bool:
     """Whether every name renders as itself: none empty, all printable ASCII without a
     backslash or a quote (checked space-joined, as a space renders as itself)."""
-    joined = " ".join(names)
-    return (
-        all(names)
-        and joined.isascii()
-        and joined.isprintable()
-        and "\\" not in joined
-        and '"' not in joined
-    )
+    return all(names) and _renders_as_itself(" ".join(names))
 
 
 def _itself(name: str) -> str:
