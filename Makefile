@@ -29,12 +29,16 @@ run: $(RUN_STAMP)
 	SUTURA_CONFIG_DIR=$(EXAMPLE) $(BIN)/sutura query revenue average_order_value \
 		--grain quarter --from 2024-01-01 --to 2025-01-01 --by region --compare previous_year
 
+# The suite on one worker process per core, at most four (pytest-xdist; the Spark tests share
+# one worker, see tests/conftest.py). Override with `make test PYTEST_WORKERS=0` for one process.
+PYTEST_WORKERS ?= auto --maxprocesses=4
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 # The suite while every core is kept busy by processes the run starts itself (tests/cpu_hog.py).
 test-loaded: $(STAMP)
-	$(BIN)/python -m pytest --cpu-hog
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --cpu-hog
 
 check: $(STAMP)
 	$(BIN)/python -m ruff check src tests bench typings

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -13,6 +14,7 @@ from hypothesis import settings
 from tests.cpu_hog import CpuHog
 
 _HOG_KEY = pytest.StashKey[int]()
+_PROVOKED_KEY = "sutura_provoked_refusals"
 _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
 
 
@@ -53,10 +55,18 @@ def anyio_backend() -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A whole, green run fails when a refusal code exists that no test provoked."""
+    """A whole, green run fails when a refusal code exists that no test provoked.
+
+    Under pytest-xdist each worker hands the codes its tests provoked to the controller
+    (:func:`pytest_testnodedown`), which judges the whole run.
+    """
     from sutura.core.outcome.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[_PROVOKED_KEY] = sorted(code.value for code in PROVOKED)
+        return
     option = session.config.option
     selected = bool(option.keyword or option.markexpr or getattr(option, "lf", False))
     whole_run = not selected and session.config.args == ["tests", "src/sutura/core"]
@@ -68,6 +78,52 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(f"refusal codes no test provokes: {', '.join(missing)}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """An xdist worker is done: add the refusal codes its tests provoked to this process's."""
+    from sutura.core.outcome.refusal import RefusalCode
+    from tests.refusals import PROVOKED
+
+    PROVOKED.update(RefusalCode(value) for value in node.workeroutput.get(_PROVOKED_KEY, []))
+
+
+SPARK_GROUP = "spark"
+"""The word every Spark test's node id holds: under pytest-xdist those tests run one after
+another on one worker (:func:`pytest_xdist_make_scheduler`). They share one Spark Connect
+server, whose tables they load and whose two executor slots some of them count on."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``spark`` whose node id does not say so would escape its group: refuse it."""
+    astray = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("spark") is not None and SPARK_GROUP not in item.nodeid
+    ]
+    if astray:
+        raise pytest.UsageError(
+            f"Spark tests must have {SPARK_GROUP!r} in their path or name, so that parallel "
+            f"runs keep them on one worker: {', '.join(astray)}"
+        )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``pytest -n``, tests go to whichever worker is free, except the Spark tests, which
+    all go to one (see :data:`SPARK_GROUP`).
+
+    pytest-xdist's own ``xdist_group`` mark cannot do it with this pytest: the group it writes
+    into a node id is not the id pytest reports.
+    """
+    from xdist.scheduler import LoadGroupScheduling
+
+    class _SparkTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return SPARK_GROUP if SPARK_GROUP in nodeid else nodeid
+
+    return _SparkTogether(config, log)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -92,7 +148,7 @@ _HOG = CpuHog()
 
 def pytest_configure(config: pytest.Config) -> None:
     """Start the CPU hog when ``--cpu-hog`` asks for it."""
-    if config.getoption("--cpu-hog"):
+    if config.getoption("--cpu-hog") and not hasattr(config, "workerinput"):
         started = _HOG.start()
         config.stash[_HOG_KEY] = started
 

@@ -197,9 +197,10 @@ async def test_a_sleeping_statement_is_cancelled_on_the_server_at_the_deadline(
 ) -> None:
     outcome = await _run(runner, "SELECT pg_sleep(60)")
     assert _code(outcome) == RawRefusalCode.DEADLINE_EXCEEDED.value
+    # This test's own scratch database only: other tests may be sleeping in theirs meanwhile.
     active = (
-        "SELECT count(*) FROM pg_stat_activity"
-        " WHERE application_name LIKE 'sutura run_sql%' AND query LIKE '%pg_sleep%'"
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        " AND application_name LIKE 'sutura run_sql%' AND query LIKE '%pg_sleep%'"
     )
     with anyio.fail_after(5):
         async with await psycopg.AsyncConnection.connect(scratch.admin_dsn) as admin:
