@@ -111,8 +111,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``pytest -n``, tests go to whichever worker is free, except the Spark tests, which
-    all go to one (see :data:`SPARK_GROUP`).
+    """Under ``pytest -n``, each test module goes whole to whichever worker is free (its
+    module-scoped fixtures, such as a spawned server, are then started once, not once per
+    worker), and the Spark tests of every module go together to one (see :data:`SPARK_GROUP`).
 
     pytest-xdist's own ``xdist_group`` mark cannot do it with this pytest: the group it writes
     into a node id is not the id pytest reports.
@@ -121,7 +122,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class _SparkTogether(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return SPARK_GROUP if SPARK_GROUP in nodeid else nodeid
+            return SPARK_GROUP if SPARK_GROUP in nodeid else nodeid.split("::", 1)[0]
 
     return _SparkTogether(config, log)
 
