@@ -86,7 +86,9 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     from sutura.core.outcome.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
-    PROVOKED.update(RefusalCode(value) for value in node.workeroutput.get(_PROVOKED_KEY, []))
+    # A worker that crashed hands nothing back (and fails the run by itself).
+    handed = getattr(node, "workeroutput", {}).get(_PROVOKED_KEY, [])
+    PROVOKED.update(RefusalCode(value) for value in handed)
 
 
 SPARK_GROUP = "spark"

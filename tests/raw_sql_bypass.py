@@ -30,6 +30,18 @@ NOT_ONE: Final = "not_one_statement"
 NOT_READ_ONLY: Final = "not_read_only"
 DEADLINE: Final = "deadline_exceeded"
 
+DEADLINE_SECONDS: Final = 0.5
+"""The deadline of a runaway: a statement meant to be stopped by it."""
+ANSWER_SECONDS: Final = 10.0
+"""The deadline of every other statement: ample on a machine whose cores are busy (the first
+statement on a fresh DuckDB runner also starts its worker process)."""
+
+
+def deadline_for(gated: str) -> float:
+    """The deadline a corpus item runs under, given the outcome the runner must give it."""
+    return DEADLINE_SECONDS if gated == DEADLINE else ANSWER_SECONDS
+
+
 SECRET_RELATION: Final = "secret_relation"
 """The name a replacement scan would resolve to a Python variable in the calling frame."""
 HUGE_CROSS_JOIN: Final = "SELECT count(*) FROM range(100000000000) AS a, range(1000) AS b"

@@ -22,15 +22,18 @@ from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 from sutura.core.text.untrusted import Case
 from tests.boundary.sources.opening import context
 from tests.raw_sql_bypass import (
+    ANSWER_SECONDS,
     CANARY,
     CORPUS,
     DEADLINE,
+    DEADLINE_SECONDS,
     HUGE_CROSS_JOIN,
     ROWS,
     SECRET_RELATION,
     Bypass,
     assert_failure_text_is_quoted,
     carried_failure_cases,
+    deadline_for,
     doubled,
     paths_in,
     spelled,
@@ -38,11 +41,6 @@ from tests.raw_sql_bypass import (
 
 pytestmark = pytest.mark.anyio
 
-DEADLINE_SECONDS = 0.5
-"""The runaway's deadline."""
-ANSWER_SECONDS = 10.0
-"""Every other statement's: the first on a fresh runner starts its worker process, which on a
-machine whose cores are busy takes longer than the runaway's half second."""
 LIMITS = LimitsSettings(memory_limit="256MB", deadline_seconds=DEADLINE_SECONDS)
 MAX_ROWS = 10
 STATE = (
@@ -154,8 +152,8 @@ async def test_every_bypass_ends_as_expected_and_changes_nothing_through_the_run
     before = await _state(runner, data_file)
     started = anyio.current_time()
     # Its worker is warm (``_state``); a runaway gets the short deadline.
-    seconds = DEADLINE_SECONDS if case.duckdb_gated == DEADLINE else ANSWER_SECONDS
-    outcome = await _run(runner, spelled(case.duckdb, paths), deadline_seconds=seconds)
+    deadline = deadline_for(case.duckdb_gated)
+    outcome = await _run(runner, spelled(case.duckdb, paths), deadline_seconds=deadline)
     assert _code(outcome) == case.duckdb_gated, outcome
     if case.duckdb_gated == DEADLINE:
         assert anyio.current_time() - started < DEADLINE_SECONDS + 1.0

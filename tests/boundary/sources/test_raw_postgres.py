@@ -24,13 +24,16 @@ from sutura.core.text.untrusted import Case
 from tests.boundary.sources.opening import context
 from tests.postgres import Scratch, scratch_database
 from tests.raw_sql_bypass import (
+    ANSWER_SECONDS,
     CANARY,
     CORPUS,
     DEADLINE,
+    DEADLINE_SECONDS,
     ROWS,
     Bypass,
     assert_failure_text_is_quoted,
     carried_failure_cases,
+    deadline_for,
     doubled,
     paths_in,
     spelled,
@@ -38,10 +41,6 @@ from tests.raw_sql_bypass import (
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
 
-DEADLINE_SECONDS = 0.5
-"""The deadline of a statement meant to be stopped by it."""
-ANSWER_SECONDS = 10.0
-"""The deadline of a statement meant to finish: ample on a loaded machine."""
 MAX_ROWS = 10
 ROWS_OF_T = "0:kept,1:kept,2:kept"
 SERVER_STATE = (
@@ -160,8 +159,8 @@ async def test_every_bypass_ends_as_expected_and_changes_nothing_through_the_run
     paths = paths_in(tmp_path)
     before = await _state(runner, scratch)
     started = anyio.current_time()
-    seconds = DEADLINE_SECONDS if case.postgres_gated == DEADLINE else ANSWER_SECONDS
-    outcome = await _run(runner, spelled(case.postgres, paths), deadline_seconds=seconds)
+    deadline = deadline_for(case.postgres_gated)
+    outcome = await _run(runner, spelled(case.postgres, paths), deadline_seconds=deadline)
     assert _code(outcome) == case.postgres_gated, outcome
     if case.postgres_gated == DEADLINE:
         assert anyio.current_time() - started < DEADLINE_SECONDS + 1.0
