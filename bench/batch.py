@@ -2,11 +2,13 @@
 
 Throughput (MB/s and records/s) beside a bare reference that reads the same file line by line
 and re-encodes each line with ``msgspec.json`` (no validation, no text half); goal: at least a
-third of the reference's throughput. Each is run ``ROUNDS`` times, interleaved, and the fastest
-run of each is kept: on a shared machine a slow run is the machine's, not the program's. Peak
-RSS of each child comes from ``os.wait4`` in a small launcher (the per-child ``ru_maxrss`` that
-``RUSAGE_CHILDREN`` aggregates), and is shown beside the same run on an eighth of the input:
-memory stays flat as the input grows.
+third of the reference's throughput. ``sutura render`` runs as a user runs it (its worker
+processes on every available processor); a breakdown row shows it in one process
+(``--jobs 1``). Each is run ``ROUNDS`` times, interleaved, and the fastest run of each is kept:
+on a shared machine a slow run is the machine's, not the program's. Peak RSS is the peak sum
+over the child and every process under it, sampled by a small launcher (see ``_run_child``),
+and is shown beside the same run on an eighth of the input: memory stays flat as the input
+grows.
 
 The input is generated once per size under the temp directory: 1 000 distinct records (answers
 of 24 rows, 1% hostile cells, one refusal in ten) repeated up to ``SUTURA_BENCH_BATCH_MB``
@@ -49,10 +51,29 @@ with open(sys.argv[1], "rb") as source:
 REFERENCE_NAME: Final = "msgspec decode+encode per line"
 LAUNCHER: Final = """
 import os, subprocess, sys, time
+def tree_kib(root):
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                total += next((int(l.split()[1]) for l in status if l.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as children:
+                    todo += [int(child) for child in children.read().split()]
+        except (OSError, ValueError):
+            pass
+    return total
 started = time.perf_counter()
 child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, usage = os.wait4(child.pid, 0)
-print(os.waitstatus_to_exitcode(status), time.perf_counter() - started, usage.ru_maxrss)
+peak = 0
+while True:
+    pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+    if pid:
+        break
+    peak = max(peak, tree_kib(child.pid))
+    time.sleep(0.01)
+print(os.waitstatus_to_exitcode(status), time.perf_counter() - started, max(peak, usage.ru_maxrss))
 """
 _HOSTILE: Final = [c.value for c in CELLS if len(c.value) <= 40 and "surrogate" not in c.name]
 
@@ -105,9 +126,11 @@ def input_file(megabytes: int) -> tuple[Path, int]:
 def _run_child(argv: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one child writing to /dev/null; it must exit 0.
 
-    A small launcher process starts the child and reads its ``ru_maxrss``: a child forked
-    straight from this (large) process would report this process's size, which Linux keeps
-    across ``exec``.
+    A small launcher process starts the child and, every 10 ms until it exits, sums the
+    resident memory of the child and every process under it (``sutura render``'s worker
+    processes), keeping the peak (or the child's own ``ru_maxrss`` when that is larger). A
+    child forked straight from this (large) process would report this process's size, which
+    Linux keeps across ``exec``.
     """
     done = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *argv], capture_output=True, text=True, check=True
@@ -132,11 +155,13 @@ def measure() -> list[Figure]:
         (
             _run_child([*SUTURA, "render", str(path)]),
             _run_child([sys.executable, "-c", REFERENCE, str(path)]),
+            _run_child([*SUTURA, "render", "--jobs", "1", str(path)]),
         )
         for _ in range(1 if short() else ROUNDS)
     ]
-    ours, ours_rss = min(o for o, _ in runs)
-    bare, bare_rss = min(b for _, b in runs)
+    ours, ours_rss = min(o for o, _, _ in runs)
+    bare, bare_rss = min(b for _, b, _ in runs)
+    alone, alone_rss = min(a for _, _, a in runs)
     _, small_rss = _run_child([*SUTURA, "render", str(small_path)])
     label = f"{size:.0f} MB JSONL"
     flat = Figure(
@@ -163,6 +188,22 @@ def measure() -> list[Figure]:
             "rec/s",
             GOAL_THROUGHPUT,
         ),
-        _figure(f"peak RSS rendering {label}", ours_rss, bare_rss, "MB", f"≤ {GOAL_RSS_MB} MB"),
+        _figure(
+            f"render {label} → text in one process (--jobs 1), MB/s",
+            size / alone,
+            size / bare,
+            "MB/s",
+            "breakdown",
+        ),
+        _figure(
+            f"peak RSS rendering {label}, all processes",
+            ours_rss,
+            bare_rss,
+            "MB",
+            f"≤ {GOAL_RSS_MB} MB",
+        ),
+        _figure(
+            f"peak RSS rendering {label} in one process", alone_rss, bare_rss, "MB", "breakdown"
+        ),
         flat,
     ]

@@ -14,6 +14,15 @@ from tests.core.untrusted_samples import answer
 
 SUTURA = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
 
+INTERRUPTIBLE_SUTURA = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " from sutura.root import main; sys.exit(main())",
+]
+"""``sutura`` as from a terminal, where Ctrl-C interrupts: a test run started in the background
+has SIGINT ignored, and a child inherits that."""
+
 
 def refused(code: RefusalCode = RefusalCode.METRIC_UNKNOWN) -> Refused:
     """A refusal with its fixed detail."""

@@ -66,6 +66,6 @@ def test_every_render_flag_and_target_is_documented() -> None:
     options = {flag for action in render._actions for flag in action.option_strings}
     flags = {flag for flag in options if flag.startswith("--")} - {"--help", "--verbose"}
     doc = DOC.read_text()
-    assert flags == {"--to", "--out", "--max-record-bytes"}
+    assert flags == {"--to", "--out", "--max-record-bytes", "--jobs"}
     assert all(f"`{flag} " in doc for flag in flags)
     assert all(f"`--to {target.value}`" in doc for target in Target)

@@ -5,7 +5,6 @@ import os
 import pty
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ from sutura.core.text.untrusted import CELLS
 from sutura.transports.batch.framing import split_records
 from tests.core.untrusted_samples import answer
 from tests.transports.batch.samples import (
+    INTERRUPTIBLE_SUTURA,
     SUTURA,
     jsonl,
     loose_json,
@@ -151,16 +151,6 @@ def _wait_for(condition: Callable[[], bool]) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
-
-
-INTERRUPTIBLE_SUTURA = [
-    sys.executable,
-    "-c",
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
-    " from sutura.root import main; sys.exit(main())",
-]
-"""``sutura`` as from a terminal, where Ctrl-C interrupts: a test run started in the background
-has SIGINT ignored, and a child inherits that."""
 
 
 def test_an_interrupted_run_leaves_no_partial_file_and_keeps_the_old_one(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@
 ['record 2: not_json: not valid JSON']
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
 from sutura.core.base import Frozen
@@ -21,12 +21,17 @@ from sutura.transports.batch.problems import RecordError
 from sutura.transports.batch.records import (
     DEFAULT_MAX_RECORD_BYTES,
     Counted,
+    RawRecord,
     Readable,
     read_records,
 )
+from sutura.transports.batch.workers import chunks, rendered_in_order, warm_up
 
 _FLUSH_BYTES: Final = 1 << 20
 _PROGRESS_EVERY: Final = 256
+PARALLEL_AFTER_BYTES: Final = 4 << 20
+"""With several jobs, the input read in this process before worker processes start: a small
+input is rendered before workers could have started."""
 
 
 class Sink(Protocol):
@@ -84,15 +89,21 @@ def render_stream(
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     on_invalid: Callable[[RecordError], None] = _ignore,
     on_progress: Callable[[int, int], None] = _no_progress,
+    jobs: int = 1,
+    parallel_after: int = PARALLEL_AFTER_BYTES,
 ) -> Summary:
     """Render every record of ``source`` into ``sink`` in input order; memory stays bounded.
 
-    ``on_invalid`` hears each invalid record as it is met; ``on_progress(bytes_read, records)``
-    is called every few hundred records and once at the end.
+    ``on_invalid`` hears each invalid record as it is met, in input order;
+    ``on_progress(bytes_read, records)`` is called every few hundred records and once at the
+    end. With ``jobs`` above 1, the input after its first ``parallel_after`` bytes is rendered
+    by that many worker processes (:mod:`.workers`); the output is byte-identical.
     """
     counted, output = Counted(source), _Batched(sink)
+    records = read_records(counted, max_record_bytes)
     rendered = invalid = 0
-    for record in read_records(counted, max_record_bytes):
+    serial = records if jobs <= 1 else _while_under(records, counted, parallel_after)
+    for record in serial:
         result = record if isinstance(record, RecordError) else convert(record, target)
         if isinstance(result, RecordError):
             invalid += 1
@@ -102,6 +113,28 @@ def render_stream(
             output.add(result)
         if (rendered + invalid) % _PROGRESS_EVERY == 0:
             on_progress(counted.consumed, rendered + invalid)
+    if jobs > 1:
+        for done, consumed in rendered_in_order(chunks(records, counted), target, jobs):
+            for error in done.errors:
+                on_invalid(error)
+            output.add(done.data)
+            rendered, invalid = rendered + done.rendered, invalid + len(done.errors)
+            on_progress(consumed, rendered + invalid)
     output.flush()
     on_progress(counted.consumed, rendered + invalid)
     return Summary(records=rendered + invalid, rendered=rendered, invalid=invalid)
+
+
+def _while_under(
+    records: Iterator[RawRecord | RecordError], counted: Counted, limit: int
+) -> Iterator[RawRecord | RecordError]:
+    """Records while fewer than ``limit`` bytes were read; the rest stay in ``records``. Past a
+    quarter of ``limit`` the input is likely large, and the worker processes' start begins."""
+    for bound in (limit // 4, limit):
+        while counted.consumed < bound:
+            record = next(records, None)
+            if record is None:
+                return
+            yield record
+        if bound < limit:
+            warm_up()

@@ -21,6 +21,7 @@ from sutura.transports.batch.problems import RecordError
 from sutura.transports.batch.progress import progress_bar
 from sutura.transports.batch.records import DEFAULT_MAX_RECORD_BYTES
 from sutura.transports.batch.stream import Summary, render_stream
+from sutura.transports.batch.workers import WorkerLostError, available_cpus
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -54,6 +55,14 @@ def register(verbs: Verbs) -> None:
         metavar="N",
         help=f"cap on one line or one JSON document (default {DEFAULT_MAX_RECORD_BYTES})",
     )
+    render.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for a large input (default: the processors available, here "
+        f"{available_cpus()}; 1 renders in this process alone); the output is the same",
+    )
     render.set_defaults(handler=run_render)
 
 
@@ -61,6 +70,8 @@ def run_render(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura render``."""
     if args.max_record_bytes < 1:
         return _usage("--max-record-bytes must be at least 1")
+    if args.jobs is not None and args.jobs < 1:
+        return _usage("--jobs must be at least 1")
     out = Path(args.out) if args.out else None
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         return _usage("--out must name a file in an existing directory")
@@ -73,6 +84,12 @@ def run_render(args: argparse.Namespace, wiring: Wiring) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print(f"{_PREFIX}the output was closed before the end", file=sys.stderr)
+        return EXIT_REFUSED
+    except WorkerLostError as lost:
+        print(
+            f"{_PREFIX}{lost}; the output is incomplete (--jobs 1 renders in one process)",
+            file=sys.stderr,
+        )
         return EXIT_REFUSED
     finally:
         if args.input != "-":
@@ -91,11 +108,14 @@ def _render(source: BinaryIO, out: Path | None, args: argparse.Namespace) -> Sum
             max_record_bytes=args.max_record_bytes,
             on_invalid=_report,
             on_progress=advance,
+            jobs=available_cpus() if args.jobs is None else args.jobs,
         )
 
 
 def _report(error: RecordError) -> None:
-    print(f"{_PREFIX}{escape_text(error.sentence())}", file=sys.stderr)
+    # One write of the whole line: an interrupt between the text and its newline would run
+    # the next line (``sutura: interrupted``) into this one.
+    sys.stderr.write(f"{_PREFIX}{escape_text(error.sentence())}\n")
 
 
 @contextmanager

@@ -1,0 +1,94 @@
+"""Rendering on worker processes gives the very output, errors and counts of one process."""
+
+import io
+import json
+
+from sutura.core.codec import halves_of
+from sutura.core.text.untrusted import CELLS
+from sutura.transports.batch.convert import Target
+from sutura.transports.batch.problems import RecordError, RecordProblem
+from sutura.transports.batch.records import Counted, read_records
+from sutura.transports.batch.stream import PARALLEL_AFTER_BYTES, Summary, render_stream
+from sutura.transports.batch.workers import chunks, render_chunk, rendered_in_order
+from tests.core.untrusted_samples import answer
+from tests.transports.batch.samples import jsonl, outcomes
+
+_CAP = 4096
+
+
+def _mixed() -> bytes:
+    """Valid outcomes (the untrusted corpus among them) between every kind of invalid record."""
+    good = jsonl(outcomes())
+    corpus = b"".join(
+        halves_of(answer([case.value, "n"], [[case.value, None], ["", case.value]])).structured
+        + b"\n"
+        for case in CELLS
+        if "surrogate" not in case.name
+    )
+    surrogate = json.dumps({"outcome": "answer", "columns": ["\ud800"], "rows": []}).encode()
+    invalid = [
+        b"not json\n",
+        b'"caf\xe9"\n',
+        b'"' + b"x" * (_CAP + 10) + b'"\n',
+        surrogate + b"\n",
+        b'{"outcome": "answer", "columns": [1]}\n',
+        b"   \n",
+    ]
+    return b"".join(good + corpus + line for line in invalid) * 40
+
+
+Run = tuple[bytes, list[RecordError], Summary, tuple[int, int]]
+
+
+def _run(
+    data: bytes,
+    *,
+    target: Target = Target.TEXT,
+    jobs: int = 1,
+    parallel_after: int = PARALLEL_AFTER_BYTES,
+) -> Run:
+    """The output, the errors, the summary and the last progress call of one run."""
+    sink, errors, progress = io.BytesIO(), list[RecordError](), list[tuple[int, int]]()
+    summary = render_stream(
+        io.BytesIO(data),
+        sink,
+        target=target,
+        max_record_bytes=_CAP,
+        on_invalid=errors.append,
+        on_progress=lambda consumed, records: progress.append((consumed, records)),
+        jobs=jobs,
+        parallel_after=parallel_after,
+    )
+    return sink.getvalue(), errors, summary, progress[-1]
+
+
+def test_workers_render_byte_identical_output_with_the_same_errors_in_order() -> None:
+    data = _mixed()
+    alone = _run(data)
+    assert alone[2].invalid >= 5 * 40 and alone[2].rendered > 1000
+    assert {e.problem for e in alone[1]} == set(RecordProblem)
+    assert _run(data, jobs=2, parallel_after=0) == alone
+    assert _run(data, jobs=3, parallel_after=len(data) // 3) == alone
+
+
+def test_an_input_smaller_than_the_threshold_never_starts_a_worker() -> None:
+    data = jsonl(outcomes())
+    assert _run(data, jobs=2) == _run(data)
+
+
+def test_small_chunks_come_back_in_input_order_through_a_full_window() -> None:
+    data = _mixed()
+    counted = Counted(io.BytesIO(data))
+    pieces = list(chunks(read_records(counted, _CAP), counted, size=2048))
+    assert len(pieces) > 100
+    expected = [render_chunk(piece.items, Target.TEXT) for piece in pieces]
+    done = list(rendered_in_order(iter(pieces), Target.TEXT, jobs=2))
+    assert [rendered for rendered, _ in done] == expected
+    assert [consumed for _, consumed in done] == [piece.consumed for piece in pieces]
+    assert done[-1][1] == len(data)
+
+
+def test_the_json_target_is_the_same_on_workers() -> None:
+    data = _mixed()
+    alone = _run(data, target=Target.JSON)
+    assert _run(data, target=Target.JSON, jobs=2, parallel_after=0) == alone
