@@ -8,11 +8,20 @@ breaks for any other reason is named as ``<section>: failed (...)`` and the exit
 
 ``SUTURA_BENCH`` names the sections to run (comma-separated; default all);
 ``SUTURA_BENCH_SHORT=1`` shrinks every size to a smoke run (for tests of the bench itself).
+
+Before measuring, the package's modules are byte-compiled, as installing its wheel does: an
+editable install run where ``PYTHONDONTWRITEBYTECODE`` is set (as on CI machines) would
+otherwise compile every module from source at each start, while the libraries it is compared
+with were compiled when they were installed.
 """
 
+import compileall
 import importlib
 import os
 import sys
+from pathlib import Path
+
+import sutura
 
 from bench.table import Figure, NotMeasuredError
 from bench.table import render as render_table
@@ -42,6 +51,7 @@ def main() -> int:
     figures: list[Figure] = []
     notes: list[str] = []
     failed = False
+    compileall.compile_dir(Path(sutura.__file__).parent, quiet=1)
     for name in chosen:
         print(f"measuring {name} …", file=sys.stderr, flush=True)
         try:
