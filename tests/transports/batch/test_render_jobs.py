@@ -40,22 +40,23 @@ def _large() -> bytes:
 
 
 def _descendants(pid: int) -> list[int]:
-    """Every process under ``pid`` (children first)."""
+    """Every process under ``pid``."""
+    children = _children(pid)
+    return children + [below for child in children for below in _descendants(child)]
+
+
+def _workers(pid: int) -> list[int]:
+    """The processes two levels under ``pid``: its workers, under the fork server (beside
+    which runs the resource tracker that ``multiprocessing`` starts)."""
+    return [worker for child in _children(pid) for worker in _children(child)]
+
+
+def _children(pid: int) -> list[int]:
     found: list[int] = []
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except FileNotFoundError:
-            continue
-        for task in tasks:
-            try:
-                children = Path(f"/proc/{parent}/task/{task}/children").read_text().split()
-            except FileNotFoundError:
-                continue
-            found += map(int, children)
-            todo += map(int, children)
+    with contextlib.suppress(FileNotFoundError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(FileNotFoundError):
+                found += map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split())
     return found
 
 
@@ -111,8 +112,7 @@ def _started(command: list[str], tmp_path: Path) -> tuple[subprocess.Popen[bytes
     assert process.stdin is not None
     process.stdin.write(_large())
     process.stdin.flush()
-    # the fork server and two workers under it
-    _wait_for(lambda: len(_descendants(process.pid)) >= 3, "the worker processes")
+    _wait_for(lambda: len(_workers(process.pid)) == 2, "the worker processes")
     return process, out, _descendants(process.pid)
 
 
@@ -127,8 +127,7 @@ def _finish(process: subprocess.Popen[bytes], tmp_path: Path) -> list[str]:
 
 def test_a_killed_worker_is_a_named_failure_and_leaves_no_partial_file(tmp_path: Path) -> None:
     process, out, tree = _started(SUTURA, tmp_path)
-    workers = [pid for pid in tree if not _descendants(pid)]
-    os.kill(workers[-1], signal.SIGKILL)
+    os.kill(_workers(process.pid)[-1], signal.SIGKILL)
     with contextlib.suppress(BrokenPipeError):
         assert process.stdin is not None
         process.stdin.write(_large())  # more work for the broken pool
@@ -161,4 +160,29 @@ def test_an_interrupted_run_with_workers_stops_them_all(tmp_path: Path, group: b
     assert process.returncode == 1
     assert last[-1] == "sutura: interrupted"
     assert list(out.iterdir()) == []
+    _wait_for(lambda: not any(map(_alive, tree)), "every worker process to exit")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_output_closed_early_stops_the_run_and_every_worker(tmp_path: Path, jobs: str) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(_large())
+    with (tmp_path / "stderr").open("wb") as stderr:
+        process = subprocess.Popen(
+            [*SUTURA, "render", "--jobs", jobs, str(source)],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+    assert process.stdout is not None
+    workers = int(jobs) if jobs != "1" else 0  # with workers, close once they all run
+    deadline = time.monotonic() + _BOUND_SECONDS
+    while len(_workers(process.pid)) < workers:
+        assert time.monotonic() < deadline, "timed out waiting for the worker processes"
+        assert process.stdout.read(1 << 16)
+    tree = _descendants(process.pid)
+    process.stdout.close()
+    process.wait(timeout=_BOUND_SECONDS)
+    assert process.returncode == 1
+    last = (tmp_path / "stderr").read_text().splitlines()[-1]
+    assert last == "sutura: render: the output was closed before the end"
     _wait_for(lambda: not any(map(_alive, tree)), "every worker process to exit")
