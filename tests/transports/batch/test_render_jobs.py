@@ -112,7 +112,8 @@ def _started(command: list[str], tmp_path: Path) -> tuple[subprocess.Popen[bytes
     assert process.stdin is not None
     process.stdin.write(_large())
     process.stdin.flush()
-    _wait_for(lambda: len(_workers(process.pid)) == 2, "the worker processes")
+    # A pool starts a worker only when none is idle: on a busy machine one may do all the work.
+    _wait_for(lambda: len(_workers(process.pid)) >= 1, "a worker process")
     return process, out, _descendants(process.pid)
 
 
@@ -174,7 +175,7 @@ def test_an_output_closed_early_stops_the_run_and_every_worker(tmp_path: Path, j
             stderr=stderr,
         )
     assert process.stdout is not None
-    workers = int(jobs) if jobs != "1" else 0  # with workers, close once they all run
+    workers = 0 if jobs == "1" else 1  # with workers, close once one runs
     deadline = time.monotonic() + _BOUND_SECONDS
     while len(_workers(process.pid)) < workers:
         assert time.monotonic() < deadline, "timed out waiting for the worker processes"
