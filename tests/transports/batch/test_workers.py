@@ -1,7 +1,10 @@
 """Rendering on worker processes gives the very output, errors and counts of one process."""
 
+import concurrent.futures
 import io
 import json
+
+import pytest
 
 from sutura.core.codec import halves_of
 from sutura.core.text.untrusted import CELLS
@@ -71,9 +74,17 @@ def test_workers_render_byte_identical_output_with_the_same_errors_in_order() ->
     assert _run(data, jobs=3, parallel_after=len(data) // 3) == alone
 
 
-def test_an_input_smaller_than_the_threshold_never_starts_a_worker() -> None:
+def test_an_input_within_the_threshold_never_starts_a_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_pool(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
     data = jsonl(outcomes())
-    assert _run(data, jobs=2) == _run(data)
+    assert _run(data, jobs=2, parallel_after=len(data)) == _run(data)
+    with pytest.raises(AssertionError, match="a worker pool was started"):
+        _run(data + data, jobs=2, parallel_after=len(data))
 
 
 def test_small_chunks_come_back_in_input_order_through_a_full_window() -> None:
