@@ -2,10 +2,10 @@
 
 The MCP SDK itself imports an HTTP client and server (its own transports), so those are not
 ours to leave out; what sutura adds for ``serve`` (Litestar, the Prometheus client, JWT, the
-HTTP transport) and what only other verbs use (catalog drafting, shell completion) must not
-be loaded by a stdio server; nor any SQL dialect but the one the deployment's sources speak
-(DuckDB here). Checked in a spawned process that answers one question, then
-lists its ``sys.modules``.
+HTTP transport) and what only other verbs use (their command modules, catalog drafting, shell
+completion, batch rendering, the JSON schemas, the terminal's table widths) must not be loaded
+by a stdio server; nor any SQL dialect but the one the deployment's sources speak (DuckDB
+here). Checked in a spawned process that answers one question, then lists its ``sys.modules``.
 """
 
 import json
@@ -27,6 +27,7 @@ code = main(["mcp"])
 sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 sys.exit(code)
 """
+OTHER_COMMANDS = ("completion", "doctor", "init", "render", "schema", "serve", "sql")
 NOT_FOR_STDIO = (
     "litestar",
     "prometheus_client",
@@ -34,6 +35,12 @@ NOT_FOR_STDIO = (
     "sutura.transports.http",
     "sutura.boundary.drafting",
     "shtab",
+    *(f"sutura.transports.cli.cmd_{command}" for command in OTHER_COMMANDS),
+    "sutura.transports.cli.formats",
+    "sutura.transports.cli.question_args",
+    "sutura.transports.batch",
+    "sutura.core.json_schemas",
+    "rich",
 )
 SQL_DIALECT_PACKAGES = ("sqlglot.dialects.", "sqlglot.generators.", "sqlglot.parsers.")
 SHARED_BY_EVERY_DIALECT = {"dialect", "base"}
