@@ -4,8 +4,9 @@ The MCP SDK itself imports an HTTP client and server (its own transports), so th
 ours to leave out; what sutura adds for ``serve`` (Litestar, the Prometheus client, JWT, the
 HTTP transport) and what only other verbs use (their command modules, catalog drafting, shell
 completion, batch rendering, the JSON schemas, the terminal's table widths) must not be loaded
-by a stdio server; nor any SQL dialect but the one the deployment's sources speak (DuckDB
-here). Checked in a spawned process that answers one question, then lists its ``sys.modules``.
+by a stdio server, nor the raw SQL checker while ``run_sql`` is off (as here); nor any SQL
+dialect but the one the deployment's sources speak (DuckDB here). Checked in a spawned process
+that answers one question, then lists its ``sys.modules``.
 """
 
 import json
@@ -40,6 +41,7 @@ NOT_FOR_STDIO = (
     "sutura.transports.cli.question_args",
     "sutura.transports.batch",
     "sutura.core.json_schemas",
+    "sutura.core.raw.check",
     "rich",
 )
 SQL_DIALECT_PACKAGES = ("sqlglot.dialects.", "sqlglot.generators.", "sqlglot.parsers.")
