@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sutura.transports.cli.commands import COMMANDS
 from sutura.transports.cli.main import build_parser
 from tests.transports.cli.running import run_in_process as _run
 
@@ -121,6 +122,24 @@ def test_every_verb_help_says_what_it_does_and_shows_an_example(
     assert len(description.split()) >= 4, text
     assert "example" in text and f"sutura {verb}" in text.split("example", 1)[1]
     assert "--verbose" in text
+
+
+def test_the_commands_table_names_every_verb() -> None:
+    assert set(VERBS) == COMMANDS
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_a_command_line_naming_one_verb_parses_it_as_the_whole_parser_does(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    helps = []
+    for parser in (build_parser(), build_parser(verb)):
+        with pytest.raises(SystemExit):
+            parser.parse_args([verb, "--help"])
+        helps.append(capsys.readouterr().out)
+    lone = next(a for a in build_parser(verb)._actions if a.dest == "command").choices or {}
+    assert list(lone) == [verb]
+    assert helps[0] == helps[1]
 
 
 @pytest.mark.slow

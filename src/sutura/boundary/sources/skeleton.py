@@ -26,7 +26,6 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.outcome.fault import Fault, certified_code, raw_code
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.raw.check import readable
 from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
@@ -234,6 +233,8 @@ async def run_raw(
     More than ``max_rows`` rows is ``too_many_rows`` (never a cut); past the deadline the
     statement is stopped and refused with ``deadline_exceeded``.
     """
+    from sutura.core.raw.check import readable  # the raw checker, for a raw statement only
+
     if not is_successful(readable(statement)):
         return raw_refusal(RawRefusalCode.NOT_READ_ONLY)
 

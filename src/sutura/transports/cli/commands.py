@@ -2,46 +2,40 @@
 
 Each command that reads data runs in one event loop, with one service opened and closed there
 (:mod:`.calling`). Each verb's help says what it does and shows an example.
+
+A command line that names its command registers that command alone, so it imports nothing the
+others need (``sutura mcp`` starts without the render, schema or doctor modules); help, the
+version and a mistyped command get every command.
 """
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from returns.pipeline import is_successful
 
 from sutura.core.text.escape import escape_text
-from sutura.transports.cli import (
-    cmd_completion,
-    cmd_doctor,
-    cmd_init,
-    cmd_mcp,
-    cmd_render,
-    cmd_schema,
-    cmd_serve,
-    cmd_sql,
-)
-from sutura.transports.cli.formats import add_format_arguments, chosen_format
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
-from sutura.transports.cli.question_args import (
-    QUESTION_EXAMPLE,
-    UsageError,
-    add_question_arguments,
-    question_arguments,
-)
-from sutura.transports.cli.teaching import unknown_grain
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
-if TYPE_CHECKING:  # a command imports the service, compiler and calls it uses when it runs
+if TYPE_CHECKING:  # a command imports the service, compiler and flags it uses when it runs
     from sutura.boundary.service import Service
     from sutura.boundary.startup import Loaded
     from sutura.core.question.model import QuestionError
 
 
-def register(verbs: Verbs) -> None:
-    """Add every command."""
+def register(verbs: Verbs, command: str | None = None) -> None:
+    """Add every command, in the order ``sutura --help`` lists them; or, when the command line
+    names ``command``, that one alone (the others' modules are not imported)."""
+    for name, add in _REGISTRARS:
+        if command is None or name == command:
+            add(verbs)
+
+
+def _register_example(verbs: Verbs) -> None:
     example = verbs.add(
         "example",
         "write the example catalog, data and settings to a directory",
@@ -59,8 +53,9 @@ def register(verbs: Verbs) -> None:
         help="orders to generate (default 20000; 1000000 for benchmarks)",
     )
     example.set_defaults(handler=run_example)
-    cmd_init.register(verbs)
 
+
+def _register_check(verbs: Verbs) -> None:
     check = verbs.add(
         "check",
         "validate settings and catalog, open sources, check models, reproduce every anchor",
@@ -70,8 +65,9 @@ def register(verbs: Verbs) -> None:
         "SUTURA_CONFIG_DIR=example sutura check",
     )
     check.set_defaults(handler=run_check)
-    cmd_doctor.register(verbs)
 
+
+def _register_catalog(verbs: Verbs) -> None:
     catalog = verbs.add(
         "catalog",
         "the catalog as an agent reads it (describe_catalog)",
@@ -90,6 +86,8 @@ def register(verbs: Verbs) -> None:
     catalog.add_argument("--page", type=int, help="the page to print, from 1")
     catalog.set_defaults(handler=run_catalog)
 
+
+def _register_describe(verbs: Verbs) -> None:
     describe = verbs.add(
         "describe",
         "one metric's full pinned definition, for operators",
@@ -101,6 +99,10 @@ def register(verbs: Verbs) -> None:
     describe.add_argument("metric", help="metric name")
     describe.set_defaults(handler=run_describe)
 
+
+def _register_compile(verbs: Verbs) -> None:
+    from sutura.transports.cli.question_args import QUESTION_EXAMPLE, add_question_arguments
+
     compile_ = verbs.add(
         "compile",
         "print a question's SQL, parameters and plan without touching data",
@@ -110,6 +112,11 @@ def register(verbs: Verbs) -> None:
     )
     add_question_arguments(compile_)
     compile_.set_defaults(handler=run_compile)
+
+
+def _register_query(verbs: Verbs) -> None:
+    from sutura.transports.cli.formats import add_format_arguments
+    from sutura.transports.cli.question_args import QUESTION_EXAMPLE, add_question_arguments
 
     query = verbs.add(
         "query",
@@ -122,6 +129,8 @@ def register(verbs: Verbs) -> None:
     add_format_arguments(query)
     query.set_defaults(handler=run_query)
 
+
+def _register_prompt(verbs: Verbs) -> None:
     prompt = verbs.add(
         "prompt",
         "print the agent prompt (markdown)",
@@ -131,12 +140,79 @@ def register(verbs: Verbs) -> None:
         "sutura prompt > prompt.md",
     )
     prompt.set_defaults(handler=run_prompt)
+
+
+# A command kept in its own module is imported when it is registered, so a command line that
+# names one command imports that command's module alone.
+
+
+def _register_init(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_init
+
+    cmd_init.register(verbs)
+
+
+def _register_doctor(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_doctor
+
+    cmd_doctor.register(verbs)
+
+
+def _register_sql(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_sql
+
     cmd_sql.register(verbs)
+
+
+def _register_render(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_render
+
     cmd_render.register(verbs)
+
+
+def _register_schema(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_schema
+
     cmd_schema.register(verbs)
+
+
+def _register_serve(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_serve
+
     cmd_serve.register(verbs)
+
+
+def _register_mcp(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_mcp
+
     cmd_mcp.register(verbs)
+
+
+def _register_completion(verbs: Verbs) -> None:
+    from sutura.transports.cli import cmd_completion
+
     cmd_completion.register(verbs)
+
+
+_REGISTRARS: Final[tuple[tuple[str, Callable[[Verbs], None]], ...]] = (
+    ("example", _register_example),
+    ("init", _register_init),
+    ("check", _register_check),
+    ("doctor", _register_doctor),
+    ("catalog", _register_catalog),
+    ("describe", _register_describe),
+    ("compile", _register_compile),
+    ("query", _register_query),
+    ("prompt", _register_prompt),
+    ("sql", _register_sql),
+    ("render", _register_render),
+    ("schema", _register_schema),
+    ("serve", _register_serve),
+    ("mcp", _register_mcp),
+    ("completion", _register_completion),
+)
+COMMANDS: Final = frozenset(name for name, _ in _REGISTRARS)
+"""The name of every command (each registrar adds the command of its name)."""
 
 
 def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -200,6 +276,8 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura compile``."""
     from sutura.core.tool.arguments import decode_question
     from sutura.transports.cli import present
+    from sutura.transports.cli.question_args import UsageError, question_arguments
+    from sutura.transports.cli.teaching import unknown_grain
 
     if (taught := unknown_grain(args, wiring)) is not None:
         return taught
@@ -219,6 +297,9 @@ def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
     from sutura.core.tool.capability import Capability
     from sutura.transports.cli.calling import call_once
+    from sutura.transports.cli.formats import chosen_format
+    from sutura.transports.cli.question_args import UsageError, question_arguments
+    from sutura.transports.cli.teaching import unknown_grain
 
     if (taught := unknown_grain(args, wiring)) is not None:
         return taught

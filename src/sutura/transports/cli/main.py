@@ -17,8 +17,9 @@ INTERNAL = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Every command and its flags."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command and its flags; or only ``command``'s, for a command line that names it
+    (:func:`named_command`): it parses that line exactly as the whole parser does."""
     parser = argparse.ArgumentParser(
         prog="sutura",
         description="Certified answers from governed metric definitions, or a typed refusal. "
@@ -29,13 +30,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sutura {__version__}")
     parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.register(Verbs(sub))
+    commands.register(Verbs(sub), command)
     return parser
+
+
+def named_command(argv: list[str]) -> str | None:
+    """The command ``argv`` runs, when nothing before it but ``--verbose`` needs the others
+    (help, the version, a mistyped command or option all do); else None.
+
+    >>> named_command(["--verbose", "mcp"]), named_command(["mcp", "--help"])
+    ('mcp', 'mcp')
+    >>> named_command(["--help", "mcp"]), named_command(["mpc"]), named_command([])
+    (None, None, None)
+    """
+    for word in argv:
+        if word != "--verbose":
+            return word if word in commands.COMMANDS else None
+    return None
 
 
 def run_cli(argv: list[str], wiring: Wiring) -> int:
     """Run one command; never lets a traceback reach the user."""
-    parser = build_parser()
+    parser = build_parser(named_command(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
