@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 import sutura
-
 from bench.table import Figure, NotMeasuredError
 from bench.table import render as render_table
 
