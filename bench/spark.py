@@ -3,10 +3,10 @@
 One local Spark Connect server (``scripts/spark-connect``, ``local[2]``) is started for the
 section, unless ``SUTURA_BENCH_SPARK`` names one (``sc://host:port``), and the 1M-row example
 is copied into it. Both engines answer through sutura end to end, warm; the section fails if
-their answers differ in anything but the ``read from`` line. Expect Spark to be slower on one
-machine: a cluster pays for planning and scheduling that one process does not, and the point
-is that the same answer scales out. The second figure is sutura's own cost on Spark: the same
-compiled statement sent raw with ``spark.sql``.
+their answers differ in anything but the ``read from`` and ``computed at`` lines. Expect Spark
+to be slower on one machine: a cluster pays for planning and scheduling that one process does
+not, and the point is that the same answer scales out. The second figure is sutura's own cost
+on Spark: the same compiled statement sent raw with ``spark.sql``.
 
 A section of ``python -m bench``; it needs Java 17+ and ``pip install 'sutura[spark]'``.
 """
@@ -31,13 +31,14 @@ from bench.serving import ask, serving
 from bench.table import Figure, NotMeasuredError, median_seconds
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.sql.compile import CompiledQuery
-from sutura.core.text.render import SOURCE_PREFIX
+from sutura.core.text.render import COMPUTED_PREFIX, SOURCE_PREFIX
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.reply import Answered, Declined
 
 REMOTE_VAR: Final = "SUTURA_BENCH_SPARK"
 SCRIPT: Final = Path(__file__).parents[1] / "scripts" / "spark-connect"
 REPEAT: Final = 10
+_DIFFERING: Final = (SOURCE_PREFIX, COMPUTED_PREFIX)
 
 
 def measure() -> list[Figure]:
@@ -85,7 +86,7 @@ def measure() -> list[Figure]:
 
 
 async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
-    """The median warm answer time in ms, the answer's text half (but its source line) and SQL."""
+    """The median warm answer time in ms, the answer's :func:`comparable` text half and SQL."""
     question = bench_question()
     async with serving(config) as service:
         reply = await ask(service, question)
@@ -98,9 +99,13 @@ async def _answer_times(config: Path) -> tuple[float, list[str], CompiledQuery]:
             question, Caller.local(request_id="bench", surface="bench")
         ).unwrap()[1]
     assert isinstance(reply, Answered | Declined), reply
-    lines = reply.halves.text.split("\n")
-    text = [line for line in lines if not line.startswith(SOURCE_PREFIX)]
-    return 1e3 * sorted(times)[len(times) // 2], text, compiled
+    return 1e3 * sorted(times)[len(times) // 2], comparable(reply.halves.text), compiled
+
+
+def comparable(text: str) -> list[str]:
+    """A text half's lines but those naming its source and the moment it was computed, which
+    differ by design between two engines' answers to one question."""
+    return [line for line in text.split("\n") if not line.startswith(_DIFFERING)]
 
 
 def _require_client() -> None:
