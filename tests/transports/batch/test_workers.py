@@ -1,13 +1,19 @@
 """Rendering on worker processes gives the very output, errors and counts of one process."""
 
 import concurrent.futures
+import contextlib
+import functools
 import io
 import json
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sutura.core.codec import halves_of
 from sutura.core.text.untrusted import CELLS
+from sutura.transports.batch import stream
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.records import Counted, read_records
@@ -103,3 +109,37 @@ def test_the_json_target_is_the_same_on_workers() -> None:
     data = _mixed()
     alone = _run(data, target=Target.JSON)
     assert _run(data, target=Target.JSON, jobs=2, parallel_after=0) == alone
+
+
+_LINES = [
+    *(line + b"\n" for line in jsonl(outcomes()).splitlines()),
+    b"not json\n",
+    b'"caf\xe9"\n',
+    b'"' + b"x" * (_CAP + 10) + b'"\n',
+    b'{"outcome": "answer", "columns": [1]}\n',
+    b"   \n",
+    b"\n",
+    jsonl(outcomes()[:1]).rstrip(b"\n") + b"\r\n",
+]
+
+
+@settings(max_examples=25, deadline=None)  # each example starts a pool of worker processes
+@given(
+    picks=st.lists(st.integers(0, len(_LINES) - 1), max_size=300),
+    last_newline=st.booleans(),
+    parallel_after=st.integers(0, 4096),
+    size=st.integers(1, 8192),
+)
+def test_any_mix_of_records_renders_the_same_on_workers_at_any_cut(
+    picks: list[int], last_newline: bool, parallel_after: int, size: int
+) -> None:
+    data = b"".join(_LINES[pick] for pick in picks)
+    if not last_newline:
+        data = data.rstrip(b"\n")
+    with _chunked(size):
+        assert _run(data, jobs=2, parallel_after=parallel_after) == _run(data)
+
+
+def _chunked(size: int) -> "contextlib.AbstractContextManager[object]":
+    """Chunks of ``size`` bytes of records for the block (many chunks from a small input)."""
+    return mock.patch.object(stream, "chunks", functools.partial(chunks, size=size))
