@@ -114,3 +114,45 @@ async def test_sutura_serve_logs_json_lines_each_naming_its_request(tmp_path: Pa
     assert json.loads(audit["message"])["outcome"] == "answer"
     (record,) = [json.loads(line) for line in (config / "audit.jsonl").read_text().splitlines()]
     assert record["request_id"] == "json-log-1"
+
+
+SERVES_THEN_SHOWS_ITS_COLLECTOR = """
+import gc, json, sys
+from sutura.root import main
+code = main(["serve", "--host", "127.0.0.1", "--port", "0"])
+sys.stderr.write("GC " + json.dumps([gc.isenabled(), gc.get_freeze_count()]) + "\\n")
+sys.exit(code)
+"""
+
+
+async def test_sutura_serve_collects_garbage_once_bound_and_skips_what_composing_built(
+    tmp_path: Path,
+) -> None:
+    config = write_deployment(tmp_path, prose="omitted")
+    command = [sys.executable, "-c", SERVES_THEN_SHOWS_ITS_COLLECTOR]
+    process = await anyio.open_process(command, env=_environment(config))
+    try:
+        assert process.stderr is not None
+        stderr = BufferedByteReceiveStream(process.stderr)
+        with anyio.fail_after(30):
+            line = await stderr.receive_until(b"\n", 4096)
+        found = re.search(rb"http://127\.0\.0\.1:[0-9]+", line)
+        assert found is not None, line
+        async with httpx.AsyncClient(base_url=found.group().decode()) as http:
+            with anyio.fail_after(20):
+                answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(15):
+            rest = b""
+            while b"GC " not in rest:
+                rest += await stderr.receive(65536)
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+        with anyio.fail_after(10):
+            await process.wait()
+    assert answer.json()["outcome"] == "answer"
+    collecting, frozen = json.loads(rest.split(b"GC ", 1)[1].split(b"\n", 1)[0])
+    assert collecting
+    assert frozen > 10_000  # the framework, the compiler and the catalog, at least

@@ -4,13 +4,11 @@ The MCP SDK is imported only when this command runs, so every other command star
 """
 
 import argparse
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import anyio
 from returns.pipeline import is_successful
 
+from sutura.transports.cli.composing import composing
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -32,7 +30,7 @@ def register(verbs: Verbs) -> None:
 
 def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura mcp``: load settings and catalog (or refuse, naming every reason), then serve."""
-    with _kept_for_the_run():
+    with composing():  # no collection while the server is composed (cli/composing.py)
         from sutura.boundary.logs import configure_server_log
         from sutura.transports.mcp.server import mcp_server
         from sutura.transports.mcp.stdio import serve_stdio
@@ -49,21 +47,3 @@ def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     if composed.start_errors:
         return report(composed.start_errors)
     return EXIT_OK
-
-
-@contextmanager
-def _kept_for_the_run() -> Iterator[None]:
-    """No garbage collection while the server is composed, then none of what it built.
-
-    What composing imports and builds (the SDK, the compiler, the settings and the catalog) is
-    kept for the whole run, so a collection meanwhile would only scan it to find it alive: tens
-    of milliseconds of the cold start. Frozen afterwards, it is left out of every later
-    collection; a collection still finds the garbage of every call."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()

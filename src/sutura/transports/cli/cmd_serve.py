@@ -5,6 +5,7 @@ import sys
 
 import anyio
 
+from sutura.transports.cli.composing import composing
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -38,12 +39,19 @@ def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
 
     if args.port is not None and not 0 <= args.port <= 65535:
         return report(["serve: --port must be between 0 and 65535"])
-    loaded = unwrap_or_report(wiring.load())
-    if isinstance(loaded, int):
-        return loaded
-    configure_server_log(json_lines=loaded.loaded.settings.logging.json)
-    problems: list[str] = anyio.run(
-        lambda: serve(loaded, _announce, host=args.host, port=args.port),
-        backend_options=loop_options(),
-    )
+    # No collection while the server is composed; frozen once it is bound (cli/composing.py).
+    with composing() as composed:
+        loaded = unwrap_or_report(wiring.load())
+        if isinstance(loaded, int):
+            return loaded
+        configure_server_log(json_lines=loaded.loaded.settings.logging.json)
+
+        def announce(url: str) -> None:
+            composed.done()
+            _announce(url)
+
+        problems: list[str] = anyio.run(
+            lambda: serve(loaded, announce, host=args.host, port=args.port),
+            backend_options=loop_options(),
+        )
     return report(problems) if problems else EXIT_OK
