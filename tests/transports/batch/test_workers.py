@@ -25,6 +25,17 @@ from tests.transports.batch.samples import jsonl, outcomes
 _CAP = 4096
 
 
+_INVALID = [
+    b"not json\n",
+    b'"caf\xe9"\n',
+    b'"' + b"x" * (_CAP + 10) + b'"\n',
+    json.dumps({"outcome": "answer", "columns": ["\ud800"], "rows": []}).encode() + b"\n",
+    b'{"outcome": "answer", "columns": [1]}\n',
+    b"   \n",
+]
+"""One line of every kind of invalid record, and a blank one (no record at all)."""
+
+
 def _mixed() -> bytes:
     """Valid outcomes (the untrusted corpus among them) between every kind of invalid record."""
     good = jsonl(outcomes())
@@ -34,16 +45,7 @@ def _mixed() -> bytes:
         for case in CELLS
         if "surrogate" not in case.name
     )
-    surrogate = json.dumps({"outcome": "answer", "columns": ["\ud800"], "rows": []}).encode()
-    invalid = [
-        b"not json\n",
-        b'"caf\xe9"\n',
-        b'"' + b"x" * (_CAP + 10) + b'"\n',
-        surrogate + b"\n",
-        b'{"outcome": "answer", "columns": [1]}\n',
-        b"   \n",
-    ]
-    return b"".join(good + corpus + line for line in invalid) * 40
+    return b"".join(good + corpus + line for line in _INVALID) * 40
 
 
 Run = tuple[bytes, list[RecordError], Summary, tuple[int, int]]
@@ -113,11 +115,7 @@ def test_the_json_target_is_the_same_on_workers() -> None:
 
 _LINES = [
     *(line + b"\n" for line in jsonl(outcomes()).splitlines()),
-    b"not json\n",
-    b'"caf\xe9"\n',
-    b'"' + b"x" * (_CAP + 10) + b'"\n',
-    b'{"outcome": "answer", "columns": [1]}\n',
-    b"   \n",
+    *_INVALID,
     b"\n",
     jsonl(outcomes()[:1]).rstrip(b"\n") + b"\r\n",
 ]

@@ -28,17 +28,22 @@ def _environment(config: Path, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def serving(config: Path) -> AsyncIterator[tuple[Process, str]]:
-    """``sutura serve --port 0`` under ``config``; the process and the URL it announced."""
-    command = [str(SUTURA), "serve", "--host", "127.0.0.1", "--port", "0"]
+async def serving(
+    config: Path, command: list[str] | None = None
+) -> AsyncIterator[tuple[Process, str, BufferedByteReceiveStream]]:
+    """``sutura serve --port 0`` under ``config`` (or ``command``, which runs it); the process,
+    the URL it announced and the rest of its stderr."""
+    if command is None:
+        command = [str(SUTURA), "serve", "--host", "127.0.0.1", "--port", "0"]
     process = await anyio.open_process(command, env=_environment(config))
     try:
         assert process.stderr is not None
+        stderr = BufferedByteReceiveStream(process.stderr)
         with anyio.fail_after(30):
-            line = await BufferedByteReceiveStream(process.stderr).receive_until(b"\n", 4096)
+            line = await stderr.receive_until(b"\n", 4096)
         found = re.search(rb"http://127\.0\.0\.1:[0-9]+", line)
         assert found is not None, line
-        yield process, found.group().decode()
+        yield process, found.group().decode(), stderr
     finally:
         if process.returncode is None:
             process.kill()
@@ -50,7 +55,7 @@ async def test_sutura_serve_answers_over_a_real_socket_and_stops_on_sigterm(
     tmp_path: Path,
 ) -> None:
     config = write_deployment(tmp_path, prose="omitted")
-    async with serving(config) as (process, url), httpx.AsyncClient(base_url=url) as http:
+    async with serving(config) as (process, url, _), httpx.AsyncClient(base_url=url) as http:
         with anyio.fail_after(20):
             health = await http.get("/health")
             catalog = await http.get("/v1/catalog", headers=AUTH)
@@ -99,13 +104,12 @@ async def test_sutura_serve_logs_json_lines_each_naming_its_request(tmp_path: Pa
     settings = "logging:\n  json: true\naudit:\n  path: audit.jsonl\n"
     config = write_deployment(tmp_path, settings=settings)
     headers = {**AUTH, "X-Request-Id": "json-log-1"}
-    async with serving(config) as (process, url), httpx.AsyncClient(base_url=url) as http:
+    async with serving(config) as (process, url, stderr), httpx.AsyncClient(base_url=url) as http:
         with anyio.fail_after(20):
             answer = await http.post("/v1/query", json=QUESTION, headers=headers)
         process.send_signal(signal.SIGTERM)
-        assert process.stderr is not None
         with anyio.fail_after(15):
-            rest = b"".join([chunk async for chunk in process.stderr])
+            rest = b"".join([chunk async for chunk in stderr])
             await process.wait()
     assert answer.headers["x-request-id"] == "json-log-1"
     lines = [json.loads(line) for line in rest.decode("utf-8").split("\n") if line]
@@ -130,15 +134,8 @@ async def test_sutura_serve_collects_garbage_once_bound_and_skips_what_composing
 ) -> None:
     config = write_deployment(tmp_path, prose="omitted")
     command = [sys.executable, "-c", SERVES_THEN_SHOWS_ITS_COLLECTOR]
-    process = await anyio.open_process(command, env=_environment(config))
-    try:
-        assert process.stderr is not None
-        stderr = BufferedByteReceiveStream(process.stderr)
-        with anyio.fail_after(30):
-            line = await stderr.receive_until(b"\n", 4096)
-        found = re.search(rb"http://127\.0\.0\.1:[0-9]+", line)
-        assert found is not None, line
-        async with httpx.AsyncClient(base_url=found.group().decode()) as http:
+    async with serving(config, command) as (process, url, stderr):
+        async with httpx.AsyncClient(base_url=url) as http:
             with anyio.fail_after(20):
                 answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
         process.send_signal(signal.SIGTERM)
@@ -146,11 +143,6 @@ async def test_sutura_serve_collects_garbage_once_bound_and_skips_what_composing
             rest = b""
             while b"GC " not in rest:
                 rest += await stderr.receive(65536)
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-        with anyio.fail_after(10):
             await process.wait()
     assert answer.json()["outcome"] == "answer"
     collecting, frozen = json.loads(rest.split(b"GC ", 1)[1].split(b"\n", 1)[0])

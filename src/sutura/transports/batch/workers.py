@@ -22,16 +22,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from sutura.transports.batch.convert import Target, convert
 from sutura.transports.batch.problems import RecordError
-from sutura.transports.batch.records import RawRecord
+from sutura.transports.batch.records import Counted, RawRecord
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
     from multiprocessing.context import BaseContext
-    from types import ModuleType
 
 CHUNK_BYTES: Final = 1 << 20
 _PARENT_POLL_SECONDS: Final = 0.5
@@ -73,16 +72,7 @@ def render_chunk(items: list[Item], target: Target) -> Rendered:
     return Rendered(b"".join(parts), errors, len(parts))
 
 
-class Counting(Protocol):
-    """An input that counts the bytes read through it (``records.Counted``)."""
-
-    @property
-    def consumed(self) -> int:
-        """Bytes read so far."""
-        ...
-
-
-def chunks(items: Iterable[Item], counted: Counting, size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+def chunks(items: Iterable[Item], counted: Counted, size: int = CHUNK_BYTES) -> Iterator[Chunk]:
     """``items`` cut into chunks of about ``size`` bytes of record data."""
     pending: list[Item] = []
     held = 0
@@ -106,13 +96,12 @@ def rendered_in_order(
     first = next(remaining, None)
     if first is None:
         return
-    import multiprocessing  # imported when workers start: a serial run never pays for it
+    # imported when workers start: a serial run never pays for them
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    context = _fresh_processes(multiprocessing)
     pool = ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_worker_started, initargs=(os.getpid(),)
+        jobs, mp_context=_fresh_processes(), initializer=_worker_started, initargs=(os.getpid(),)
     )
     window: deque[tuple[Future[Rendered], int]] = deque()
     try:
@@ -133,17 +122,17 @@ def rendered_in_order(
 def warm_up() -> None:
     """Start the fork server now (POSIX), so its imports overlap the reading process's work;
     a later :func:`rendered_in_order` then forks workers from it at once."""
-    import multiprocessing
-
-    if _fresh_processes(multiprocessing).get_start_method() == "forkserver":
+    if _fresh_processes().get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
 
 
-def _fresh_processes(multiprocessing: "ModuleType") -> "BaseContext":
+def _fresh_processes() -> "BaseContext":
     """Workers forked from a fresh server process that has imported this module (POSIX), or
     spawned fresh: never a copy of the reading process, and no re-import of its ``__main__``."""
+    import multiprocessing
+
     if "forkserver" in multiprocessing.get_all_start_methods():
         server: BaseContext = multiprocessing.get_context("forkserver")
         server.set_forkserver_preload([__name__])
@@ -167,11 +156,11 @@ def _exit_with(parent: int) -> None:
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # no signal sent: only whether the process exists
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # it exists, under another user
     return True
 
 
