@@ -112,7 +112,6 @@ def _started(command: list[str], tmp_path: Path) -> tuple[subprocess.Popen[bytes
     assert process.stdin is not None
     process.stdin.write(_large())
     process.stdin.flush()
-    # A pool starts a worker only when none is idle: on a busy machine one may do all the work.
     _wait_for(lambda: len(_workers(process.pid)) >= 1, "a worker process")
     return process, out, _descendants(process.pid)
 

@@ -1,10 +1,16 @@
 """Rendering on worker processes gives the very output, errors and counts of one process."""
 
-import concurrent.futures
 import contextlib
 import functools
 import io
 import json
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -13,12 +19,17 @@ from hypothesis import strategies as st
 
 from sutura.core.codec import halves_of
 from sutura.core.text.untrusted import CELLS
-from sutura.transports.batch import stream
+from sutura.transports.batch import pool, stream
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.records import Counted, read_records
 from sutura.transports.batch.stream import PARALLEL_AFTER_BYTES, Summary, render_stream
-from sutura.transports.batch.workers import chunks, render_chunk, rendered_in_order
+from sutura.transports.batch.workers import (
+    WorkerLostError,
+    chunks,
+    render_chunk,
+    rendered_in_order,
+)
 from tests.core.untrusted_samples import answer
 from tests.transports.batch.samples import jsonl, outcomes
 
@@ -88,7 +99,7 @@ def test_an_input_within_the_threshold_never_starts_a_worker(
     def no_pool(*args: object, **kwargs: object) -> None:
         raise AssertionError("a worker pool was started")
 
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(pool, "start", no_pool)
     data = jsonl(outcomes())
     assert _run(data, jobs=2, parallel_after=len(data)) == _run(data)
     with pytest.raises(AssertionError, match="a worker pool was started"):
@@ -141,3 +152,62 @@ def test_any_mix_of_records_renders_the_same_on_workers_at_any_cut(
 def _chunked(size: int) -> "contextlib.AbstractContextManager[object]":
     """Chunks of ``size`` bytes of records for the block (many chunks from a small input)."""
     return mock.patch.object(stream, "chunks", functools.partial(chunks, size=size))
+
+
+_SENDING = "pipe_write"
+"""What ``/proc/<pid>/wchan`` names (``pipe_write``, ``anon_pipe_write``) while a process is
+blocked writing to a full pipe."""
+
+
+@pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/wchan").exists(),
+    reason="where a process waits is read from /proc/<pid>/wchan (Linux)",
+)
+def test_a_worker_killed_while_it_sends_a_rendering_back_is_named_and_the_rest_stop() -> None:
+    """Nobody reads the workers' renderings (each larger than a pipe holds) until one worker,
+    blocked in the middle of sending, is killed: the run is a named loss, not a wait for ever."""
+    data = _mixed()
+    counted = Counted(io.BytesIO(data))
+    pieces = chunks(read_records(counted, _CAP), counted)
+    before = _children()
+    results = rendered_in_order(pieces, Target.TEXT, jobs=2)
+    next(results)
+    workers = sorted(_children() - before)
+    assert len(workers) == 2
+    sending = _first(lambda: [pid for pid in workers if _SENDING in _wchan(pid)])
+    os.kill(sending[0], signal.SIGKILL)
+    lost: list[BaseException] = []
+    reader = threading.Thread(target=_drain, args=(results, lost), daemon=True)
+    reader.start()
+    reader.join(timeout=60)
+    assert not reader.is_alive(), "the reading process waits for a dead worker"
+    assert len(lost) == 1 and isinstance(lost[0], WorkerLostError)
+    assert str(lost[0]) == "a rendering worker process stopped before it finished"
+    assert not _children() & set(workers)
+
+
+def _children() -> set[int]:
+    """This process's live child processes started by :mod:`multiprocessing`."""
+    return {pid for child in multiprocessing.active_children() if (pid := child.pid) is not None}
+
+
+def _wchan(pid: int) -> str:
+    with contextlib.suppress(FileNotFoundError):
+        return Path(f"/proc/{pid}/wchan").read_text()
+    return ""
+
+
+def _first(found: Callable[[], list[int]]) -> list[int]:
+    deadline = time.monotonic() + 60
+    while not (value := found()):
+        assert time.monotonic() < deadline, "no worker blocked sending within 60 s"
+        time.sleep(0.01)
+    return value
+
+
+def _drain(results: Iterator[object], lost: list[BaseException]) -> None:
+    try:
+        for _ in results:
+            pass
+    except WorkerLostError as error:
+        lost.append(error)
