@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -111,6 +112,16 @@ def test_the_document_declares_bearer_security_and_every_failure_body(started: S
     assert {"host_not_allowed", "unsupported_media_type"} <= set(codes)
 
 
+def _void_on_the_wire(case: schemathesis.Case[Any]) -> bool:
+    """A query made invalid by turning a value into a list of one item: sent, ``a=[x]`` is
+    ``a=x``, a valid request that schemathesis would count as invalid data accepted."""
+    components = case.meta.components if case.meta is not None else {}
+    query = components.get(ParameterLocation.QUERY)
+    mutated = query is not None and query.mode is schemathesis.GenerationMode.NEGATIVE
+    values = (case.query or {}).values()
+    return mutated and any(isinstance(value, list) and len(value) == 1 for value in values)
+
+
 @pytest.mark.parametrize(
     ("mode", "checks"),
     [
@@ -134,6 +145,10 @@ def test_every_response_to_generated_requests_conforms_to_the_document(
     )
     @given(case=strategy, authorised=st.sampled_from([True, True, True, False]))
     def run(case: schemathesis.Case[Any], authorised: bool) -> None:
-        case.call_and_validate(headers=AUTH if authorised else {}, checks=checks)
+        assume(not _void_on_the_wire(case))
+        # A generated token is swapped for the real one; a header left out on purpose stays out.
+        carries_token = "Authorization" in (case.headers or {})
+        headers = AUTH if authorised and carries_token else {}
+        case.call_and_validate(headers=headers, checks=checks)
 
     run()
