@@ -14,6 +14,7 @@ import pytest
 from anyio.abc import Process, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from sutura.transports.http.connections import MAX_HEAD_BYTES
 from tests.transports.http.deployments import AUTH, QUESTION, write_deployment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -128,3 +129,40 @@ async def test_a_flood_of_idle_connections_past_the_descriptor_limit_leaves_it_a
     assert answer.status_code == 200
     assert process.returncode is None
     assert log.stat().st_size < 16 * 1024, log.read_text()[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/health", {"X-Big": "a" * (MAX_HEAD_BYTES + 1)}),
+        ("/health", {f"X-{n}": "b" * 1000 for n in range(20)}),
+        ("/health?" + "q" * MAX_HEAD_BYTES, {}),
+    ],
+    ids=["one-header", "many-headers", "long-target"],
+)
+async def test_a_request_head_past_its_bound_is_refused_and_the_connection_closed(
+    server: tuple[Process, str, Path], path: str, headers: dict[str, str]
+) -> None:
+    _, url, _ = server
+    lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    async with await _connect(url) as stream:
+        await stream.send(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{lines}\r\n".encode())
+        reader = BufferedByteReceiveStream(stream)
+        with anyio.fail_after(10):
+            status = await reader.receive_until(b"\r\n", 4096)
+            assert status == b"HTTP/1.1 400 Bad Request"
+            await reader.receive_until(b"\r\n\r\n", 4096)
+            while await _closed_by_server(stream) is False:
+                pass
+
+
+async def test_a_request_head_within_its_bound_is_answered(
+    server: tuple[Process, str, Path],
+) -> None:
+    _, url, _ = server
+    within = {f"X-{n}": "c" * 1000 for n in range(14)}  # about 14 KiB of headers
+    async with httpx.AsyncClient(base_url=url) as http:
+        with anyio.fail_after(10):
+            assert (await http.get("/health", headers=within)).status_code == 200
+            answer = await http.post("/v1/query", json=QUESTION, headers={**AUTH, **within})
+    assert answer.status_code == 200

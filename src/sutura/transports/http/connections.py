@@ -1,13 +1,15 @@
-"""Connection bounds under uvicorn: how long a request's headers may take, and how many
-connections are held at once.
+"""Connection bounds under uvicorn: how long and how large a request's headers may be, and how
+many connections are held at once.
 
-uvicorn waits for a request's headers without a clock (an idle or half-written connection is
-held for ever) and accepts connections until the process runs out of file descriptors, after
-which nothing — ``/health`` included — is answered. :func:`bounded_protocol` gives it an HTTP
-protocol that
+uvicorn's HTTP protocol (on ``httptools``, the C parser) waits for a request's headers without a
+clock (an idle or half-written connection is held for ever), takes headers of any size, and
+accepts connections until the process runs out of file descriptors, after which nothing —
+``/health`` included — is answered. :func:`bounded_protocol` gives it an HTTP protocol that
 
 * closes a connection whose request headers have not all arrived within
   ``server.header_timeout_seconds`` (the body is bounded by the request deadline, 408);
+* answers ``400`` and closes a connection whose request line and headers pass
+  :data:`MAX_HEAD_BYTES`;
 * holds at most ``max_connections`` connections: a connection past the cap takes the place of
   the one that has waited longest for headers (an idle or half-written one), so a flood of idle
   connections cannot lock out a real request; when every connection is busy with a request, the
@@ -22,8 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 ACCEPT_BACKLOG: Final = 32
 """The listen backlog, which is also how many connections one wake-up of the event loop accepts
@@ -36,7 +37,14 @@ DESCRIPTORS_KEPT: Final = 3 * ACCEPT_BACKLOG + 64
 """Descriptors left for bursts of accepts and everything but client connections (sources,
 logs, the listener)."""
 
+MAX_HEAD_BYTES: Final = 16 * 1024
+"""The most a request line and its headers may hold (names, values and the target)."""
+
 log = logging.getLogger("sutura.http")
+
+
+class HeadTooLargeError(Exception):
+    """A request's line and headers passed :data:`MAX_HEAD_BYTES` (the parser answers 400)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +71,14 @@ def descriptor_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-class BoundedH11(H11Protocol):
-    """uvicorn's h11 protocol with a header clock and a connection cap (see the module)."""
+class BoundedHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a header clock, a header size bound and a connection
+    cap (see the module)."""
 
     bounds: ClassVar[ConnectionBounds] = ConnectionBounds(header_seconds=10.0, max_connections=256)
     _header_timer: asyncio.TimerHandle | None = None
     _waiting_since = 0.0
+    _head_bytes = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the header clock; past the cap, make room (or close this one)."""
@@ -91,13 +101,34 @@ class BoundedH11(H11Protocol):
         if not self.waiting_for_headers():
             self._disarm()  # the headers are in; the request deadline bounds the rest
 
+    def on_message_begin(self) -> None:
+        """A request begins: its head is counted from here."""
+        self._head_bytes = 0
+        super().on_message_begin()
+
+    def on_url(self, url: bytes) -> None:
+        """Count the request target (it may come in pieces)."""
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        """Count each header (a line of ``name: value``)."""
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
+
+    def _count(self, size: int) -> None:
+        self._head_bytes += size
+        if self._head_bytes > MAX_HEAD_BYTES:
+            raise HeadTooLargeError  # out of the parser as an error: 400, connection closed
+
     def waiting_for_headers(self) -> bool:
-        """No request is being read or answered: the next one's headers are awaited."""
-        # uvicorn types ``cycle`` as always set; it is None until the first request.
+        """No request is being answered and no request's headers are all in: the next
+        one's headers are awaited."""
+        # uvicorn types ``cycle`` as always set; it is None until the first request. A new
+        # cycle starts once a request's headers are complete.
         cycle: object = self.cycle
         idle = cycle is None or self.cycle.response_complete
-        open_ = not self.transport.is_closing()
-        return idle and open_ and self.conn.their_state is h11.IDLE
+        return idle and not self.transport.is_closing()
 
     def close_idle(self) -> None:
         """Close the connection (it waits for headers; nothing is owed to it)."""
@@ -120,14 +151,14 @@ class BoundedH11(H11Protocol):
             self.close_idle()
 
 
-def bounded_protocol(bounds: ConnectionBounds) -> type[BoundedH11]:
+def bounded_protocol(bounds: ConnectionBounds) -> type[BoundedHttp]:
     """The protocol class uvicorn is given, with ``bounds`` applied."""
-    return type("BoundedH11", (BoundedH11,), {"bounds": bounds})
+    return type("BoundedHttp", (BoundedHttp,), {"bounds": bounds})
 
 
-def _evict(connections: Iterable[object], newcomer: BoundedH11) -> None:
+def _evict(connections: Iterable[object], newcomer: BoundedHttp) -> None:
     """Close the connection that has waited longest for headers, or else ``newcomer``."""
-    bounded = [c for c in connections if isinstance(c, BoundedH11)]
+    bounded = [c for c in connections if isinstance(c, BoundedHttp)]
     waiting = [c for c in bounded if c.waiting_for_headers()]
     victim = min(waiting, key=lambda c: c._waiting_since, default=newcomer)
     log.debug("connections: at the cap; closing the one idle longest")
