@@ -145,12 +145,17 @@ async def test_a_request_head_past_its_bound_is_refused_and_the_connection_close
 ) -> None:
     _, url, _ = server
     lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    head = f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{lines}\r\n"
+    await _refused_and_closed(url, head.encode())
+
+
+async def _refused_and_closed(url: str, request: bytes) -> None:
+    """``request`` is answered ``400`` by the parser, and the connection is closed."""
     async with await _connect(url) as stream:
-        await stream.send(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{lines}\r\n".encode())
+        await stream.send(request)
         reader = BufferedByteReceiveStream(stream)
         with anyio.fail_after(10):
-            status = await reader.receive_until(b"\r\n", 4096)
-            assert status == b"HTTP/1.1 400 Bad Request"
+            assert await reader.receive_until(b"\r\n", 4096) == b"HTTP/1.1 400 Bad Request"
             await reader.receive_until(b"\r\n\r\n", 4096)
             while await _closed_by_server(stream) is False:
                 pass
@@ -166,3 +171,22 @@ async def test_a_request_head_within_its_bound_is_answered(
             assert (await http.get("/health", headers=within)).status_code == 200
             answer = await http.post("/v1/query", json=QUESTION, headers={**AUTH, **within})
     assert answer.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /health HTTP/1.1\nHost: localhost\n\n",
+        b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Folded: a\r\n b\r\n\r\n",
+        b"POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        b"POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n"
+        b"Content-Length: 3\r\n\r\n{}",
+    ],
+    ids=["bare-lf", "folded-header", "length-and-chunked", "two-lengths"],
+)
+async def test_a_request_outside_strict_http_1_1_is_refused_and_the_connection_closed(
+    server: tuple[Process, str, Path], request_bytes: bytes
+) -> None:
+    _, url, _ = server
+    await _refused_and_closed(url, request_bytes)
