@@ -75,3 +75,12 @@ def render_cli(
         timeout=120,
         check=False,
     )
+
+
+def process_state(pid: int) -> str | None:
+    """Process ``pid``'s state letter from ``/proc/<pid>/stat`` (``R``, ``S``, ``Z``, ...), or
+    None once it is gone (Linux)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None

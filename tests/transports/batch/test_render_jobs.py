@@ -19,6 +19,7 @@ from tests.transports.batch.samples import (
     SUTURA,
     jsonl,
     outcomes,
+    process_state,
     render_cli,
 )
 
@@ -61,11 +62,7 @@ def _children(pid: int) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
+    return process_state(pid) not in (None, "Z")
 
 
 def _wait_for(condition: Callable[[], bool], what: str) -> None:

@@ -31,7 +31,7 @@ from sutura.transports.batch.workers import (
     rendered_in_order,
 )
 from tests.core.untrusted_samples import answer
-from tests.transports.batch.samples import jsonl, outcomes
+from tests.transports.batch.samples import jsonl, outcomes, process_state
 
 _CAP = 4096
 
@@ -204,16 +204,10 @@ def _blocked_sending(workers: list[int]) -> int:
         blocked = [pid for pid, where in waits.items() if _SENDING in where]
         if blocked:
             return blocked[0]
-        if all(where == "0" and _sleeping(pid) for pid, where in waits.items()):
+        if all(where == "0" and process_state(pid) == "S" for pid, where in waits.items()):
             pytest.skip("this kernel does not say where a process waits (/proc/<pid>/wchan is 0)")
         assert time.monotonic() < deadline, "no worker blocked sending within 60 s"
         time.sleep(0.01)
-
-
-def _sleeping(pid: int) -> bool:
-    with contextlib.suppress(FileNotFoundError):
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "S"
-    return False
 
 
 def _drain(results: Iterator[object], lost: list[BaseException]) -> None:

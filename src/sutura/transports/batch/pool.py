@@ -60,7 +60,7 @@ class Worker:
 
     def stop(self, *, at_once: bool) -> None:
         """End the worker: after its last chunk, or ``at_once`` (``SIGTERM``, then ``SIGKILL``
-        if it has not gone within a bound); its pipes closed, its process reaped."""
+        if it has not gone within a bound); its pipes closed, its process reaped and released."""
         if at_once:
             self._process.terminate()
         self._pending.put(None)
@@ -69,6 +69,7 @@ class Worker:
         if self._process.exitcode is None:
             self._process.kill()
             self._process.join()
+        self._process.close()
         self._output.close()
 
     def _feed(self) -> None:
