@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Final, TypeVar
 
 import anyio
-import anyio.to_thread
 import duckdb
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.skeleton import Classified, Fetched
+from sutura.boundary.sources.worker_threads import SOURCE_THREADS
 from sutura.core.outcome.fault import Fault
 from sutura.core.settings import DuckDBSourceSettings
 from sutura.core.sql.compile import Dialect
@@ -87,7 +87,7 @@ class DuckDBSource:
 async def run_interruptibly(cursor: duckdb.DuckDBPyConnection, job: Callable[[], T]) -> T:
     """``job`` in a worker thread; the cursor is interrupted if the caller stops waiting."""
     try:
-        return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
+        return await SOURCE_THREADS.run(job)
     except anyio.get_cancelled_exc_class():
         interrupt(cursor)
         raise
