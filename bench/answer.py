@@ -6,8 +6,8 @@ from pathlib import Path
 import anyio
 import duckdb
 
-from bench.serving import ask, plan, serving
-from bench.table import Figure, median_seconds
+from bench.serving import ask, interleaved_medians, plan, serving
+from bench.table import Figure
 from sutura.boundary.example import write_example
 from sutura.core.question.model import Question, decode_question_json
 
@@ -33,28 +33,24 @@ def bench_question() -> Question:
 
 
 def measure() -> list[Figure]:
-    """Raw DuckDB time of the compiled SQL beside the end-to-end answer, both warm."""
+    """Raw DuckDB time of the compiled SQL beside the end-to-end answer, both warm, in turns."""
     config = example_dir()
     question = bench_question()
     _, compiled = plan(config, question)
     database = str(config / "data" / "example.duckdb")
-    raw_connection = duckdb.connect(database, read_only=True)
-    raw = median_seconds(
-        lambda: raw_connection.execute(compiled.sql, compiled.params).fetchall(), REPEAT
-    )
-    raw_connection.close()
 
-    async def end_to_end() -> float:
-        async with serving(config) as service:
-            times: list[float] = []
-            await ask(service, question)
-            for _ in range(REPEAT):
-                start_at = anyio.current_time()
-                await ask(service, question)
-                times.append(anyio.current_time() - start_at)
-            return sorted(times)[len(times) // 2]
+    async def both() -> tuple[float, float]:
+        # One process, one DuckDB instance: the raw connection shares the service's (locked)
+        # instance, so both read the same buffers under the same settings, call by call.
+        with duckdb.connect(database, read_only=True) as connection:
+            async with serving(config) as service:
+                return await interleaved_medians(
+                    lambda: connection.execute(compiled.sql, compiled.params).fetchall(),
+                    lambda: ask(service, question),
+                    REPEAT,
+                )
 
-    ours = anyio.run(end_to_end)
+    raw, ours = anyio.run(both)
     return [
         Figure(
             "answer",

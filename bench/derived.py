@@ -12,8 +12,8 @@ import anyio
 import duckdb
 
 from bench.answer import BENCH_QUESTION, REPEAT, example_dir
-from bench.serving import ask, serving
-from bench.table import Figure, median_seconds, short
+from bench.serving import ask, interleaved_medians, serving
+from bench.table import Figure, short
 from sutura.core.question.model import Question, decode_question_json
 
 _NOT_CANCELLED = "(o.order_status IS NULL OR o.order_status <> 'cancelled')"
@@ -68,29 +68,25 @@ CASES: tuple[tuple[str, dict[str, object], str, str], ...] = (
 
 
 def measure() -> list[Figure]:
-    """Each derived bench question end to end beside its hand-written SQL, both warm."""
+    """Each derived bench question end to end beside its hand-written SQL, both warm, in turns."""
     config = example_dir(10_000 if short() else 1_000_000)
     repeat = 2 if short() else REPEAT
-    connection = duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True)
-    raws: list[float] = []
-    for _, _, sql, start in CASES:
-        run = functools.partial(_fetch_all, connection, sql, [start, "2025-01-01"])
-        raws.append(median_seconds(run, repeat))
-    connection.close()
+    database = str(config / "data" / "example.duckdb")
 
-    async def end_to_end(question: Question) -> float:
-        async with serving(config) as service:
-            await ask(service, question)
-            times: list[float] = []
-            for _ in range(repeat):
-                start_at = anyio.current_time()
-                await ask(service, question)
-                times.append(anyio.current_time() - start_at)
-            return sorted(times)[len(times) // 2]
+    async def both(question: Question, sql: str, start: str) -> tuple[float, float]:
+        # The hand-written SQL on a connection to the service's own instance, in turns with
+        # the service's answer: same buffers, same settings, same moments of the machine.
+        with duckdb.connect(database, read_only=True) as connection:
+            async with serving(config) as service:
+                return await interleaved_medians(
+                    functools.partial(_fetch_all, connection, sql, [start, "2025-01-01"]),
+                    lambda: ask(service, question),
+                    repeat,
+                )
 
     figures = []
-    for (name, extra, _, _), raw in zip(CASES, raws, strict=True):
-        ours = anyio.run(end_to_end, _derived(extra))
+    for name, extra, sql, start in CASES:
+        raw, ours = anyio.run(both, _derived(extra), sql, start)
         figures.append(
             Figure(
                 "answer",

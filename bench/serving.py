@@ -1,8 +1,10 @@
 """How the benchmarks open a service and ask it: the one call every surface makes."""
 
 import datetime
+import statistics
+import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -46,3 +48,23 @@ def plan(config: Path, question: Question, today: datetime.date | None = None) -
     loaded = load(environ(config)).unwrap()
     planned = plan_question(question, loaded.pinned, loaded.loaded.settings, today or utc_today())
     return planned.unwrap()
+
+
+async def interleaved_medians(
+    raw: Callable[[], object], ours: Callable[[], Awaitable[object]], repeat: int
+) -> tuple[float, float]:
+    """The median wall times, in seconds, of ``raw()`` and of ``await ours()``, called in turns
+    ``repeat`` times each after one warm-up call each: both meet the same moments of a machine
+    whose speed drifts, so their ratio does not depend on which ran first."""
+    raw()
+    await ours()
+    raws: list[float] = []
+    ourses: list[float] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        raw()
+        raws.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await ours()
+        ourses.append(time.perf_counter() - started)
+    return statistics.median(raws), statistics.median(ourses)

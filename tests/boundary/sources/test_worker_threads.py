@@ -73,6 +73,28 @@ async def test_a_cancelled_caller_is_released_at_once_and_the_thread_serves_agai
     assert pool.threads == 1
 
 
+async def test_a_queued_job_whose_caller_left_is_never_started() -> None:
+    pool = WorkerThreads("t", limit=1)
+    event = threading.Event()
+    started: list[str] = []
+
+    def note() -> str:
+        started.append("queued")
+        return "queued"
+
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as group:
+            group.start_soon(pool.run, lambda: _released(event, "first"))
+            await anyio.sleep(0.05)  # the only thread is busy with the first job
+            with anyio.move_on_after(0.05) as waited:
+                await pool.run(note)
+            assert waited.cancelled_caught
+            event.set()
+        assert await pool.run(lambda: "after") == "after"
+    assert started == []
+    assert pool.threads == 1
+
+
 async def test_no_more_threads_than_the_limit_and_every_job_is_answered() -> None:
     pool = WorkerThreads("t", limit=2)
     event = threading.Event()

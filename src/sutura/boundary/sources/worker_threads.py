@@ -9,8 +9,9 @@ running the same statement. Here a job goes to a free worker through one C-level
 ``call_soon_threadsafe`` (one wake-up each way): 1.9 ms, the bare threads' cost.
 
 The semantics are ``run_sync(job, abandon_on_cancel=True)``'s: a caller that stops waiting
-(cancelled, or past its deadline) is released at once; the job runs to its end in its thread
-(the caller interrupts the statement), and its result is dropped. At most :data:`LIMIT` threads
+(cancelled, or past its deadline) is released at once; a job already running goes on to its end
+in its thread (the caller interrupts the statement) and its result is dropped; a job still
+queued when its caller left is never started. At most :data:`LIMIT` threads
 exist; more jobs wait in the queue for the first free one. A thread idle for
 :data:`IDLE_SECONDS` ends. Callers run on asyncio, as every sutura transport does.
 """
@@ -87,7 +88,7 @@ class WorkerThreads:
     def _work(self) -> None:
         while True:
             try:
-                job, loop, future = self._jobs.get(timeout=self._idle_seconds)
+                taken = self._jobs.get(timeout=self._idle_seconds)
             except queue.Empty:
                 with self._lock:
                     if not self._free:
@@ -95,16 +96,29 @@ class WorkerThreads:
                     self._free -= 1
                     self._threads -= 1
                 return
+            self._serve(*taken)
+            del taken  # nothing of a finished job stays referenced while the thread waits
+
+    def _serve(
+        self,
+        job: Callable[[], object],
+        loop: asyncio.AbstractEventLoop,
+        future: "asyncio.Future[Any]",
+    ) -> None:
+        """Run one job (unless its caller already left) and hand back what it came to."""
+        result: object = None
+        error: BaseException | None = None
+        if not future.cancelled():  # a caller that left while its job waited: never started
             try:
-                result, error = job(), None
+                result = job()
             except BaseException as raised:  # every outcome goes back to the caller
-                result, error = None, raised
-            with self._lock:  # free before the caller wakes, so its next job finds this one
-                if self._backlog:
-                    self._backlog -= 1
-                else:
-                    self._free += 1
-            _settle_soon(loop, future, result, error)
+                error = raised
+        with self._lock:  # free before the caller wakes, so its next job finds this one
+            if self._backlog:
+                self._backlog -= 1
+            else:
+                self._free += 1
+        _settle_soon(loop, future, result, error)
 
 
 def _settle_soon(
