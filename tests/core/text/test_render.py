@@ -182,3 +182,36 @@ def test_clean_ascii_rows_take_the_fast_path_and_match_the_per_cell_rendering() 
     rows = [[f"r{i}", "a b", "x-1"] for i in range(50)]
     expected = "\n".join("\t".join(escape_cell(cell) for cell in row) for row in rows)
     assert render_rows(rows, 3).unwrap() == expected
+
+
+def _cell_by_cell(rows: list[list[str | None]]) -> str:
+    return "\n".join("\t".join(escape_cell(cell) for cell in row) for row in rows)
+
+
+MOSTLY_PLAIN = st.one_of(
+    st.sampled_from(["a", "b c", "2024-01-01", "12.50", "x-1"]),
+    st.sampled_from(["", "é", '"q', "a\\b", "\u200b", "\x00", "\r", "\\.", "\t", "\n"]),
+    st.none(),
+)
+
+
+@given(st.lists(st.lists(MOSTLY_PLAIN, min_size=4, max_size=4), min_size=1, max_size=60))
+def test_a_table_holding_nulls_renders_as_cell_by_cell_whatever_its_other_rows_hold(
+    rows: list[list[str | None]],
+) -> None:
+    assert render_rows(rows, 4).unwrap() == _cell_by_cell(rows)
+
+
+@pytest.mark.parametrize("extra", ["", "a\tb", "a\nb"])
+def test_a_long_table_with_nulls_and_dirty_rows_escapes_exactly_the_rows_it_must(
+    extra: str,
+) -> None:
+    rows: list[list[str | None]] = [[f"r{i}", "plain", "1.5"] for i in range(300)]
+    for index in range(0, 300, 7):
+        rows[index][1] = None
+    for index in range(3, 300, 11):
+        rows[index][2] = 'é"\\'
+    for index in range(5, 300, 13):
+        rows[index][0] = ""
+    rows[150][1] = extra or rows[150][1]
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
