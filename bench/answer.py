@@ -4,9 +4,8 @@ import tempfile
 from pathlib import Path
 
 import anyio
-import duckdb
 
-from bench.serving import ask, interleaved_medians, plan, serving
+from bench.serving import beside_raw_duckdb, plan
 from bench.table import Figure
 from sutura.boundary.example import write_example
 from sutura.core.question.model import Question, decode_question_json
@@ -37,20 +36,9 @@ def measure() -> list[Figure]:
     config = example_dir()
     question = bench_question()
     _, compiled = plan(config, question)
-    database = str(config / "data" / "example.duckdb")
-
-    async def both() -> tuple[float, float]:
-        # One process, one DuckDB instance: the raw connection shares the service's (locked)
-        # instance, so both read the same buffers under the same settings, call by call.
-        with duckdb.connect(database, read_only=True) as connection:
-            async with serving(config) as service:
-                return await interleaved_medians(
-                    lambda: connection.execute(compiled.sql, compiled.params).fetchall(),
-                    lambda: ask(service, question),
-                    REPEAT,
-                )
-
-    raw, ours = anyio.run(both)
+    raw, ours = anyio.run(
+        beside_raw_duckdb, config, question, compiled.sql, compiled.params, REPEAT
+    )
     return [
         Figure(
             "answer",

@@ -5,14 +5,12 @@ The hand-written statements compute the same rows (a self-join on the period a y
 a window function over the months read back) and are fetched whole, as sutura's answer is.
 """
 
-import functools
 import json
 
 import anyio
-import duckdb
 
 from bench.answer import BENCH_QUESTION, REPEAT, example_dir
-from bench.serving import ask, interleaved_medians, serving
+from bench.serving import beside_raw_duckdb
 from bench.table import Figure, short
 from sutura.core.question.model import Question, decode_question_json
 
@@ -52,10 +50,6 @@ ORDER BY month, region NULLS LAST
 """
 
 
-def _fetch_all(connection: duckdb.DuckDBPyConnection, sql: str, params: list[str]) -> object:
-    return connection.execute(sql, params).fetchall()
-
-
 def _derived(extra: dict[str, object]) -> Question:
     document = {**json.loads(BENCH_QUESTION), **extra}
     return decode_question_json(json.dumps(document)).unwrap()
@@ -71,22 +65,10 @@ def measure() -> list[Figure]:
     """Each derived bench question end to end beside its hand-written SQL, both warm, in turns."""
     config = example_dir(10_000 if short() else 1_000_000)
     repeat = 2 if short() else REPEAT
-    database = str(config / "data" / "example.duckdb")
-
-    async def both(question: Question, sql: str, start: str) -> tuple[float, float]:
-        # The hand-written SQL on a connection to the service's own instance, in turns with
-        # the service's answer: same buffers, same settings, same moments of the machine.
-        with duckdb.connect(database, read_only=True) as connection:
-            async with serving(config) as service:
-                return await interleaved_medians(
-                    functools.partial(_fetch_all, connection, sql, [start, "2025-01-01"]),
-                    lambda: ask(service, question),
-                    repeat,
-                )
-
     figures = []
     for name, extra, sql, start in CASES:
-        raw, ours = anyio.run(both, _derived(extra), sql, start)
+        params = [start, "2025-01-01"]
+        raw, ours = anyio.run(beside_raw_duckdb, config, _derived(extra), sql, params, repeat)
         figures.append(
             Figure(
                 "answer",

@@ -4,12 +4,14 @@ import datetime
 import statistics
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import duckdb
 from returns.pipeline import is_successful
 
+from sutura.boundary.example import DATABASE
 from sutura.boundary.service import Service
 from sutura.boundary.startup import load, open_service, utc_today
 from sutura.core.question.model import Question
@@ -68,3 +70,19 @@ async def interleaved_medians(
         await ours()
         ourses.append(time.perf_counter() - started)
     return statistics.median(raws), statistics.median(ourses)
+
+
+async def beside_raw_duckdb(
+    config: Path, question: Question, sql: str, params: Sequence[object], repeat: int
+) -> tuple[float, float]:
+    """The median wall times, in seconds, of ``sql`` run raw on the example's DuckDB file and
+    of ``question`` asked of its service, in turns (:func:`interleaved_medians`). One process,
+    one DuckDB instance: the raw connection shares the service's locked instance, so both read
+    the same buffers under the same settings."""
+    with duckdb.connect(str(config / DATABASE), read_only=True) as connection:
+        async with serving(config) as service:
+            return await interleaved_medians(
+                lambda: connection.execute(sql, list(params)).fetchall(),
+                lambda: ask(service, question),
+                repeat,
+            )
