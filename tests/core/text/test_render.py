@@ -106,6 +106,29 @@ def test_a_lone_surrogate_anywhere_refuses_the_whole_answer(case: Case, where: s
     assert rendered == refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
 
 
+@pytest.mark.parametrize("case", SURROGATE, ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "beside",
+    [None, "", "a\tb", "a\nb", "x\u200by"],
+    ids=["null", "empty", "tab", "line break", "format character"],
+)
+def test_a_lone_surrogate_refuses_the_table_whatever_else_it_holds(
+    case: Case, beside: str | None
+) -> None:
+    """Each kind of table the renderer treats apart (with a NULL or empty cell, with a cell
+    holding a tab or a line break, or only dirty) is refused whole, never partly rendered."""
+    plain: list[str | None] = ["1", "2"]
+    rows = [plain] * 50 + [[beside, "3"]] + [plain] * 50
+    assert render_answer(answer(["m", "n"], rows)).unwrap()
+    for at in (0, 25, len(rows)):
+        surrogate: list[str | None] = ["6", case.value]
+        hostile = [*rows[:at], surrogate, *rows[at:]]
+        refused = render_answer(answer(["m", "n"], hostile))
+        assert expect_refusal(refused, RefusalCode.VALUE_NOT_REPRESENTABLE) == refusal(
+            RefusalCode.VALUE_NOT_REPRESENTABLE
+        )
+
+
 @pytest.mark.parametrize(
     "rows", [[["a", "b"], ["c"]], [["a"]], [["a", "b", "c"]]], ids=["ragged", "short", "long"]
 )

@@ -66,10 +66,14 @@ _MARKS: Final = bytes(
 )
 
 
-def _escaped_row(row: Row) -> str | None:
-    """One row line, cell by cell; ``None`` when the row holds a lone surrogate."""
+class _UnrepresentableRowError(Exception):
+    """A row holds a lone surrogate: the whole table is refused (raised out of a row's line)."""
+
+
+def _escaped_row(row: Row) -> str:
+    """One row line, cell by cell; raises :class:`_UnrepresentableRowError` on a lone surrogate."""
     if has_lone_surrogate("".join(filter(None, row))):
-        return None
+        raise _UnrepresentableRowError
     # The per-cell guard inline (a call per cell is most of the cost of a dirty row).
     cells = [
         cell
@@ -78,17 +82,6 @@ def _escaped_row(row: Row) -> str | None:
         for cell in row
     ]
     return "\t".join(cells)
-
-
-def _rows_to_escape(rows: Sequence[Row], whole: list[bool]) -> list[int]:
-    """The indices of the rows that may not render as their plain join: a NULL or empty cell
-    (``whole`` is false), or a character outside printable ASCII, a backslash or a quote
-    (checked space-joined, as a space renders as itself)."""
-    return [
-        index
-        for index, (row, full) in enumerate(zip(rows, whole, strict=True))
-        if not (full and _renders_as_itself(_join_spaced(row)))
-    ]
 
 
 def _renders_as_itself(spaced: str) -> bool:
@@ -145,28 +138,40 @@ def _table(rows: Sequence[Row], width: int) -> str | None:
     if left.translate(None, _NOT_SEPARATORS) == separators:
         # ``left`` keeps every line break, so its marks find the rows as the table's would.
         return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
-    if set(map(len, rows)) != {width}:
-        return None
-    return _escaped_lines(rows, lines, _rows_to_escape(rows, [True] * len(rows)))
+    return _table_by_rows(rows, width)
 
 
 def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
-    """The rendered rows of a table holding a NULL or an empty cell."""
+    """The rendered rows of a table holding a NULL or an empty cell, or a cell holding a tab or
+    a line break: each row is its plain join when it has no NULL or empty cell and its cells,
+    space-joined, render as themselves (printable ASCII without a backslash or a quote; a
+    space renders as itself), else it is rendered cell by cell. One pass, the check inline."""
     if set(map(len, rows)) != {width}:
         return None
-    whole = list(map(all, rows))
-    lines = [_join_cells(row) if full else "" for row, full in zip(rows, whole, strict=True)]
-    return _escaped_lines(rows, lines, _rows_to_escape(rows, whole))
+    try:
+        lines = [
+            _join_cells(row)
+            if all(row)
+            and (spaced := _join_spaced(row)).isascii()
+            and spaced.isprintable()
+            and "\\" not in spaced
+            and '"' not in spaced
+            else _escaped_row(row)
+            for row in rows
+        ]
+    except _UnrepresentableRowError:
+        return None
+    return "\n".join(lines)
 
 
 def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> str | None:
     """The table with the ``dirty`` rows' lines rendered cell by cell, or ``None`` when one
     holds a lone surrogate."""
-    for index in dirty:
-        line = _escaped_row(rows[index])
-        if line is None:
-            return None
-        lines[index] = line
+    try:
+        for index in dirty:
+            lines[index] = _escaped_row(rows[index])
+    except _UnrepresentableRowError:
+        return None
     return "\n".join(lines)
 
 
