@@ -238,3 +238,27 @@ def test_a_long_table_with_nulls_and_dirty_rows_escapes_exactly_the_rows_it_must
         rows[index][0] = ""
     rows[150][1] = extra or rows[150][1]
     assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+
+
+NEVER_EMPTY = st.one_of(
+    st.sampled_from(["a", "b c", "2024-01-01", "12.50", "x-1"]),
+    st.sampled_from(["é", '"q', "a\\b", "\u200b", "\x00", "\r", "\\.", "\t", "a\tb", "\n", "x\ny"]),
+)
+
+
+@given(st.lists(st.lists(NEVER_EMPTY, min_size=3, max_size=3), min_size=1, max_size=60))
+def test_a_table_without_nulls_renders_as_cell_by_cell_when_cells_hold_tabs_or_line_breaks(
+    rows: list[list[str | None]],
+) -> None:
+    """No NULL or empty cell: the whole-table check runs first; a cell's own tab or line break
+    sends the table to the row-by-row check, which must escape exactly the rows it must."""
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+
+
+def test_a_long_table_without_nulls_whose_one_cell_holds_a_tab_renders_as_cell_by_cell() -> None:
+    rows: list[list[str | None]] = [[f"r{i}", "plain", "1.5"] for i in range(300)]
+    for index in range(3, 300, 11):
+        rows[index][2] = 'é"\\'
+    rows[150][1] = "a\tb"
+    rows[151][0] = "x\ny"
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)

@@ -138,7 +138,9 @@ def _table(rows: Sequence[Row], width: int) -> str | None:
     if left.translate(None, _NOT_SEPARATORS) == separators:
         # ``left`` keeps every line break, so its marks find the rows as the table's would.
         return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
-    return _table_by_rows(rows, width)
+    if set(map(len, rows)) != {width}:
+        return None
+    return _joined_or_escaped(rows, lines)
 
 
 def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
@@ -162,6 +164,24 @@ def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
     except _UnrepresentableRowError:
         return None
     return "\n".join(lines)
+
+
+def _joined_or_escaped(rows: Sequence[Row], lines: list[str]) -> str | None:
+    """The rendered rows of a table without NULL or empty cells, some holding a tab or a line
+    break, from their plain joins (``lines``): as :func:`_table_by_rows` does, one pass."""
+    try:
+        rendered = [
+            line
+            if (spaced := _join_spaced(row)).isascii()
+            and spaced.isprintable()
+            and "\\" not in spaced
+            and '"' not in spaced
+            else _escaped_row(row)
+            for row, line in zip(rows, lines, strict=True)
+        ]
+    except _UnrepresentableRowError:
+        return None
+    return "\n".join(rendered)
 
 
 def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> str | None:
