@@ -144,10 +144,10 @@ def _table(rows: Sequence[Row], width: int) -> str | None:
 
 
 def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
-    """The rendered rows of a table holding a NULL or an empty cell, or a cell holding a tab or
-    a line break: each row is its plain join when it has no NULL or empty cell and its cells,
-    space-joined, render as themselves (printable ASCII without a backslash or a quote; a
-    space renders as itself), else it is rendered cell by cell. One pass, the check inline."""
+    """The rendered rows of a table holding a NULL or an empty cell: each row is its plain join
+    when it has no NULL or empty cell and its cells, space-joined, render as themselves
+    (printable ASCII without a backslash or a quote; a space renders as itself), else it is
+    rendered cell by cell. One pass, the check inline."""
     if set(map(len, rows)) != {width}:
         return None
     try:
