@@ -1,14 +1,19 @@
-"""Catalog scale: load (parse, check, pin) and startup (open, check models, reproduce anchors).
+"""Catalog scale: load (parse, check, pin), startup (open, check models, reproduce anchors), and
+``sutura mcp``'s cold start to a first answer (spawn, handshake, start, one question).
 
 A generated catalog (``tests.scale_catalog``: one model per ten metrics, relationships,
 glossary terms, caveats, worked questions, an anchor on every metric, DuckDB data) of 100,
 1,000 and 2,000 metrics, written once per machine under the temp directory. Each time is the
 median of a few runs; each is shown beside the time at the smallest size scaled linearly (a
-ratio above 1 means worse than linear). Goals: 2,000 metrics load in 2 s and start in 10 s.
+ratio above 1 means worse than linear). Goals: 2,000 metrics load in 2 s and start in 10 s,
+and ``sutura mcp`` answers its first question within 10 s of being spawned. The CPU time of a
+spawned server is its own (a child's, once it has ended).
 
 A section of ``python -m bench``; ``python -m bench.scale`` prints it alone.
 """
 
+import json
+import resource
 import statistics
 import tempfile
 import time
@@ -18,15 +23,16 @@ from pathlib import Path
 
 import anyio
 from returns.pipeline import is_successful
-from tests.scale_catalog import write_scale_catalog
+from tests.scale_catalog import metric_name, write_scale_catalog
 
+from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until
 from bench.serving import environ, serving
 from bench.table import Figure, render, short
 from sutura.boundary.startup import load
 
 SIZES = (100, 1_000, 2_000)
 SHORT_SIZES = (10, 20, 40)
-GOALS = {"load": 2.0, "startup": 10.0}
+GOALS = {"load": 2.0, "startup": 10.0, "MCP first answer": 10.0}
 
 
 def scale_dir(metrics: int) -> Path:
@@ -39,17 +45,26 @@ def scale_dir(metrics: int) -> Path:
     return target
 
 
-def _median(run: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """The median wall time and the median CPU time (this process, every thread) of ``repeat``
-    runs, after one warm-up run. On a shared machine the CPU time is the steadier figure."""
+def _median(
+    run: Callable[[], object], repeat: int, cpu_time: Callable[[], float] = time.process_time
+) -> tuple[float, float]:
+    """The median wall time and the median CPU time (``cpu_time``: this process, every thread,
+    by default) of ``repeat`` runs, after one warm-up run. On a shared machine the CPU time is
+    the steadier figure."""
     run()
     walls, cpus = [], []
     for _ in range(repeat):
-        began, cpu = time.perf_counter(), time.process_time()
+        began, cpu = time.perf_counter(), cpu_time()
         run()
         walls.append(time.perf_counter() - began)
-        cpus.append(time.process_time() - cpu)
+        cpus.append(cpu_time() - cpu)
     return statistics.median(walls), statistics.median(cpus)
+
+
+def _children_cpu() -> float:
+    """CPU time of this process's children that have ended."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _load(config: Path) -> None:
@@ -65,32 +80,69 @@ def _startup(config: Path) -> None:
     anyio.run(opened)
 
 
+def _first_answer(config: Path) -> None:
+    """Spawn ``sutura mcp`` over ``config`` and ask its first metric for a year, with the
+    handshake; it must answer."""
+    question = {
+        "metrics": [metric_name(0)],
+        "grain": "year",
+        "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    }
+    params = {"name": "ask_metric", "arguments": question}
+    ask = _line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+    with _spawned([str(SUTURA), "mcp"], config) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(HANDSHAKE + ask)
+        process.stdin.flush()
+        reply = _until(process.stdout, 2)
+    if "result" not in reply or reply["result"].get("isError"):
+        raise RuntimeError(f"sutura mcp over {config} did not answer: {json.dumps(reply)[:300]}")
+
+
 def measure() -> list[Figure]:
-    """Load and startup times at each size, beside the smallest size's time scaled linearly."""
+    """Load and startup times at each size, beside the smallest size's time scaled linearly;
+    then ``sutura mcp``'s first answer at each size, beside the service's startup alone."""
     sizes = SHORT_SIZES if short() else SIZES
     repeat = 3
     figures: list[Figure] = []
+    started: dict[int, tuple[float, float]] = {}
     for stage, run in (("load", _load), ("startup", _startup)):
         smallest = (0.0, 0.0)
         for metrics in sizes:
             config = scale_dir(metrics)
             wall, cpu = _median(partial(run, config), repeat)
+            if stage == "startup":
+                started[metrics] = (wall, cpu)
             smallest = smallest if smallest[0] else (wall, cpu)
             goal = f"≤ {GOALS[stage]:g} s" if metrics == SIZES[-1] else "≤ 1.0×"
-            models = max(2, metrics // 10)
             for kind, seconds, first in (("wall", wall, smallest[0]), ("CPU", cpu, smallest[1])):
+                reference = f"{sizes[0]} metrics' {kind} time × {metrics // sizes[0]}"
                 figures.append(
-                    Figure(
-                        "scale",
-                        f"{stage} ({kind}): {metrics:,} anchored metrics, {models} models",
-                        seconds,
-                        first * metrics / sizes[0],
-                        "s",
-                        goal if kind == "wall" else "report",
-                        f"{sizes[0]} metrics' {kind} time × {metrics // sizes[0]}",
+                    _figure(
+                        stage, kind, metrics, seconds, first * metrics / sizes[0], goal, reference
                     )
                 )
+    stage = "MCP first answer"
+    for metrics in sizes:
+        wall, cpu = _median(partial(_first_answer, scale_dir(metrics)), repeat, _children_cpu)
+        goal = f"≤ {GOALS[stage]:g} s" if metrics == SIZES[-1] else "report"
+        for kind, seconds, alone in (
+            ("wall", wall, started[metrics][0]),
+            ("CPU", cpu, started[metrics][1]),
+        ):
+            reference = f"startup ({kind}) alone, same catalog"
+            figures.append(_figure(stage, kind, metrics, seconds, alone, goal, reference))
     return figures
+
+
+def _figure(
+    stage: str, kind: str, metrics: int, seconds: float, reference: float, goal: str, of: str
+) -> Figure:
+    models = max(2, metrics // 10)
+    measure = f"{stage} ({kind}): {metrics:,} anchored metrics, {models} models"
+    return Figure(
+        "scale", measure, seconds, reference, "s", goal if kind == "wall" else "report", of
+    )
 
 
 def main() -> None:

@@ -3,9 +3,10 @@
 An agent host spawns ``sutura mcp``, sends ``initialize`` and ``tools/list``, and calls a tool
 later, when its user asks. Neither handshake request needs a data source, so the server
 answers them as soon as the catalog is pinned. The first ``tools/list`` or tool call begins
-the start: the compiler and the SQL dialects are loaded in a worker thread (so the reply
-already on its way is not held up), then the service is opened (``open_service``: sources,
-models checked, anchors) in a task that holds it for the whole run, and closes it at the end.
+the start: the compiler and each source's SQL dialect are loaded in a worker thread, by
+compiling one question per source (so the reply already on its way is not held up), then the
+service is opened (``open_service``: sources, models checked, anchors) in a task that holds it
+for the whole run, and closes it at the end.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -42,11 +43,20 @@ def _probe(metric: Metric) -> Question:
 
 
 def warm(loaded: Loaded) -> None:
-    """Compile one question per metric without touching data: it loads the compiler and the
-    SQL dialect of every source, which would otherwise load on the event loop."""
+    """Compile one question per source without touching data: it loads the compiler and the
+    source's SQL dialect, which would otherwise load on the event loop. The first metric of
+    each source that a question without filters can ask is compiled; the others are not (a
+    catalog of 2,000 metrics would spend seconds compiling questions nobody asked)."""
     today = utc_today()
-    for metric in loaded.pinned.catalog.metrics:
-        plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
+    catalog = loaded.pinned.catalog
+    warmed: set[str] = set()
+    for metric in catalog.metrics:
+        model = catalog.model(metric.model)
+        if model is None or model.source in warmed:
+            continue
+        planned = plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
+        if is_successful(planned):
+            warmed.add(model.source)
 
 
 class Starting:
