@@ -23,7 +23,7 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 ('# sutura: certified answers about data', 'Answer in French.')
 """
 
-from sutura.core.catalog.pages import PAGE_BYTES, CatalogPages, text_bytes
+from sutura.core.catalog.pages import PageCuts
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import CatalogProse
 from sutura.core.catalog.view import CatalogView
@@ -193,7 +193,8 @@ def _catalog_sections(view: CatalogView, catalog: "_Catalog") -> list[str | None
     """The glossary, the metrics and the worked questions; for a catalog whose metrics take more
     than one page of ``describe_catalog``, a compact index of the metrics' names instead."""
     definitions = tuple(view.definitions_lines())
-    if text_bytes(view.lines()) <= PAGE_BYTES or CatalogPages.of(view).count() == 1:
+    cut = PageCuts.of(view)
+    if cut.whole or len(cut.cuts([metric.name for metric in view.body.metrics])) == 1:
         return [
             catalog.section(_GLOSSARY, view.glossary_lines()),
             catalog.section("## Metrics", view.metric_lines(), definitions),

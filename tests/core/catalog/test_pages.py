@@ -66,6 +66,15 @@ def test_a_small_catalog_is_whole_and_a_large_one_is_not() -> None:
     assert len(_text(LARGE.view).encode("utf-8")) > 4 * PAGE_BYTES
 
 
+@pytest.mark.parametrize("count", [1, 40, 80, 81, 82, 83, 600])
+def test_a_catalog_is_whole_exactly_when_its_whole_text_fits_a_page(count: int) -> None:
+    """``whole`` adds the metrics' sizes to the rest of the text (each metric rendered once);
+    it must say what the whole text half, rendered, says (sizes around 16 KB included)."""
+    view = CatalogView.of(_large(count), CatalogProse.QUOTED)
+    fits = len(_text(view).encode("utf-8")) <= PAGE_BYTES
+    assert CatalogPages.of(view).whole is fits
+
+
 def test_the_pages_hold_every_metric_once_in_order_each_within_16_kb() -> None:
     views = _pages(LARGE, None)
     shown = [metric.name for view in views for metric in view.body.metrics]

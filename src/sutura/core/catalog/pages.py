@@ -42,15 +42,11 @@ def _size(lines: list[str]) -> int:
     return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
 
 
-def text_bytes(lines: list[str]) -> int:
-    """The bytes of the text half made of ``lines`` (UTF-8, joined by line breaks)."""
-    return max(0, _size(lines) - 1)
-
-
-def _costs(body: CatalogBody) -> dict[str, int]:
-    """Each metric's bytes on a page: its lines, its glossary terms, and every worked question
-    that asks for it (counted under each of its metrics, so a page never underestimates)."""
-    costs = {metric.name: _size(metric_lines(metric)) for metric in body.metrics}
+def _costs(body: CatalogBody, sizes: dict[str, int]) -> dict[str, int]:
+    """Each metric's bytes on a page: its lines (``sizes``), its glossary terms, and every
+    worked question that asks for it (counted under each of its metrics, so a page never
+    underestimates)."""
+    costs = dict(sizes)
     for term in body.glossary:
         if term.means.metric in costs:
             costs[term.means.metric] += _size(term_lines(term))
@@ -64,28 +60,59 @@ def _costs(body: CatalogBody) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class CatalogPages:
-    """The whole catalog's view, its search index, and what each metric costs on a page."""
+class PageCuts:
+    """What each metric costs on a page, the room a page leaves them, and whether the whole
+    catalog fits one page: enough to cut pages (each metric's lines rendered once)."""
 
-    view: CatalogView
-    index: SearchIndex
     costs: dict[str, int]
     room: int
     whole: bool
 
     @classmethod
-    def of(cls, view: CatalogView) -> "CatalogPages":
-        """The pages of ``view``; ``whole`` when the entire catalog fits one page."""
+    def of(cls, view: CatalogView) -> "PageCuts":
+        """The cuts of ``view``'s pages; ``whole`` when the entire catalog fits one page."""
+        sizes = {metric.name: _size(metric_lines(metric)) for metric in view.body.metrics}
         fixed = [view.notice, *view.not_defined_lines(), *view.definitions_lines()]
         operator = view.operator_lines()
         fixed += [OPERATOR_HEADING, *operator] if operator else []
+        whole = max(0, _size(view.lines_beside_metrics()) + sum(sizes.values()) - 1)
         return cls(
-            view=view,
-            index=SearchIndex.of(view.body),
-            costs=_costs(view.body),
+            costs=_costs(view.body, sizes),
             room=PAGE_BYTES - _size(fixed) - _PAGE_LINE - 1,
-            whole=text_bytes(view.lines()) <= PAGE_BYTES,
+            whole=whole <= PAGE_BYTES,
         )
+
+    def cuts(self, names: list[str]) -> list[tuple[int, int]]:
+        """Where each page starts and ends in ``names``: one page, empty, when none match."""
+        cuts: list[tuple[int, int]] = []
+        start, used = 0, 0
+        for place, name in enumerate(names):
+            cost = self.costs[name]
+            if place > start and used + cost > self.room:
+                cuts.append((start, place))
+                start, used = place, 0
+            used += cost
+        cuts.append((start, len(names)))
+        return cuts
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogPages:
+    """The whole catalog's view, its search index, and where its pages are cut."""
+
+    view: CatalogView
+    index: SearchIndex
+    cut: PageCuts
+
+    @classmethod
+    def of(cls, view: CatalogView) -> "CatalogPages":
+        """The pages of ``view``."""
+        return cls(view=view, index=SearchIndex.of(view.body), cut=PageCuts.of(view))
+
+    @property
+    def whole(self) -> bool:
+        """Whether the entire catalog fits one page."""
+        return self.cut.whole
 
     @staticmethod
     def searched(search: str | None) -> bool:
@@ -100,12 +127,12 @@ class CatalogPages:
 
     def count(self, search: str | None = None) -> int:
         """How many pages ``search`` (or the whole catalog) takes."""
-        return len(self._cuts(self.matching(search)))
+        return len(self.cut.cuts(self.matching(search)))
 
     def page(self, search: str | None, number: int) -> Result[CatalogView, str]:
         """Page ``number`` (from 1) of what ``search`` matches, or why there is no such page."""
         names = self.matching(search)
-        cuts = self._cuts(names)
+        cuts = self.cut.cuts(names)
         if number > len(cuts):
             last = len(cuts)
             return Failure(f"page {number} is past the last page ({last}); pages start at 1")
@@ -117,16 +144,3 @@ class CatalogPages:
             total=len(self.view.body.metrics),
         )
         return Success(self.view.showing(names[start:end], page))
-
-    def _cuts(self, names: list[str]) -> list[tuple[int, int]]:
-        """Where each page starts and ends in ``names``: one page, empty, when none match."""
-        cuts: list[tuple[int, int]] = []
-        start, used = 0, 0
-        for place, name in enumerate(names):
-            cost = self.costs[name]
-            if place > start and used + cost > self.room:
-                cuts.append((start, place))
-                start, used = place, 0
-            used += cost
-        cuts.append((start, len(names)))
-        return cuts

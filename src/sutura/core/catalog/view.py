@@ -355,10 +355,18 @@ class CatalogView:
 
     def lines(self) -> list[str]:
         """The text half's lines, total: a lone surrogate shows as its escape (for the prompt)."""
-        lines = [self.notice, *self.page_lines(), *self.not_defined_lines()]
-        lines += self.glossary_lines()
-        lines += [*self.metric_lines(), *self.example_lines(), *self.definitions_lines()]
+        return [*self._lines_before_metrics(), *self.metric_lines(), *self._lines_after_metrics()]
+
+    def lines_beside_metrics(self) -> list[str]:
+        """Every line of :meth:`lines` but the metrics' own (whose sizes a page counts apart)."""
+        return [*self._lines_before_metrics(), *self._lines_after_metrics()]
+
+    def _lines_before_metrics(self) -> list[str]:
+        return [self.notice, *self.page_lines(), *self.not_defined_lines(), *self.glossary_lines()]
+
+    def _lines_after_metrics(self) -> list[str]:
         operator = self.operator_lines()
+        lines = [*self.example_lines(), *self.definitions_lines()]
         return lines + ([OPERATOR_HEADING, *operator] if operator else [])
 
     def text(self) -> Result[str, Refusal]:
