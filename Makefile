@@ -9,17 +9,21 @@ EXAMPLE := example
 .PHONY: run test test-loaded check bench wheel-check example clean
 
 # The main job needs only the package; the test toolchain (pytest, mypy, schemathesis, ...) is
-# the dev extra, installed by the targets that use it.
+# the dev extra, installed by the targets that use it. The package's bytecode is compiled at
+# install, as pip does for a wheel: an editable install otherwise leaves it to the first run,
+# and where PYTHONDONTWRITEBYTECODE is set every start compiles the whole package again.
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --quiet -e .
+	$(BIN)/python -m compileall -q src
 	touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet --quiet -e '.[dev]'
+	$(BIN)/python -m compileall -q src
 	touch $(STAMP) $(RUN_STAMP)
 
 # The main job: generate the example catalog and data, check it, answer a certified question.

@@ -25,7 +25,7 @@ import anyio
 from returns.pipeline import is_successful
 from tests.scale_catalog import metric_name, write_scale_catalog
 
-from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until
+from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until, compiled_package
 from bench.serving import environ, serving
 from bench.table import Figure, render, short
 from sutura.boundary.startup import load
@@ -103,6 +103,7 @@ def measure() -> list[Figure]:
     """Load and startup times at each size, beside the smallest size's time scaled linearly;
     then ``sutura mcp``'s first answer at each size, beside the service's startup alone."""
     sizes = SHORT_SIZES if short() else SIZES
+    compiled_package()
     repeat = 3
     figures: list[Figure] = []
     started: dict[int, tuple[float, float]] = {}
