@@ -1,4 +1,5 @@
-"""DuckDB and Spark give byte-identical answers and identical refusals to every question.
+"""DuckDB and Spark give byte-identical answers and identical refusals to every question of the
+pack, and to questions generated from the whole question language.
 
 The pack, its extra metrics and its example size are the ones DuckDB and PostgreSQL answer in
 ``test_conformance.py``. Each engine is started once through the real startup path (settings
@@ -7,6 +8,7 @@ loop: one Spark session for the whole pack. A question that closes its source fi
 service of its own.
 """
 
+import os
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -15,11 +17,13 @@ from typing import NamedTuple
 import anyio
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
-from sutura.core.outcome.answer import Refused
+from sutura.core.outcome.answer import Answer, Refused
 from tests.conformance.conftest import ORDERS
+from tests.conformance.generated import asked, questions
 from tests.conformance.pack import (
     EXTRA_CATALOG,
     PACK,
@@ -37,6 +41,9 @@ from tests.conformance.pack import (
 )
 from tests.services import serving
 from tests.spark_server import load_tables, require_server
+
+SPARK_EXAMPLES = int(os.environ.get("SUTURA_SPARK_EXAMPLES", "40"))
+"""Generated questions asked of Spark per run (each takes Spark a few hundred milliseconds)."""
 
 pytestmark = [
     pytest.mark.spark,
@@ -139,3 +146,23 @@ async def test_metrics_asked_together_answer_the_groups_each_answers_alone_on_sp
         await expect_groups_of_each_metric_alone(
             lambda asked: ask_service(served.spark, asked, PACK.today), case
         )
+
+
+@pytest.mark.anyio
+@settings(
+    max_examples=SPARK_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(question=questions())
+async def test_a_generated_question_has_one_outcome_on_duckdb_and_spark(
+    served: Served, question: dict[str, object]
+) -> None:
+    with anyio.fail_after(120):
+        on_duckdb = await asked(served.duckdb, question)
+        on_spark = await asked(served.spark, question)
+    shown = msgspec.json.encode(question).decode()
+    if isinstance(on_duckdb, Answer) and isinstance(on_spark, Answer):
+        assert text_half_without_source(on_spark) == text_half_without_source(on_duckdb), shown
+    else:
+        assert on_spark == on_duckdb, shown

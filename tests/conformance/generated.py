@@ -1,0 +1,130 @@
+"""Questions drawn at random from the whole question language over the conformance catalog,
+and the outcome a service gives one: what the differential tests ask every engine."""
+
+import datetime
+
+from hypothesis import strategies as st
+
+from sutura.api import outcome_of
+from sutura.boundary.service import Service
+from sutura.core.tool.capability import Capability
+from tests.conformance.pack import PACK, Case, tuned
+from tests.services import call
+
+METRICS = (
+    "active_customers", "average_order_value", "first_order_day", "largest_order",
+    "last_order_day", "mean_order_amount", "net_revenue", "order_count", "orders_per_return",
+    "orders_per_return_strict", "orders_per_signup", "return_rate", "returned_revenue",
+    "revenue", "revenue_per_active_customer", "revenue_per_active_customer_strict",
+    "revenue_per_return", "signups", "smallest_order", "status_total",
+)  # fmt: skip
+DIMENSIONS = {
+    "region": ("north", "south", "east", "west", "nowhere"),
+    "channel": ("web", "store", "phone", "fax"),
+    "segment": ("consumer", "business", "government"),
+}
+GRAINS = ("day", "week", "month", "quarter", "year")
+# The example's rows span 2023 to 2025; the pack adds a few in January 2026.
+DAYS = st.dates(datetime.date(2022, 11, 1), datetime.date(2026, 3, 1))
+
+
+@st.composite
+def _range(draw: st.DrawFn, grain: str) -> dict[str, object]:
+    if draw(st.booleans()):
+        unit = draw(st.sampled_from(GRAINS))
+        last: dict[str, object] = {"count": draw(st.integers(1, 4)), "unit": unit}
+        if draw(st.booleans()):
+            last["include_current"] = draw(st.booleans())
+        return {"last": last}
+    start = draw(DAYS)
+    # A day grain over a long range has more rows than the limit: a refusal both must give.
+    longest = 40 if grain == "day" else 800
+    end = start + datetime.timedelta(days=draw(st.integers(1, longest)))
+    return {"start": start.isoformat(), "end": end.isoformat()}
+
+
+@st.composite
+def _filter(draw: st.DrawFn) -> dict[str, object]:
+    dimension = draw(st.sampled_from(sorted(DIMENSIONS)))
+    values = st.sampled_from(DIMENSIONS[dimension])
+    op = draw(st.sampled_from(("eq", "in", "not_in")))
+    if op == "eq":
+        return {"op": op, "dimension": dimension, "value": draw(values)}
+    chosen = draw(st.lists(values, min_size=1, max_size=3, unique=True))
+    return {"op": op, "dimension": dimension, "values": chosen}
+
+
+ORDERS_METRICS = (
+    "active_customers", "average_order_value", "first_order_day", "largest_order",
+    "last_order_day", "mean_order_amount", "order_count", "orders_per_return",
+    "orders_per_return_strict", "return_rate", "returned_revenue", "revenue",
+    "revenue_per_return", "smallest_order",
+)  # fmt: skip
+DERIVED = (
+    "net_revenue", "orders_per_signup", "revenue_per_active_customer",
+    "revenue_per_active_customer_strict",
+)  # fmt: skip
+ADDITIVE = ("order_count", "returned_revenue", "revenue", "net_revenue", "signups")
+
+
+@st.composite
+def _metrics(draw: st.DrawFn) -> list[str]:
+    """Mostly metrics that may be asked together (a derived metric alone, or metrics of the
+    orders model); sometimes any, which the catalog may refuse."""
+    match draw(st.integers(0, 9)):
+        case 0:
+            return draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=3, unique=True))
+        case 1 | 2:
+            return [draw(st.sampled_from((*DERIVED, "signups")))]
+        case _:
+            return draw(
+                st.lists(st.sampled_from(ORDERS_METRICS), min_size=1, max_size=3, unique=True)
+            )
+
+
+@st.composite
+def questions(draw: st.DrawFn) -> dict[str, object]:
+    """One question of the whole language, mostly one the catalog can answer."""
+    metrics = draw(_metrics())
+    grain = draw(st.sampled_from(GRAINS))
+    question: dict[str, object] = {"metrics": metrics, "grain": grain}
+    question["range"] = draw(_range(grain))
+    dimensions = draw(st.lists(st.sampled_from(sorted(DIMENSIONS)), max_size=2, unique=True))
+    if dimensions:
+        question["dimensions"] = dimensions
+    filters = draw(st.lists(_filter(), max_size=2))
+    if filters:
+        question["filters"] = filters
+    additive = all(m in ADDITIVE for m in metrics)
+    match draw(st.integers(0, 5)):
+        case 0 | 1:
+            question["compare"] = {
+                "to": draw(st.sampled_from(("previous_period", "previous_year")))
+            }
+        case 2 if additive or draw(st.integers(0, 3)) == 0:
+            question["window"] = {"running": True}
+        case 3 if additive or draw(st.integers(0, 3)) == 0:
+            question["window"] = {"trailing": draw(st.integers(2, 4))}
+        case _:
+            pass
+    if draw(st.integers(0, 3)) == 0:
+        question["fill"] = True
+    if draw(st.integers(0, 2)) == 0:
+        per = draw(st.booleans())
+        top: dict[str, object] = {
+            "n": draw(st.integers(1, 4)),
+            "by": draw(st.sampled_from(metrics if per else ["period", *metrics])),
+        }
+        if draw(st.booleans()):
+            top["direction"] = draw(st.sampled_from(("asc", "desc")))
+        if per:
+            top["per"] = "period"
+        question["top"] = top
+    return question
+
+
+async def asked(service: Service, question: dict[str, object]) -> object:
+    """The outcome of ``question``: an answer, a refusal, or what was wrong with it."""
+    case = Case(name="generated", expect="any", question=question)
+    reply = await call(tuned(service, case, PACK.today), Capability.ASK_METRIC, question)
+    return outcome_of(reply)
