@@ -9,19 +9,15 @@ breaks for any other reason is named as ``<section>: failed (...)`` and the exit
 ``SUTURA_BENCH`` names the sections to run (comma-separated; default all);
 ``SUTURA_BENCH_SHORT=1`` shrinks every size to a smoke run (for tests of the bench itself).
 
-Before measuring, the package's modules are byte-compiled, as installing its wheel does: an
-editable install run where ``PYTHONDONTWRITEBYTECODE`` is set (as on CI machines) would
-otherwise compile every module from source at each start, while the libraries it is compared
-with were compiled when they were installed.
+Before measuring, the package's modules are byte-compiled, as installing its wheel does
+(:mod:`bench.bytecode`).
 """
 
-import compileall
 import importlib
 import os
 import sys
-from pathlib import Path
 
-import sutura
+from bench.bytecode import compiled_package
 from bench.table import Figure, NotMeasuredError
 from bench.table import render as render_table
 
@@ -50,7 +46,7 @@ def main() -> int:
     figures: list[Figure] = []
     notes: list[str] = []
     failed = False
-    compileall.compile_dir(Path(sutura.__file__).parent, quiet=1)
+    compiled_package()
     for name in chosen:
         print(f"measuring {name} …", file=sys.stderr, flush=True)
         try:

@@ -30,7 +30,6 @@ tools/list within 150 ms of the floor, to a first answer within 100 ms of the re
 ≤ 1.1 × the reference's; warm call ≤ 1.25 × raw.
 """
 
-import compileall
 import datetime
 import functools
 import json
@@ -48,8 +47,8 @@ from typing import IO, Any
 
 import duckdb
 
-import sutura
 from bench.answer import BENCH_QUESTION, example_dir
+from bench.bytecode import compiled_package
 from bench.serving import plan
 from bench.table import Figure, render
 from sutura.core.question.model import decode_question_json
@@ -338,14 +337,6 @@ def _warm_calls(config: Path) -> tuple[list[float], list[float]]:
 
 def _p95(values: list[float]) -> float:
     return sorted(values)[min(len(values) - 1, int(0.95 * len(values)))]
-
-
-def compiled_package() -> None:
-    """Compile the package's bytecode where it is missing or older than its source, as a wheel's
-    install does: the cold starts measure sutura as installed, never its modules compiled again
-    at each spawn (an editable install under ``PYTHONDONTWRITEBYTECODE`` would)."""
-    if not compileall.compile_dir(Path(sutura.__file__).parent, quiet=1):
-        raise RuntimeError("the package's bytecode could not be compiled")
 
 
 def measure() -> list[Figure]:

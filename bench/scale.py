@@ -25,7 +25,8 @@ import anyio
 from returns.pipeline import is_successful
 from tests.scale_catalog import metric_name, write_scale_catalog
 
-from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until, compiled_package
+from bench.bytecode import compiled_package
+from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until
 from bench.serving import environ, serving
 from bench.table import Figure, render, short
 from sutura.boundary.startup import load
