@@ -128,7 +128,9 @@ sys.stdin.read()
 )
 
 IMPORTS = """
-import sys
+import gc, sys
+if len(sys.argv) > 2:  # ours: sutura mcp imports with the collector off (cli/composing.py)
+    gc.disable()
 for name in sys.argv[1].split(","):
     __import__(name)
 if len(sys.argv) > 2:  # the compiler's first statement loads its SQL dialect
