@@ -11,13 +11,20 @@ from sutura.core.tool.capability import Capability
 from tests.conformance.pack import PACK, Case, tuned
 from tests.services import call
 
-METRICS = (
+ORDERS_METRICS = (
     "active_customers", "average_order_value", "first_order_day", "largest_order",
-    "last_order_day", "mean_order_amount", "net_revenue", "order_count", "orders_per_return",
-    "orders_per_return_strict", "orders_per_signup", "return_rate", "returned_revenue",
-    "revenue", "revenue_per_active_customer", "revenue_per_active_customer_strict",
-    "revenue_per_return", "signups", "smallest_order", "status_total",
+    "last_order_day", "mean_order_amount", "order_count", "orders_per_return",
+    "orders_per_return_strict", "return_rate", "returned_revenue", "revenue",
+    "revenue_per_return", "smallest_order",
 )  # fmt: skip
+DERIVED = (
+    "net_revenue", "orders_per_signup", "revenue_per_active_customer",
+    "revenue_per_active_customer_strict",
+)  # fmt: skip
+METRICS = (*ORDERS_METRICS, *DERIVED, "signups", "status_total")
+"""Every metric of the conformance catalog (a test holds this to the catalog)."""
+ADDITIVE = ("order_count", "returned_revenue", "revenue", "net_revenue", "signups")
+"""The metrics a window may add up."""
 DIMENSIONS = {
     "region": ("north", "south", "east", "west", "nowhere"),
     "channel": ("web", "store", "phone", "fax"),
@@ -30,6 +37,7 @@ DAYS = st.dates(datetime.date(2022, 11, 1), datetime.date(2026, 3, 1))
 
 @st.composite
 def _range(draw: st.DrawFn, grain: str) -> dict[str, object]:
+    """``last`` some units, or a start and an end anywhere around the data."""
     if draw(st.booleans()):
         unit = draw(st.sampled_from(GRAINS))
         last: dict[str, object] = {"count": draw(st.integers(1, 4)), "unit": unit}
@@ -45,6 +53,7 @@ def _range(draw: st.DrawFn, grain: str) -> dict[str, object]:
 
 @st.composite
 def _filter(draw: st.DrawFn) -> dict[str, object]:
+    """A filter of any operator, on values the dimension allows or not."""
     dimension = draw(st.sampled_from(sorted(DIMENSIONS)))
     values = st.sampled_from(DIMENSIONS[dimension])
     op = draw(st.sampled_from(("eq", "in", "not_in")))
@@ -52,19 +61,6 @@ def _filter(draw: st.DrawFn) -> dict[str, object]:
         return {"op": op, "dimension": dimension, "value": draw(values)}
     chosen = draw(st.lists(values, min_size=1, max_size=3, unique=True))
     return {"op": op, "dimension": dimension, "values": chosen}
-
-
-ORDERS_METRICS = (
-    "active_customers", "average_order_value", "first_order_day", "largest_order",
-    "last_order_day", "mean_order_amount", "order_count", "orders_per_return",
-    "orders_per_return_strict", "return_rate", "returned_revenue", "revenue",
-    "revenue_per_return", "smallest_order",
-)  # fmt: skip
-DERIVED = (
-    "net_revenue", "orders_per_signup", "revenue_per_active_customer",
-    "revenue_per_active_customer_strict",
-)  # fmt: skip
-ADDITIVE = ("order_count", "returned_revenue", "revenue", "net_revenue", "signups")
 
 
 @st.composite

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 
 from sutura.core.outcome.answer import Answer
 from tests.conformance.conftest import Served
-from tests.conformance.generated import asked, questions
+from tests.conformance.generated import DERIVED, DIMENSIONS, METRICS, asked, questions
 from tests.conformance.pack import text_half_without_source
 
 
@@ -40,3 +40,15 @@ async def test_a_generated_question_has_one_outcome_on_both_engines(
         assert text_half_without_source(on_postgres) == text_half_without_source(on_duckdb), shown
     else:
         assert on_postgres == on_duckdb, shown
+
+
+@pytest.mark.postgres
+def test_the_questions_draw_on_every_metric_and_dimension_of_the_catalog(served: Served) -> None:
+    catalog = served.duckdb.pinned.catalog
+    derived = [d.name for d in catalog.derived]
+    assert sorted(METRICS) == sorted([m.name for m in catalog.metrics] + derived)
+    assert sorted(DERIVED) == sorted(derived)
+    allowed = {d.name: d.values for m in catalog.metrics for d in m.dimensions}
+    assert sorted(DIMENSIONS) == sorted(allowed)
+    for name, values in allowed.items():  # each allowed value, and one not allowed
+        assert set(values or ()) < set(DIMENSIONS[name]), name
