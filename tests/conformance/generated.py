@@ -3,12 +3,15 @@ and the outcome a service gives one: what the differential tests ask every engin
 
 import datetime
 
+import msgspec
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from sutura.api import outcome_of
 from sutura.boundary.service import Service
+from sutura.core.outcome.answer import Answer
 from sutura.core.tool.capability import Capability
-from tests.conformance.pack import PACK, Case, tuned
+from tests.conformance.pack import PACK, Case, text_half_without_source, tuned
 from tests.services import call
 
 ORDERS_METRICS = (
@@ -124,3 +127,23 @@ async def asked(service: Service, question: dict[str, object]) -> object:
     case = Case(name="generated", expect="any", question=question)
     reply = await call(tuned(service, case, PACK.today), Capability.ASK_METRIC, question)
     return outcome_of(reply)
+
+
+def drawn(examples: int) -> settings:
+    """Hypothesis's settings for a test asking ``examples`` generated questions of real engines
+    (no per-question deadline: an engine's time is bounded by the test's own)."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+def expect_one_outcome(first: object, second: object, question: dict[str, object]) -> None:
+    """Two engines' outcomes of ``question`` are one: answers with the same text half (but for
+    the line naming the engine), or the same refusal, or the same problem with the question."""
+    shown = msgspec.json.encode(question).decode()
+    if isinstance(first, Answer) and isinstance(second, Answer):
+        assert text_half_without_source(second) == text_half_without_source(first), shown
+    else:
+        assert second == first, shown

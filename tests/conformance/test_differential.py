@@ -8,25 +8,25 @@ fill and ``top``. Whatever one engine answers or refuses, the other must answer 
 text half (but for the line naming the engine) or refuse for the same reason.
 """
 
-import json
-
 import anyio
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given
 
-from sutura.core.outcome.answer import Answer
 from tests.conformance.conftest import Served
-from tests.conformance.generated import DERIVED, DIMENSIONS, METRICS, asked, questions
-from tests.conformance.pack import text_half_without_source
+from tests.conformance.generated import (
+    DERIVED,
+    DIMENSIONS,
+    METRICS,
+    asked,
+    drawn,
+    expect_one_outcome,
+    questions,
+)
 
 
 @pytest.mark.postgres
 @pytest.mark.anyio
-@settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@drawn(200)
 @given(question=questions())
 async def test_a_generated_question_has_one_outcome_on_both_engines(
     served: Served, question: dict[str, object]
@@ -34,12 +34,8 @@ async def test_a_generated_question_has_one_outcome_on_both_engines(
     with anyio.fail_after(60):
         on_duckdb = await asked(served.duckdb, question)
         on_postgres = await asked(served.postgres, question)
-    shown = json.dumps(question)
     event(type(on_duckdb).__name__)  # --hypothesis-show-statistics: how many answered
-    if isinstance(on_duckdb, Answer) and isinstance(on_postgres, Answer):
-        assert text_half_without_source(on_postgres) == text_half_without_source(on_duckdb), shown
-    else:
-        assert on_postgres == on_duckdb, shown
+    expect_one_outcome(on_duckdb, on_postgres, question)
 
 
 @pytest.mark.postgres
