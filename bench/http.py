@@ -14,6 +14,9 @@ connection (goal: ``POST /v1/query`` at 16 ≥ 0.8 × its answers/s, p99 ≤ 50 
 the CPU each answer cost (the server process's, read from ``/proc``; the engine's, this
 process's): on a shared machine answers/s swing with the neighbours' load, CPU per answer far
 less, and when the CPUs are the limit 0.8 × the answers/s is 1.25 × the CPU per answer.
+Last, the server (its DuckDB source at its default statements at once, one per CPU) and a
+second one over a copy running 32 at once are driven at 16 in turns of half a second, so the
+default is measured beside the alternative at the same moments of the machine.
 """
 
 import asyncio
@@ -21,6 +24,7 @@ import contextlib
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -355,15 +359,54 @@ def _table(runs: list[tuple[str, Tally]]) -> str:
     return "\n".join(lines)
 
 
+STATEMENTS_AT_ONCE = 32
+"""The DuckDB source's statements at once in the comparison: past ``MAX_CONCURRENT``'s 16."""
+DEFAULT_STATEMENTS = "query c=16, statements: default"
+MANY_STATEMENTS = f"query c=16, statements: {STATEMENTS_AT_ONCE}"
+
+
+def _with_statements(directory: Path, statements: int) -> Path:
+    """A copy of the example whose source runs at most ``statements`` statements at once."""
+    copy = directory.with_name(f"{directory.name}-statements-{statements}")
+    shutil.copytree(directory, copy)
+    settings = (copy / "base.yaml").read_text(encoding="utf-8")
+    line = "    path: data/example.duckdb\n"
+    settings = settings.replace(line, f"{line}    max_concurrent_statements: {statements}\n", 1)
+    (copy / "base.yaml").write_text(settings, encoding="utf-8")
+    return copy
+
+
+def _statements_in_turns(
+    directory: Path, address: tuple[str, int], pid: int
+) -> list[tuple[str, Tally]]:
+    """The served example (its source at the default statements at once) and a copy running
+    ``STATEMENTS_AT_ONCE`` at once, driven at 16 in turns of half a second."""
+    with serving_directory(_with_statements(directory, STATEMENTS_AT_ONCE)) as (other, process):
+        drive(other, QUERY, 4, 1.0)
+        ours, many = Tally(0.0), Tally(0.0)
+        before = process_cpu_seconds(pid), process_cpu_seconds(process.pid)
+        targets = [
+            (address, _encoded(QUERY, *address), ours),
+            (other, _encoded(QUERY, *other), many),
+        ]
+        drive_in_bursts(targets, 16, 0.5, max(2, round(2 * SECONDS)))
+        after = process_cpu_seconds(pid), process_cpu_seconds(process.pid)
+    for tally, start, end in zip((ours, many), before, after, strict=True):
+        tally.cpu_seconds = None if start is None or end is None else end - start
+    return [(DEFAULT_STATEMENTS, ours), (MANY_STATEMENTS, many)]
+
+
 def _measured() -> list[tuple[str, Tally]]:
-    """Every run against the server, then the engine's ceiling on the same file, in one run."""
+    """Every run against the server, then the engine's ceiling on the same file, then the
+    source's default statements at once against many, in turns: all in one run."""
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary) / "example"
         _write_example(directory)
         with serving_directory(directory) as (address, process):
             runs = _runs(address, process.pid)
             engine = engine_ceiling(directory, ENGINE_THREADS, SECONDS)
-    return [*runs, (f"engine {ENGINE_THREADS} threads", engine)]
+            turns = _statements_in_turns(directory, address, process.pid)
+    return [*runs, (f"engine {ENGINE_THREADS} threads", engine), *turns]
 
 
 def measure() -> list[Figure]:
@@ -413,6 +456,14 @@ def measure() -> list[Figure]:
             Figure("http", "POST /v1/query c=16 CPU per answer vs engine",
                    goal.cpu_ms_per_answer, engine.cpu_ms_per_answer, "ms", "≤ 1.25×", ceiling)
         )  # fmt: skip
+    default, many = runs[DEFAULT_STATEMENTS], runs[MANY_STATEMENTS]
+    at_once = f"{STATEMENTS_AT_ONCE} statements at once, in turns"
+    figures += [
+        Figure("http", "c=16 answers/s, source's default statements at once", default.rate,
+               many.rate, "answers/s", "report", at_once),
+        Figure("http", "c=16 p99, source's default statements at once",
+               default.percentile_ms(0.99), many.percentile_ms(0.99), "ms", "report", at_once),
+    ]  # fmt: skip
     overload = runs["query c=64 (overload)"]
     figures += [
         Figure(

@@ -89,7 +89,6 @@ def tuned(service: Service, case: Case, today: datetime.date) -> Service:
         runner=None,
         offered=frozenset({Capability.ASK_METRIC}),
         today=lambda: today,
-        prompt="",
     )
 
 

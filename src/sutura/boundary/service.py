@@ -93,20 +93,18 @@ class Service:
         runner: RawRunner | None,
         offered: frozenset[Capability],
         today: Callable[[], datetime.date],
-        prompt: str,
         instructions: str | None = None,
         now: Callable[[], datetime.datetime] | None = None,
     ) -> None:
         self.settings = settings
         self.pinned = pinned
         self.sources = sources
-        self.prompt = prompt
         self._runner = runner
         self._today = today
         self._clock = now
         self._caches = source_caches(settings.sources)
         self._instructions = instructions
-        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions, prompt)
+        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions)
         self._resolutions = Resolutions()
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
@@ -153,7 +151,7 @@ class Service:
                     pinned = seen_by(self.pinned, audiences)
                     if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
                         self._views.clear()
-                    view = _View.of(pinned, audiences, self.settings, self._instructions, None)
+                    view = _View.of(pinned, audiences, self.settings, self._instructions)
                     self._views[audiences] = view
                 return view
             case _:
@@ -360,13 +358,15 @@ class _View:
         pinned: PinnedDefinitions,
         key: tuple[str, ...] | None,
         catalog: CatalogView,
-        prompt: str | None,
     ) -> None:
         self.pinned = pinned
         self.key = key
         self.catalog = _catalog_reply(catalog)
         self.pages = CatalogPages.of(catalog)
-        self.prompt = prompt
+        self.prompt: str | None = None
+        """The agent prompt of this view, made by its first reader: ``sutura mcp`` tells its
+        caller a prompt of its own (:func:`sutura.transports.mcp.server.instructions_of`), so
+        one made at startup would be made twice on the way to a first answer."""
 
     @classmethod
     def of(
@@ -375,12 +375,11 @@ class _View:
         audiences: Audiences,
         settings: Settings,
         instructions: str | None,
-        prompt: str | None,
     ) -> "_View":
         """The view of ``pinned`` (what ``audiences`` see) under the operator's prose setting
         and instructions."""
         catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
-        return cls(pinned, view_key(audiences), catalog, prompt)
+        return cls(pinned, view_key(audiences), catalog)
 
     def page(self, request: CatalogRequest) -> Reply:
         """The whole catalog when it fits one page and no search or later page is asked for;

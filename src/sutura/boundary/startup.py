@@ -205,7 +205,6 @@ async def _opened_service(
             runner=runner[0] if runner else None,
             offered=offered,
             today=utc_today,
-            prompt=loaded.prompt(),
             instructions=loaded.instructions,
             now=now,
         )

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from returns.result import Result
 
-from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
+from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb, statement_limit, usable_cpus
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
@@ -288,6 +288,61 @@ async def test_a_cancelled_caller_interrupts_the_running_query(database: DuckDBS
     assert time.monotonic() - started < 2.0
     with anyio.fail_after(5):
         assert (await _run(database, _raw("SELECT 2", 1))).unwrap() == [["2"]]
+
+
+async def _running_slow(source: DuckDBSource, scope: anyio.CancelScope) -> None:
+    with scope:
+        await run_certified(source, _raw(SLOW, 1), deadline_seconds=60.0, max_rows=10)
+
+
+async def test_a_statement_past_the_limit_waits_for_a_running_one_to_end(tmp_path: Path) -> None:
+    path = tmp_path / "one.duckdb"
+    _write_database(path)
+    settings = DuckDBSourceSettings(path=str(path), threads=2, max_concurrent_statements=1)
+    one = open_duckdb("one", settings, context(tmp_path)).unwrap()
+    slow, answers = anyio.CancelScope(), []
+    try:
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_running_slow, one, slow)
+                await anyio.sleep(0.2)  # the slow statement holds the one place
+
+                async def quick() -> None:
+                    answers.append((await _run(one, _raw("SELECT 3", 1))).unwrap())
+
+                tasks.start_soon(quick)
+                await anyio.sleep(0.5)
+                assert answers == []  # waiting its turn, not running beside it
+                slow.cancel()  # the slow one is interrupted; the waiting one runs
+        assert answers == [[["3"]]]
+    finally:
+        await one.close()
+
+
+async def test_a_statement_within_the_limit_runs_beside_a_slow_one(tmp_path: Path) -> None:
+    path = tmp_path / "two.duckdb"
+    _write_database(path)
+    settings = DuckDBSourceSettings(path=str(path), threads=2, max_concurrent_statements=2)
+    two = open_duckdb("two", settings, context(tmp_path)).unwrap()
+    slow = anyio.CancelScope()
+    try:
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_running_slow, two, slow)
+                await anyio.sleep(0.2)
+                with anyio.fail_after(10):  # the slow one runs for minutes
+                    assert (await _run(two, _raw("SELECT 4", 1))).unwrap() == [["4"]]
+                slow.cancel()
+    finally:
+        await two.close()
+
+
+def test_a_source_runs_as_many_statements_at_once_as_it_has_engine_threads() -> None:
+    assert statement_limit(DuckDBSourceSettings(path="x")) == usable_cpus() >= 1
+    assert statement_limit(DuckDBSourceSettings(path="x", threads=3)) == 3
+    assert (
+        statement_limit(DuckDBSourceSettings(path="x", threads=3, max_concurrent_statements=5)) == 5
+    )
 
 
 async def test_a_tiny_memory_limit_is_refused_as_resources_exhausted(tmp_path: Path) -> None:

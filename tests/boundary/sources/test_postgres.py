@@ -46,7 +46,7 @@ def server(postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> PostgresSource
 async def test_cells_are_exact_text_identical_in_form_to_duckdb(
     server: PostgresSourceSettings,
 ) -> None:
-    on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"))
+    on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"), 1)
     async with opened(server, unique_alias("cells")) as source:
         with anyio.fail_after(10):
             from_postgres = await run_certified(

@@ -75,7 +75,7 @@ def client() -> None:
 @pytest.mark.spark
 @pytest.mark.anyio
 async def test_cells_are_exact_text_identical_in_form_to_duckdb(remote: str) -> None:
-    on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"))
+    on_duckdb = DuckDBSource("d", "shared-service-user", duckdb.connect(":memory:"), 1)
     async with opened(remote) as source:
         with anyio.fail_after(30):
             from_spark = await run_certified(

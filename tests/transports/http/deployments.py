@@ -240,7 +240,6 @@ def app_over(config: Path, source: DoubleSource, **changes: Any) -> Litestar:
         runner=None,
         offered=offered_by(False),
         today=lambda: FIRST_DAY,
-        prompt=loaded.prompt(),
         instructions=loaded.instructions,
     )
     return build_app(service, settings)

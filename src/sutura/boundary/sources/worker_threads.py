@@ -11,9 +11,10 @@ running the same statement. Here a job goes to a free worker through one C-level
 The semantics are ``run_sync(job, abandon_on_cancel=True)``'s: a caller that stops waiting
 (cancelled, or past its deadline) is released at once; a job already running goes on to its end
 in its thread (the caller interrupts the statement) and its result is dropped; a job still
-queued when its caller left is never started. At most :data:`LIMIT` threads
-exist; more jobs wait in the queue for the first free one. A thread idle for
-:data:`IDLE_SECONDS` ends. Callers run on asyncio, as every sutura transport does.
+queued when its caller left is never started. At most ``limit`` threads exist (each DuckDB
+source has its own set, as many as it runs statements at once); more jobs wait in the queue,
+in arrival order, for the first free one. A thread idle for :data:`IDLE_SECONDS` ends. Callers
+run on asyncio, as every sutura transport does.
 """
 
 import asyncio
@@ -27,7 +28,7 @@ from typing import Any, Final, TypeVar
 T = TypeVar("T")
 
 LIMIT: Final = 40
-"""At most this many worker threads (``anyio.to_thread``'s default limit)."""
+"""At most this many worker threads unless told (``anyio.to_thread``'s default limit)."""
 
 IDLE_SECONDS: Final = 10.0
 """A worker thread that waits this long for a job ends."""
@@ -141,7 +142,3 @@ def _settle(future: "asyncio.Future[Any]", result: object, error: BaseException 
         future.set_result(result)
     else:
         future.set_exception(error)
-
-
-SOURCE_THREADS: Final = WorkerThreads("sutura-source")
-"""The threads the embedded sources' statements run in."""

@@ -25,7 +25,8 @@ from prometheus_client.registry import Collector
 
 from sutura.boundary.observe import Stage
 from sutura.boundary.service import Service
-from sutura.core.settings import PostgresSourceSettings
+from sutura.boundary.sources.duckdb import statement_limit
+from sutura.core.settings import DuckDBSourceSettings, PostgresSourceSettings
 from sutura.core.tool.capability import Capability
 from sutura.transports.http.auth import Guard
 from sutura.transports.http.errors import HttpFailureError
@@ -73,12 +74,20 @@ class _State(Collector):
         pool = GaugeMetricFamily(
             "sutura_source_pool_size", "Connections a source's pool keeps.", labels=["source"]
         )
+        statements = GaugeMetricFamily(
+            "sutura_source_statements_limit",
+            "Statements a DuckDB source runs at once (the others wait their turn).",
+            labels=["source"],
+        )
         for alias, source in sorted(settings.sources.items()):
             busy.add_metric([alias], self._busy.get(alias, 0))
             if isinstance(source, PostgresSourceSettings):
                 pool.add_metric([alias], source.pool_size)
+            if isinstance(source, DuckDBSourceSettings):
+                statements.add_metric([alias], statement_limit(source))
         yield busy
         yield pool
+        yield statements
         yield from _cache_families(self._service)
         anchored = sum(metric.anchor is not None for metric in self._service.pinned.catalog.metrics)
         yield GaugeMetricFamily(
