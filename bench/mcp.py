@@ -52,7 +52,7 @@ from bench.bytecode import compiled_package
 from bench.serving import plan
 from bench.table import Figure, render
 from sutura.core.question.model import decode_question_json
-from sutura.core.sql.compile import CompiledQuery
+from sutura.core.sql.compiled import CompiledQuery
 
 SPAWNS = 10
 REFERENCE = "one-tool server running the query on DuckDB"

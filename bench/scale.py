@@ -29,7 +29,7 @@ from bench.bytecode import compiled_package
 from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until
 from bench.serving import environ, serving
 from bench.table import Figure, render, short
-from sutura.boundary.startup import load
+from sutura.boundary.loading import load
 
 SIZES = (100, 1_000, 2_000)
 SHORT_SIZES = (10, 20, 40)

@@ -24,7 +24,7 @@ from bench.serving import ask, serving
 from bench.table import Figure, NotMeasuredError, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
 from sutura.core.question.model import Question
-from sutura.core.sql.compile import CompiledQuery
+from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.tool.caller import Caller
 
 REPEAT = 15

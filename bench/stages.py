@@ -24,9 +24,9 @@ from returns.result import Result
 from bench.answer import BENCH_QUESTION, example_dir
 from bench.serving import ask, serving
 from bench.table import Figure, render, short
+from sutura.boundary.loading import utc_today
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import run_certified
-from sutura.boundary.startup import utc_today
 from sutura.core.codec import outcome_halves
 from sutura.core.outcome.answer import Answer, ExecutedAs
 from sutura.core.outcome.provenance import provenance_for

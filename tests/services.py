@@ -6,8 +6,9 @@ from contextlib import asynccontextmanager
 import anyio
 from returns.pipeline import is_successful
 
+from sutura.boundary.loading import load
 from sutura.boundary.service import Service
-from sutura.boundary.startup import load, open_service
+from sutura.boundary.startup import open_service
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability

@@ -34,7 +34,7 @@ import pytest
 
 from sutura.boundary.sources.skeleton import Fetched
 from sutura.core.settings import SparkSourceSettings
-from sutura.core.sql.compile import CompiledQuery, Passthrough
+from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from tests.boundary.sources.opening import context
 
 if TYPE_CHECKING:

@@ -116,8 +116,8 @@ from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.stream import Summary, render_stream
 
 if TYPE_CHECKING:
+    from sutura.boundary.loading import Loaded
     from sutura.boundary.service import Service
-    from sutura.boundary.startup import Loaded
 
 __all__ = [
     "Answer",
@@ -197,7 +197,7 @@ def load(
     ``config_dir`` is ``SUTURA_CONFIG_DIR``; ``environ`` replaces the process environment (its
     ``SUTURA__A__B`` variables are settings). A failure is every problem as one sentence.
     """
-    from sutura.boundary.startup import load as load_settings_and_catalog
+    from sutura.boundary.loading import load as load_settings_and_catalog
 
     return load_settings_and_catalog(_environ(config_dir, environ))
 
@@ -217,7 +217,7 @@ async def opened(
             service = started.unwrap()
             reply = await call(service, Capability.ASK_METRIC, {...})
     """
-    from sutura.boundary.startup import load as load_settings_and_catalog
+    from sutura.boundary.loading import load as load_settings_and_catalog
     from sutura.boundary.startup import open_service
 
     loaded = load_settings_and_catalog(_environ(config_dir, environ))

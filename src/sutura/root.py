@@ -14,8 +14,8 @@ from returns.result import Result
 from sutura.transports.cli.main import run_cli
 
 if TYPE_CHECKING:  # imported when used: commands that read no catalog (render) start lighter
+    from sutura.boundary.loading import Loaded
     from sutura.boundary.settings_files import LoadedSettings
-    from sutura.boundary.startup import Loaded
 
 
 class Wiring:
@@ -26,7 +26,7 @@ class Wiring:
 
     def load(self) -> "Result[Loaded, list[str]]":
         """Settings and catalog only (no data touched)."""
-        from sutura.boundary.startup import load
+        from sutura.boundary.loading import load
 
         return load(self.environ)
 

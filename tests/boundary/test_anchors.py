@@ -9,7 +9,8 @@ import pytest
 from returns.pipeline import is_successful
 
 from sutura.boundary.anchors import GROUP_SIZE, groups
-from sutura.boundary.startup import load, open_service
+from sutura.boundary.loading import load
+from sutura.boundary.startup import open_service
 from tests.scale_catalog import metric_name, settings_text, write_scale_catalog
 
 METRICS = 40

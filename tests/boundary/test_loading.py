@@ -13,7 +13,7 @@ import pytest
 from returns.pipeline import is_successful
 
 from sutura.api import outcome_of
-from sutura.boundary.startup import Loaded, load
+from sutura.boundary.loading import Loaded, load
 from sutura.core.outcome.answer import Answer
 from sutura.core.question.model import Question
 from sutura.core.settings import DuckDBSourceSettings, PostgresSourceSettings

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from sutura.boundary.startup import load
+from sutura.boundary.loading import load
 from sutura.core.raw.outcome import RawRows
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Answered, NotOffered

@@ -33,7 +33,7 @@ from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Classified, Fetched, RawRunner, Rejected, Source
 from sutura.core.settings import DuckDBSourceSettings, SourceSettings
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 from tests.contract.deployment import SEAMS_VAR
 
 CANARY: Final = "canary_contract_4b1d"

@@ -15,7 +15,8 @@ import pytest
 from sutura.core.catalog.model import Derived, DerivedOp, Grain, ZeroDenominator
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
-from sutura.core.sql.compile import CompiledQuery, Dialect, compile_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery, Dialect
 from tests.core.sample_catalog import CATALOG, PINNED, TODAY, question, resolved
 
 HERE = Path(__file__).parent

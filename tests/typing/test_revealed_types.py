@@ -32,7 +32,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 import sutura.api
-from sutura.boundary import startup
+from sutura.boundary import loading
 from sutura.boundary.catalog_files import load_catalog
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import Source, run_certified
@@ -44,7 +44,8 @@ from sutura.core.outcome.answer import Answer, Outcome
 from sutura.core.question.model import Question, QuestionError, decode_question_json
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import Settings
-from sutura.core.sql.compile import CompiledQuery, compile_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.sql.planning import plan_question
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.render import render_answer
@@ -98,8 +99,8 @@ class Revealed(NamedTuple):
 
 
 REVEALED = [
-    Revealed("sutura.api.load(config)", f"{_RESULT}[sutura.boundary.startup.Loaded, {_STRINGS}]"),
-    Revealed("sutura.api.load(config).unwrap()", "sutura.boundary.startup.Loaded"),
+    Revealed("sutura.api.load(config)", f"{_RESULT}[sutura.boundary.loading.Loaded, {_STRINGS}]"),
+    Revealed("sutura.api.load(config).unwrap()", "sutura.boundary.loading.Loaded"),
     Revealed("sutura.api.load(config).failure()", _STRINGS),
     Revealed("sutura.api.question(b'{}')", f"{_RESULT}[{_QUESTION}, {_QUESTION_ERROR}]"),
     Revealed("sutura.api.question(b'{}').unwrap()", _QUESTION),
@@ -112,10 +113,10 @@ REVEALED = [
     Revealed(
         "plan_question(question, pinned, settings, today)",
         f"{_RESULT}[tuple[sutura.core.question.resolve.Resolved,"
-        f" sutura.core.sql.compile.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
+        f" sutura.core.sql.compiled.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
     ),
     Revealed(
-        "compile_question(resolved, catalog, 'duckdb')", "sutura.core.sql.compile.CompiledQuery"
+        "compile_question(resolved, catalog, 'duckdb')", "sutura.core.sql.compiled.CompiledQuery"
     ),
     Revealed(
         "tool_arguments.decode_arguments(Capability.ASK_METRIC, arguments)",
@@ -133,7 +134,7 @@ REVEALED = [
         "await run_certified(source, compiled, deadline_seconds=1.0, max_rows=1)",
         f"{_RESULT}[list[list[str | None]], {_REFUSAL}]",
     ),
-    Revealed("startup.load(environ)", f"{_RESULT}[sutura.boundary.startup.Loaded, {_STRINGS}]"),
+    Revealed("loading.load(environ)", f"{_RESULT}[sutura.boundary.loading.Loaded, {_STRINGS}]"),
     Revealed(
         "await service.call(Capability.ASK_METRIC, arguments, caller, 1.0)",
         "sutura.core.tool.reply.Answered | sutura.core.tool.reply.Declined"

@@ -32,7 +32,7 @@ from sutura.core.question import resolve
 from sutura.core.question.model import CompareTo, Direction
 from sutura.core.question.resolve import FilterOp
 from sutura.core.settings import Identity, InboundMode, Posture
-from sutura.core.sql import compile as sql_compile
+from sutura.core.sql import compiled as sql_compiled
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
 from sutura.transports.cli.formats import OutputFormat
@@ -235,11 +235,16 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
     ),
     union_row(
         "a_new_answer_column_kind_fails_mypy_where_rows_are_shaped_and_ordered",
-        sql_compile,
+        sql_compiled,
         "Output",
         "Constant",
         "index: int",
-        {"core/sql/compile.py": 2, "core/sql/shape.py": 1, "core/sql/derive.py": 1},
+        {
+            "core/sql/compiled.py": 1,
+            "core/sql/compile.py": 1,
+            "core/sql/shape.py": 1,
+            "core/sql/derive.py": 1,
+        },
     ),
     enum_row(
         "a_new_comparison_fails_mypy_where_the_prior_period_is_found",

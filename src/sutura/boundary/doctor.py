@@ -15,10 +15,11 @@ from typing import Final, NamedTuple
 from returns.pipeline import is_successful
 
 from sutura import __version__
+from sutura.boundary.loading import Loaded
 from sutura.boundary.settings_files import CONFIG_DIR_VAR, ENVIRONMENT_VAR, LoadedSettings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_source
-from sutura.boundary.startup import Loaded, open_service
+from sutura.boundary.startup import open_service
 from sutura.core.settings import Environment
 from sutura.core.sql.planning import dialect_of
 

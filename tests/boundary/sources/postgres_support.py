@@ -15,7 +15,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.sources.postgres import PostgresSource, open_postgres
 from sutura.core.settings import PostgresSourceSettings
-from sutura.core.sql.compile import CompiledQuery, Passthrough
+from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from tests.boundary.sources.opening import context
 
 PASSWORD_VAR = "SUTURA_TEST_SOURCE_PASSWORD"

@@ -14,7 +14,8 @@ from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb, statement_
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
-from sutura.core.sql.compile import CompiledQuery, Passthrough, compile_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.shape import shape_rows
 from tests.boundary.sources.opening import context
 from tests.core.sample_catalog import (

@@ -17,7 +17,8 @@ from sutura.core.catalog.model import (
     Model,
     Relationship,
 )
-from sutura.core.sql.compile import CompiledQuery, Dialect, Passthrough, Quotient, compile_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery, Dialect, Passthrough, Quotient
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
 
 DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")

@@ -4,13 +4,8 @@ import pytest
 
 from sutura.core.catalog.model import ZeroDenominator
 from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.sql.compile import (
-    CompiledQuery,
-    Passthrough,
-    Quotient,
-    TermIndex,
-    compile_question,
-)
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient, TermIndex
 from sutura.core.sql.shape import shape_rows
 from tests.core.sample_catalog import CATALOG, resolved
 from tests.refusals import expect_refusal

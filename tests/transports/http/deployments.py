@@ -19,14 +19,14 @@ from anyio.from_thread import start_blocking_portal
 from litestar import Litestar
 from returns.pipeline import is_successful
 
+from sutura.boundary.loading import load
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import Classified, Fetched
-from sutura.boundary.startup import load
 from sutura.core.codec import decode_outcome
 from sutura.core.outcome.answer import Refused
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS
 from sutura.core.tool.capability import offered_by

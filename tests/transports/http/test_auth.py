@@ -9,7 +9,7 @@ import httpx
 import pytest
 from returns.pipeline import is_successful
 
-from sutura.boundary.startup import load
+from sutura.boundary.loading import load
 from sutura.core.settings import Environment
 from sutura.transports.http.auth import bind_problems
 from sutura.transports.http.serve import started_app

@@ -154,7 +154,7 @@ async def test_an_audit_path_that_cannot_be_opened_stops_the_start(tmp_path: Pat
     config = write_deployment(tmp_path, settings="audit:\n  path: no/such/dir/audit.jsonl\n")
     from returns.pipeline import is_successful
 
-    from sutura.boundary.startup import load
+    from sutura.boundary.loading import load
     from sutura.transports.http.serve import started_app
 
     loaded = load({"SUTURA_CONFIG_DIR": str(config)}).unwrap()

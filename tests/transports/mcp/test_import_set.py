@@ -1,4 +1,5 @@
-"""``sutura mcp`` imports only what its first answer needs: never the HTTP server's stack.
+"""``sutura mcp`` imports only what its first answer needs: never the HTTP server's stack; and
+only what its handshake needs before answering it: not the service, the compiler or a driver.
 
 The MCP SDK itself imports an HTTP client and server (its own transports), so those are not
 ours to leave out; what sutura adds for ``serve`` (Litestar, the Prometheus client, JWT, the
@@ -76,7 +77,12 @@ def _after_one_answer(config: Path) -> AfterOneAnswer:
         "method": "tools/call",
         "params": {"name": "ask_metric", "arguments": QUESTION},
     }
-    lines = b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, call))
+    return _after(config, [INITIALIZE, INITIALIZED, call])
+
+
+def _after(config: Path, messages: list[dict[str, object]]) -> AfterOneAnswer:
+    """A spawned ``sutura mcp`` sent ``messages``, then the end of its input."""
+    lines = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
     done = subprocess.run(
         [sys.executable, "-c", LISTS_ITS_MODULES],
         input=lines,
@@ -114,3 +120,18 @@ def test_sutura_mcp_collects_garbage_once_composed_and_skips_what_composing_buil
 ) -> None:
     assert after_one_answer.collecting
     assert after_one_answer.frozen > 10_000  # the SDK, the compiler and the catalog, at least
+
+
+ANSWERING = ("sqlglot", "duckdb", "sutura.core.sql.compile", "sutura.boundary.service")
+
+
+def test_the_handshake_is_answered_before_the_service_or_the_compiler_is_imported(
+    example_dir: Path,
+) -> None:
+    """``initialize`` alone does not begin the start: what answering needs is never loaded."""
+    after = _after(example_dir, [INITIALIZE, INITIALIZED])
+    [reply] = after.replies
+    assert reply["result"]["serverInfo"]["name"] == "sutura"  # type: ignore[index]
+    assert "sutura.transports.mcp.stdio" in after.modules
+    loaded = [m for m in after.modules for a in ANSWERING if m == a or m.startswith(a + ".")]
+    assert loaded == []

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from returns.pipeline import is_successful
 
-from sutura.boundary.startup import Loaded, load
+from sutura.boundary.loading import Loaded, load
 from sutura.core.catalog.model import Metric
 from sutura.core.question.model import Question
-from sutura.core.sql.planning import plan_question
+from sutura.core.sql import planning
 from sutura.transports.mcp import starting
 from tests.scale_catalog import write_scale_catalog
 
@@ -22,14 +22,14 @@ def _loaded(target: Path, metrics: int) -> Loaded:
 def _planned(loaded: Loaded, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     """Each question the warm-up planned: its metric, and whether it compiled."""
     planned: list[tuple[str, bool]] = []
-    plan = plan_question
+    plan = planning.plan_question
 
     def counted(*args: object, **kwargs: object) -> object:
         result = plan(*args, **kwargs)  # type: ignore[arg-type]
         planned.append((args[0].metrics[0], is_successful(result)))  # type: ignore[attr-defined]
         return result
 
-    monkeypatch.setattr(starting, "plan_question", counted)
+    monkeypatch.setattr(planning, "plan_question", counted)  # read by the warm-up when it runs
     starting.warm(loaded)
     return planned
 

@@ -25,7 +25,7 @@ from sutura.boundary.sources.skeleton import Classified, Fetched
 from sutura.boundary.sources.worker_threads import WorkerThreads
 from sutura.core.outcome.fault import Fault
 from sutura.core.settings import DuckDBSourceSettings
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 

@@ -65,7 +65,7 @@ from sutura.core.outcome.fault import Fault
 from sutura.core.raw.check import check_statement
 from sutura.core.raw.outcome import RawOutcome, RawRefusal
 from sutura.core.settings import PostgresSourceSettings
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 

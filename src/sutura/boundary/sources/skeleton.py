@@ -35,7 +35,7 @@ from sutura.core.raw.outcome import (
     raw_refusal,
 )
 from sutura.core.sql.cells import UnsupportedCellError, cell_text
-from sutura.core.sql.compile import CompiledQuery, Dialect
+from sutura.core.sql.compiled import CompiledQuery, Dialect
 
 log = logging.getLogger("sutura.source")
 

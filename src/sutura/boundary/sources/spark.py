@@ -43,7 +43,7 @@ from sutura.boundary.sources.spark_session import (
 )
 from sutura.core.outcome.fault import Fault
 from sutura.core.settings import SparkSourceSettings
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 

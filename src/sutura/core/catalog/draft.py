@@ -25,7 +25,7 @@ from sutura.core.base import Frozen
 from sutura.core.catalog.error import has_unsafe_characters, quoted
 from sutura.core.catalog.grain import GRAIN_ORDER
 from sutura.core.catalog.source_schema import type_name
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 
 DRAFT_MARK: Final = (
     "# DRAFT written by sutura init: review the measure, grains and audience, then delete this line"

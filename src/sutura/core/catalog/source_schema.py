@@ -20,7 +20,7 @@ from typing import Final, NamedTuple, assert_never
 
 from sutura.core.catalog.error import quoted
 from sutura.core.catalog.model import Column, Model
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 
 _FAMILIES: Final = {
     "integer": (

@@ -21,12 +21,11 @@ metric's required filters match a row of it; a period without such a row has no 
 """
 
 import functools
-from typing import Literal, assert_never
+from typing import assert_never
 
 import msgspec
 from sqlglot import exp
 
-from sutura.core.base import Frozen
 from sutura.core.catalog.model import (
     Aggregate,
     AggregateTerm,
@@ -37,7 +36,6 @@ from sutura.core.catalog.model import (
     Model,
     RatioMeasure,
     SimpleMeasure,
-    ZeroDenominator,
 )
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.question.model import Direction
@@ -49,6 +47,16 @@ from sutura.core.question.resolve import (
     Running,
     Trailing,
     dimension_everywhere,
+)
+from sutura.core.sql.compiled import (
+    CompiledQuery,
+    Derivation,
+    Dialect,
+    Output,
+    Passthrough,
+    Quotient,
+    TermIndex,
+    selected_at,
 )
 from sutura.core.sql.measures import Parts, TermAt, groups_kept, metric_parts, order_key
 from sutura.core.sql.parts import (
@@ -62,93 +70,7 @@ from sutura.core.sql.parts import (
 )
 from sutura.core.sql.plan import plan_lines
 
-Dialect = Literal["duckdb", "postgres", "spark"]
-"""The SQL dialects a source may speak."""
-
 _CACHE_SIZE = 1024
-
-
-class Passthrough(Frozen, frozen=True, tag="pass"):
-    """The answer column is selected column ``index`` as it is."""
-
-    index: int
-
-
-class TermIndex(Frozen, frozen=True):
-    """Where a term's exact value is: selected column ``value``, over selected ``count`` if set."""
-
-    value: int
-    count: int | None = None
-
-
-class Quotient(Frozen, frozen=True, tag="quotient"):
-    """The answer column is numerator / denominator (or the numerator alone), computed exactly."""
-
-    numerator: TermIndex
-    denominator: TermIndex | None
-    zero_denominator: ZeroDenominator
-
-
-Output = Passthrough | Quotient
-
-
-class Derivation(Frozen, frozen=True):
-    """What :mod:`sutura.core.sql.derive` computes from the statement's rows: compare, window,
-    fill and ``top`` of a question that has any of the first three.
-
-    Attributes:
-        resolved: The question (its range, grain, compare, window, fill and top).
-        zero_filled: Per metric, whether a filled period holds zero (sums and counts) or NULL.
-    """
-
-    resolved: Resolved
-    zero_filled: tuple[bool, ...]
-
-
-class CompiledQuery(Frozen, frozen=True):
-    """One statement ready for a source, and how to shape its rows into the answer.
-
-    Attributes:
-        sql: The statement in ``dialect``, with positional placeholders.
-        params: The bound values in placeholder order (``datetime.date``, ``str``, ``int``).
-        columns: The answer's column names: ``period``, dimensions, then metrics.
-        plan: Human-readable lines describing what the statement does.
-        outputs: One instruction per answer column, over the selected columns.
-        selected_width: How many columns the statement selects.
-        source: The alias of the source that holds the metrics' model.
-        dialect: The dialect ``sql`` is written in.
-        derivation: What is computed from the statement's rows after it runs, if anything.
-    """
-
-    sql: str
-    params: tuple[object, ...]
-    columns: tuple[str, ...]
-    plan: tuple[str, ...]
-    outputs: tuple[Output, ...]
-    selected_width: int
-    source: str
-    dialect: Dialect
-    derivation: Derivation | None = None
-
-    @property
-    def needs_shaping(self) -> bool:
-        """Whether any answer column differs from the selected column at its position."""
-        if self.derivation is not None:
-            return True
-        return self.selected_width != len(self.outputs) or any(
-            _selected_at(o) != i for i, o in enumerate(self.outputs)
-        )
-
-
-def _selected_at(output: Output) -> int | None:
-    """The selected column an answer column is as it is, or None for a computed one."""
-    match output:
-        case Passthrough():
-            return output.index
-        case Quotient():
-            return None
-        case _:
-            assert_never(output)
 
 
 class _ByIdentity:
@@ -559,7 +481,7 @@ def _order(
     if top.by == PERIOD:
         return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
     index = resolved.metric_names.index(top.by)
-    selected = _selected_at(outputs[1 + len(resolved.dimensions) + index])
+    selected = selected_at(outputs[1 + len(resolved.dimensions) + index])
     ordinal = 0 if selected is None else selected + 1
     key = order_key(
         metrics[index],

@@ -20,7 +20,8 @@ from sutura.core.settings import (
     SourceSettings,
     SparkSourceSettings,
 )
-from sutura.core.sql.compile import CompiledQuery, Dialect, compile_question
+from sutura.core.sql.compile import compile_question
+from sutura.core.sql.compiled import CompiledQuery, Dialect
 
 Plan = tuple[Resolved, CompiledQuery]
 

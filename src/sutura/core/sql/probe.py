@@ -11,7 +11,7 @@ SELECT * FROM "sales"."orders" AS "t0" LIMIT 0
 from sqlglot import exp
 
 from sutura.core.catalog.model import Model
-from sutura.core.sql.compile import Dialect
+from sutura.core.sql.compiled import Dialect
 from sutura.core.sql.parts import base_table
 
 

@@ -10,7 +10,7 @@ no values). There, ``yields_null`` gives NULL and ``fails`` refuses the whole an
 ``denominator_zero``, whatever the numerator. Elsewhere, a numerator that aggregated nothing
 (NULL) gives NULL.
 
->>> from sutura.core.sql.compile import Quotient, TermIndex
+>>> from sutura.core.sql.compiled import Quotient, TermIndex
 >>> from sutura.core.catalog.model import ZeroDenominator
 >>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
 ...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
@@ -29,7 +29,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.model import ZeroDenominator
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.sql.compile import CompiledQuery, Output, Passthrough, Quotient, TermIndex
+from sutura.core.sql.compiled import CompiledQuery, Output, Passthrough, Quotient, TermIndex
 from sutura.core.sql.derive import derive_rows, fixed
 
 Row = list[str | None]

@@ -15,8 +15,9 @@ from typing import Final, TypeVar, assert_never
 import anyio
 from returns.pipeline import is_successful
 
+from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded, open_service
+from sutura.boundary.startup import open_service
 from sutura.core.catalog.view import CatalogBody
 from sutura.core.outcome.answer import Answer
 from sutura.core.raw.outcome import RawRows

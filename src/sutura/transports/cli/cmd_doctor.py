@@ -17,7 +17,7 @@ from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 if TYPE_CHECKING:  # the checks are imported when doctor runs, not by every command
-    from sutura.boundary.startup import Loaded
+    from sutura.boundary.loading import Loaded
 
 OK = "ok"
 

@@ -22,8 +22,8 @@ from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
 
 if TYPE_CHECKING:  # a command imports the service, compiler and flags it uses when it runs
+    from sutura.boundary.loading import Loaded
     from sutura.boundary.service import Service
-    from sutura.boundary.startup import Loaded
     from sutura.core.question.model import QuestionError
 
 

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Protocol
 from returns.result import Result
 
 if TYPE_CHECKING:  # types only: a command imports the loading it uses
+    from sutura.boundary.loading import Loaded
     from sutura.boundary.settings_files import LoadedSettings
-    from sutura.boundary.startup import Loaded
 
 
 class Wiring(Protocol):

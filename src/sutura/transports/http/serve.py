@@ -21,8 +21,9 @@ from litestar import Litestar
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded, open_service
+from sutura.boundary.startup import open_service
 from sutura.transports.http.app import build_app
 from sutura.transports.http.auth import authentication_of, bind_problems
 from sutura.transports.http.connections import (

@@ -19,8 +19,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
+from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import offered_by
 from sutura.transports.mcp.server import ServiceHolder, Shedding, Tools, tool_server

@@ -14,7 +14,7 @@ import mcp_types as types
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from sutura.boundary.startup import Loaded
+from sutura.boundary.loading import Loaded
 from sutura.core.catalog.physical import (
     PHYSICAL_SCHEMA_URI,
     physical_schema_listed,

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Final, Protocol, assert_never
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -32,8 +32,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura import __version__
-from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded
+from sutura.boundary.loading import Loaded
 from sutura.core.codec import Halves
 from sutura.core.prompt import render_prompt
 from sutura.core.tool.caller import Caller
@@ -52,6 +51,9 @@ from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import lifespan_of
 from sutura.transports.mcp.tools import tools_for
 
+if TYPE_CHECKING:  # the service, and the compiler under it, load once the handshake is answered
+    from sutura.boundary.service import Service
+
 UNKNOWN_TOOL: Final = "unknown tool: tools/list names the tools this server offers"
 
 log = logging.getLogger("sutura.mcp")
@@ -68,7 +70,7 @@ class ServiceHolder(Protocol):
         """Let the start begin, if it has not (idempotent)."""
         ...
 
-    async def service(self) -> Service:
+    async def service(self) -> "Service":
         """The started service."""
         ...
 

@@ -1,12 +1,15 @@
 """The answering service, started once the handshake has been answered.
 
 An agent host spawns ``sutura mcp``, sends ``initialize`` and ``tools/list``, and calls a tool
-later, when its user asks. Neither handshake request needs a data source, so the server
-answers them as soon as the catalog is pinned. The first ``tools/list`` or tool call begins
-the start: the compiler and each source's SQL dialect are loaded in a worker thread, by
-compiling one question per source (so the reply already on its way is not held up), then the
-service is opened (``open_service``: sources, models checked, anchors) in a task that holds it
-for the whole run, and closes it at the end.
+later, when its user asks. Neither handshake request needs a data source, nor the compiler, so
+the server imports neither before it answers them: they are answered as soon as the catalog is
+pinned. The first ``tools/list`` or tool call begins the start: in a worker thread (so the reply
+already on its way is not held up), the service's modules are imported, the compiler with them,
+and each source's SQL dialect is loaded by compiling one question per source, with the garbage
+collector paused and what was built frozen out of later collections (as ``sutura mcp``
+composes, :mod:`sutura.transports.cli.composing`); then the service is opened
+(``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
+and closes it at the end.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -19,17 +22,19 @@ import datetime
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.to_thread
 from returns.pipeline import is_successful
 
-from sutura.boundary.service import Service
-from sutura.boundary.startup import Loaded, open_service, utc_today
+from sutura.boundary.loading import Loaded, utc_today
 from sutura.core.catalog.model import Metric
 from sutura.core.question.model import Question, Range
-from sutura.core.sql.planning import plan_question
+from sutura.transports.cli.composing import composing
+
+if TYPE_CHECKING:  # imported by the start itself, once the handshake is answered
+    from sutura.boundary.service import Service
 
 log = logging.getLogger("sutura.mcp")
 _PROBE_RANGE: Final = Range(start=datetime.date(2000, 1, 1), end=datetime.date(2001, 1, 1))
@@ -43,20 +48,26 @@ def _probe(metric: Metric) -> Question:
 
 
 def warm(loaded: Loaded) -> None:
-    """Compile one question per source without touching data: it loads the compiler and the
-    source's SQL dialect, which would otherwise load on the event loop. The first metric of
-    each source that a question without filters can ask is compiled; the others are not (a
-    catalog of 2,000 metrics would spend seconds compiling questions nobody asked)."""
-    today = utc_today()
-    catalog = loaded.pinned.catalog
-    warmed: set[str] = set()
-    for metric in catalog.metrics:
-        model = catalog.model(metric.model)
-        if model is None or model.source in warmed:
-            continue
-        planned = plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
-        if is_successful(planned):
-            warmed.add(model.source)
+    """Import the service's modules and compile one question per source without touching
+    data: it loads the compiler and the source's SQL dialect, which would otherwise load on the
+    event loop. The first metric of each source that a question without filters can ask is
+    compiled; the others are not (a catalog of 2,000 metrics would spend seconds compiling
+    questions nobody asked). Collection is paused meanwhile, and what was built is frozen out
+    of later collections: it is kept for the whole run."""
+    with composing():
+        import sutura.boundary.startup  # noqa: F401  (what opening the service needs)
+        from sutura.core.sql.planning import plan_question
+
+        today = utc_today()
+        catalog = loaded.pinned.catalog
+        warmed: set[str] = set()
+        for metric in catalog.metrics:
+            model = catalog.model(metric.model)
+            if model is None or model.source in warmed:
+                continue
+            planned = plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
+            if is_successful(planned):
+                warmed.add(model.source)
 
 
 class Starting:
@@ -88,6 +99,8 @@ class Starting:
                 await anyio.to_thread.run_sync(warm, self._loaded)
             except Exception:  # only a head start: the start itself reports real problems
                 log.debug("warm-up failed", exc_info=True)
+        from sutura.boundary.startup import open_service  # imported by the warm-up already
+
         async with open_service(self._loaded, anchors=True) as started:
             if not is_successful(started):
                 self._errors.extend(started.failure())
@@ -97,7 +110,7 @@ class Starting:
             self._ready.set()
             await self._done.wait()
 
-    async def service(self) -> Service:
+    async def service(self) -> "Service":
         """The started service, once the start has succeeded (beginning it if need be)."""
         self.begin()
         await self._ready.wait()

@@ -14,7 +14,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from sutura.core.base import Frozen
-from sutura.core.sql.compile import CompiledQuery
+from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.reply import Reply, outcome_code
 from sutura.transports.http.replies import response_of

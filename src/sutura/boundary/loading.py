@@ -1,0 +1,160 @@
+"""Loading: settings and catalog (:func:`load`), validated together, before any source is
+opened. What ``sutura mcp`` needs to answer its handshake, so it imports neither the compiler
+nor a driver: opening a service is :mod:`sutura.boundary.startup`.
+"""
+
+import datetime
+import zoneinfo
+from collections.abc import Mapping
+from pathlib import Path
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from sutura.boundary.catalog_files import CatalogRead, read_catalog
+from sutura.boundary.settings_files import LoadedSettings, load_settings
+from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.open import run_sql_problems
+from sutura.core.base import Frozen
+from sutura.core.catalog.error import CatalogError, quoted
+from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.prompt import deployment_prompt
+from sutura.core.text.escape import escape_text
+
+MAX_INSTRUCTIONS_BYTES = 64 * 1024
+
+
+class Loaded(Frozen, frozen=True):
+    """Settings and the pinned catalog, before any source is opened."""
+
+    loaded: LoadedSettings
+    catalog: CatalogRead
+    environ: Mapping[str, str]
+    instructions: str | None = None
+
+    @property
+    def pinned(self) -> PinnedDefinitions:
+        """The pinned definitions."""
+        return self.catalog.pinned
+
+    @property
+    def catalog_dir(self) -> Path:
+        """The catalog directory, as the settings name it."""
+        return self.loaded.resolve(self.loaded.settings.catalog.dir)
+
+    def prompt(self) -> str:
+        """The agent prompt for this deployment, read from its settings alone."""
+        return deployment_prompt(self.pinned, self.loaded.settings, self.instructions)
+
+    def source_context(self) -> SourceContext:
+        """What opening a source needs beyond its own settings."""
+        settings = self.loaded.settings
+        return SourceContext(
+            base_dir=self.loaded.base_dir,
+            limits=settings.limits,
+            time_zone=settings.catalog.time_zone,
+            environ=self.environ,
+        )
+
+
+def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]:
+    """One line naming the catalog directory that was read, then each problem the way the
+    catalog docs show it, its file relative to that directory.
+
+    >>> error = CatalogError(file="m.md", line=7, key="extra", problem="unknown key")
+    >>> print(*catalog_problems(Path("/srv/catalog"), [error]), sep="\\n")
+    catalog /srv/catalog: 1 problem; files are named relative to this directory
+    m.md:7: extra: unknown key
+    """
+    count = f"{len(errors)} problem" + ("" if len(errors) == 1 else "s")
+    where = escape_text(str(catalog_dir))
+    heading = f"catalog {where}: {count}; files are named relative to this directory"
+    return [heading, *(e.sentence() for e in errors)]
+
+
+def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
+    """Settings and catalog, validated together; every problem as one operator sentence.
+
+    ``environ`` is the environment the composition root read: its ``SUTURA_*`` variables are
+    settings, and secrets named in the settings are looked up in it.
+    """
+    settings = load_settings(environ)
+    if not is_successful(settings):
+        return Failure([e.sentence() for e in settings.failure()])
+    loaded = settings.unwrap()
+    zone_problem = _time_zone_problem(loaded.settings.catalog.time_zone)
+    if zone_problem is not None:
+        return Failure([zone_problem])
+    catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
+    catalog_settings = loaded.settings.catalog
+    catalog = read_catalog(
+        catalog_dir,
+        catalog_settings.version,
+        catalog_settings.time_zone,
+        limits=loaded.settings.limits,
+        today=utc_today(),
+    )
+    if not is_successful(catalog):
+        return Failure(catalog_problems(catalog_dir, catalog.failure()))
+    instructions = _read_instructions(loaded)
+    if not is_successful(instructions):
+        return Failure([instructions.failure()])
+    missing = sorted(
+        {m.source for m in catalog.unwrap().pinned.catalog.models} - set(loaded.settings.sources)
+    )
+    if missing:
+        return Failure(
+            [
+                f"settings: sources.{alias}: a model reads this source; configure it"
+                for alias in missing
+            ]
+        )
+    if problems := run_sql_problems(loaded.settings):
+        return Failure(problems)
+    return Success(
+        Loaded(
+            loaded=loaded,
+            catalog=catalog.unwrap(),
+            environ=environ,
+            instructions=instructions.unwrap(),
+        )
+    )
+
+
+def _time_zone_problem(name: str) -> str | None:
+    """Why ``catalog.time_zone`` names no zone this system knows, or None."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return (
+            f"settings: catalog.time_zone: {quoted(name)} is not a time zone this system knows;"
+            " write an IANA name such as UTC or Europe/Paris"
+        )
+    return None
+
+
+def utc_today() -> datetime.date:
+    """Today in UTC: what ``range.last`` counts back from, whatever the host's zone."""
+    return datetime.datetime.now(datetime.UTC).date()
+
+
+def _read_instructions(loaded: LoadedSettings) -> Result[str | None, str]:
+    """The operator's instructions file, read strictly as UTF-8, or None when none is set."""
+    name = loaded.settings.prompt.instructions_file
+    if name is None:
+        return Success(None)
+    path = loaded.resolve(name)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return Failure(
+            f"settings: prompt.instructions_file: {path} cannot be read ({type(err).__name__})"
+        )
+    if len(data) > MAX_INSTRUCTIONS_BYTES:
+        return Failure(f"settings: prompt.instructions_file: {path} is larger than 64 KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Failure(f"settings: prompt.instructions_file: {path} is not valid UTF-8")
+    # Like a catalog body, the file's final line breaks end the file and are not a line.
+    return Success(text.rstrip("\n") or None)

@@ -1,0 +1,97 @@
+"""What a compiled question is: the statement, its bound values, its dialect, and how its rows
+become the answer. Kept apart from the compiler (:mod:`sutura.core.sql.compile`), which builds
+statements with sqlglot: sources, shaping and the surfaces read a compiled question without
+loading the compiler, so ``sutura mcp`` answers its handshake before the compiler is imported.
+"""
+
+from typing import Literal, assert_never
+
+from sutura.core.base import Frozen
+from sutura.core.catalog.model import ZeroDenominator
+from sutura.core.question.resolve import Resolved
+
+Dialect = Literal["duckdb", "postgres", "spark"]
+"""The SQL dialects a source may speak."""
+
+
+class Passthrough(Frozen, frozen=True, tag="pass"):
+    """The answer column is selected column ``index`` as it is."""
+
+    index: int
+
+
+class TermIndex(Frozen, frozen=True):
+    """Where a term's exact value is: selected column ``value``, over selected ``count`` if set."""
+
+    value: int
+    count: int | None = None
+
+
+class Quotient(Frozen, frozen=True, tag="quotient"):
+    """The answer column is numerator / denominator (or the numerator alone), computed exactly."""
+
+    numerator: TermIndex
+    denominator: TermIndex | None
+    zero_denominator: ZeroDenominator
+
+
+Output = Passthrough | Quotient
+
+
+class Derivation(Frozen, frozen=True):
+    """What :mod:`sutura.core.sql.derive` computes from the statement's rows: compare, window,
+    fill and ``top`` of a question that has any of the first three.
+
+    Attributes:
+        resolved: The question (its range, grain, compare, window, fill and top).
+        zero_filled: Per metric, whether a filled period holds zero (sums and counts) or NULL.
+    """
+
+    resolved: Resolved
+    zero_filled: tuple[bool, ...]
+
+
+class CompiledQuery(Frozen, frozen=True):
+    """One statement ready for a source, and how to shape its rows into the answer.
+
+    Attributes:
+        sql: The statement in ``dialect``, with positional placeholders.
+        params: The bound values in placeholder order (``datetime.date``, ``str``, ``int``).
+        columns: The answer's column names: ``period``, dimensions, then metrics.
+        plan: Human-readable lines describing what the statement does.
+        outputs: One instruction per answer column, over the selected columns.
+        selected_width: How many columns the statement selects.
+        source: The alias of the source that holds the metrics' model.
+        dialect: The dialect ``sql`` is written in.
+        derivation: What is computed from the statement's rows after it runs, if anything.
+    """
+
+    sql: str
+    params: tuple[object, ...]
+    columns: tuple[str, ...]
+    plan: tuple[str, ...]
+    outputs: tuple[Output, ...]
+    selected_width: int
+    source: str
+    dialect: Dialect
+    derivation: Derivation | None = None
+
+    @property
+    def needs_shaping(self) -> bool:
+        """Whether any answer column differs from the selected column at its position."""
+        if self.derivation is not None:
+            return True
+        return self.selected_width != len(self.outputs) or any(
+            selected_at(o) != i for i, o in enumerate(self.outputs)
+        )
+
+
+def selected_at(output: Output) -> int | None:
+    """The selected column an answer column is as it is, or None for a computed one."""
+    match output:
+        case Passthrough():
+            return output.index
+        case Quotient():
+            return None
+        case _:
+            assert_never(output)
