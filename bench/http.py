@@ -371,6 +371,8 @@ def _with_statements(directory: Path, statements: int) -> Path:
     shutil.copytree(directory, copy)
     settings = (copy / "base.yaml").read_text(encoding="utf-8")
     line = "    path: data/example.duckdb\n"
+    if line not in settings:  # else both servers would run the default, and the rows lie
+        raise RuntimeError(f"the example's settings no longer hold {line.strip()!r}")
     settings = settings.replace(line, f"{line}    max_concurrent_statements: {statements}\n", 1)
     (copy / "base.yaml").write_text(settings, encoding="utf-8")
     return copy

@@ -139,11 +139,17 @@ def drawn(examples: int) -> settings:
     )
 
 
-def expect_one_outcome(first: object, second: object, question: dict[str, object]) -> None:
-    """Two engines' outcomes of ``question`` are one: answers with the same text half (but for
-    the line naming the engine), or the same refusal, or the same problem with the question."""
+async def expect_one_outcome(
+    first: Service, second: Service, question: dict[str, object]
+) -> object:
+    """``question`` asked of two engines has one outcome: answers with the same text half (but
+    for the line naming the engine), or the same refusal, or the same problem with the
+    question. The first engine's outcome, for the test's statistics."""
+    on_first = await asked(first, question)
+    on_second = await asked(second, question)
     shown = msgspec.json.encode(question).decode()
-    if isinstance(first, Answer) and isinstance(second, Answer):
-        assert text_half_without_source(second) == text_half_without_source(first), shown
+    if isinstance(on_first, Answer) and isinstance(on_second, Answer):
+        assert text_half_without_source(on_second) == text_half_without_source(on_first), shown
     else:
-        assert second == first, shown
+        assert on_second == on_first, shown
+    return on_first

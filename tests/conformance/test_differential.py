@@ -17,7 +17,6 @@ from tests.conformance.generated import (
     DERIVED,
     DIMENSIONS,
     METRICS,
-    asked,
     drawn,
     expect_one_outcome,
     questions,
@@ -32,10 +31,8 @@ async def test_a_generated_question_has_one_outcome_on_both_engines(
     served: Served, question: dict[str, object]
 ) -> None:
     with anyio.fail_after(60):
-        on_duckdb = await asked(served.duckdb, question)
-        on_postgres = await asked(served.postgres, question)
+        on_duckdb = await expect_one_outcome(served.duckdb, served.postgres, question)
     event(type(on_duckdb).__name__)  # --hypothesis-show-statistics: how many answered
-    expect_one_outcome(on_duckdb, on_postgres, question)
 
 
 @pytest.mark.postgres

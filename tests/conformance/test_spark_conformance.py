@@ -23,7 +23,7 @@ from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
 from sutura.core.outcome.answer import Refused
 from tests.conformance.conftest import ORDERS
-from tests.conformance.generated import asked, drawn, expect_one_outcome, questions
+from tests.conformance.generated import drawn, expect_one_outcome, questions
 from tests.conformance.pack import (
     EXTRA_CATALOG,
     PACK,
@@ -156,6 +156,4 @@ async def test_a_generated_question_has_one_outcome_on_duckdb_and_spark(
     served: Served, question: dict[str, object]
 ) -> None:
     with anyio.fail_after(120):
-        on_duckdb = await asked(served.duckdb, question)
-        on_spark = await asked(served.spark, question)
-    expect_one_outcome(on_duckdb, on_spark, question)
+        await expect_one_outcome(served.duckdb, served.spark, question)

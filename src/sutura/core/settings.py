@@ -164,7 +164,8 @@ class DuckDBSourceSettings(Frozen, tag="duckdb", tag_field="kind", frozen=True):
     threads: Annotated[int, msgspec.Meta(ge=1)] | None = None
     max_concurrent_statements: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
     """At most this many statements run at once; more wait their turn in arrival order.
-    ``None``: as many as the engine has threads (``threads``, else the machine's CPUs)."""
+    ``None``: as many as the engine has threads (``threads``, else the CPUs the process may
+    use)."""
 
 
 class PostgresSourceSettings(Frozen, tag="postgres", tag_field="kind", frozen=True):

@@ -10,7 +10,8 @@ import duckdb
 import pytest
 from returns.result import Result
 
-from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb, statement_limit, usable_cpus
+from sutura.boundary.cpus import available_cpus
+from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
@@ -338,12 +339,23 @@ async def test_a_statement_within_the_limit_runs_beside_a_slow_one(tmp_path: Pat
         await two.close()
 
 
-def test_a_source_runs_as_many_statements_at_once_as_it_has_engine_threads() -> None:
-    assert statement_limit(DuckDBSourceSettings(path="x")) == usable_cpus() >= 1
-    assert statement_limit(DuckDBSourceSettings(path="x", threads=3)) == 3
-    assert (
-        statement_limit(DuckDBSourceSettings(path="x", threads=3, max_concurrent_statements=5)) == 5
+@pytest.mark.parametrize(
+    ("threads", "statements", "at_once"),
+    [(None, None, available_cpus()), (3, None, 3), (3, 5, 5)],
+)
+async def test_a_source_runs_as_many_statements_at_once_as_it_has_engine_threads(
+    tmp_path: Path, threads: int | None, statements: int | None, at_once: int
+) -> None:
+    path = tmp_path / "counted.duckdb"
+    _write_database(path)
+    settings = DuckDBSourceSettings(
+        path=str(path), threads=threads, max_concurrent_statements=statements
     )
+    opened = open_duckdb("counted", settings, context(tmp_path)).unwrap()
+    try:
+        assert opened.statements_at_once == at_once
+    finally:
+        await opened.close()
 
 
 async def test_a_tiny_memory_limit_is_refused_as_resources_exhausted(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from litestar import Litestar
 from prometheus_client.parser import text_string_to_metric_families
 
-from sutura.boundary.sources.duckdb import usable_cpus
+from sutura.boundary.cpus import available_cpus
 from sutura.core.text.untrusted import CELLS
 from tests.transports.http.deployments import AUTH, QUESTION, assembled, client, write_deployment
 from tests.transports.mcp.remote import http_of, mcp_client
@@ -90,7 +90,7 @@ async def test_metrics_count_every_call_by_capability_and_outcome_on_v1_and_mcp(
     assert ("sutura_admission_shed_total", ()) in after
     assert ("sutura_rate_limited_total", ()) in after
     assert after[("sutura_source_queries_in_flight", (("source", "main"),))] == 0
-    assert after[("sutura_source_statements_limit", (("source", "main"),))] == usable_cpus()
+    assert after[("sutura_source_statements_limit", (("source", "main"),))] == available_cpus()
     assert after[("sutura_anchors_checked", ())] == 0
 
 

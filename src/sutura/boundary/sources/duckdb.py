@@ -10,7 +10,6 @@ shared with the raw SQL runner.
 
 import functools
 import logging
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, TypeVar
@@ -19,6 +18,7 @@ import anyio
 import duckdb
 from returns.result import Failure, Result, Success
 
+from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.skeleton import Classified, Fetched
@@ -63,14 +63,7 @@ def statement_limit(settings: DuckDBSourceSettings) -> int:
     """
     if settings.max_concurrent_statements is not None:
         return settings.max_concurrent_statements
-    return settings.threads if settings.threads is not None else usable_cpus()
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity, where the system tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    return settings.threads if settings.threads is not None else available_cpus()
 
 
 class DuckDBSource:
@@ -86,6 +79,11 @@ class DuckDBSource:
         self.posture = posture
         self._connection = connection
         self._threads = WorkerThreads(f"sutura-duckdb-{alias}", limit)
+
+    @property
+    def statements_at_once(self) -> int:
+        """How many statements this source runs at once (:func:`statement_limit`)."""
+        return self._threads.limit
 
     def classify(self, error: Exception) -> Classified | None:
         """DuckDB's error table."""

@@ -52,6 +52,11 @@ class WorkerThreads:
         """Queued jobs that found every worker busy and no room for another."""
 
     @property
+    def limit(self) -> int:
+        """At most this many threads exist."""
+        return self._limit
+
+    @property
     def threads(self) -> int:
         """How many worker threads exist now."""
         return self._threads

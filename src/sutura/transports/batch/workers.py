@@ -16,7 +16,6 @@ Workers are started fresh (nothing of the reading process is copied into them), 
 """
 
 import itertools
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
@@ -116,10 +115,3 @@ def warm_up() -> None:
     from sutura.transports.batch import pool
 
     pool.warm_up()
-
-
-def available_cpus() -> int:
-    """The processors this process may run on (its affinity where the system tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from sutura.boundary.cpus import available_cpus
 from sutura.core.text.escape import escape_text
 from sutura.transports.batch.atomic import atomic_file
 from sutura.transports.batch.convert import Target
@@ -21,7 +22,7 @@ from sutura.transports.batch.problems import RecordError
 from sutura.transports.batch.progress import progress_bar
 from sutura.transports.batch.records import DEFAULT_MAX_RECORD_BYTES
 from sutura.transports.batch.stream import Summary, render_stream
-from sutura.transports.batch.workers import WorkerLostError, available_cpus
+from sutura.transports.batch.workers import WorkerLostError
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring

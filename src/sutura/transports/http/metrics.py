@@ -25,8 +25,8 @@ from prometheus_client.registry import Collector
 
 from sutura.boundary.observe import Stage
 from sutura.boundary.service import Service
-from sutura.boundary.sources.duckdb import statement_limit
-from sutura.core.settings import DuckDBSourceSettings, PostgresSourceSettings
+from sutura.boundary.sources.duckdb import DuckDBSource
+from sutura.core.settings import PostgresSourceSettings
 from sutura.core.tool.capability import Capability
 from sutura.transports.http.auth import Guard
 from sutura.transports.http.errors import HttpFailureError
@@ -83,8 +83,9 @@ class _State(Collector):
             busy.add_metric([alias], self._busy.get(alias, 0))
             if isinstance(source, PostgresSourceSettings):
                 pool.add_metric([alias], source.pool_size)
-            if isinstance(source, DuckDBSourceSettings):
-                statements.add_metric([alias], statement_limit(source))
+            opened = self._service.sources.get(alias)
+            if isinstance(opened, DuckDBSource):  # what the running source was given
+                statements.add_metric([alias], opened.statements_at_once)
         yield busy
         yield pool
         yield statements
