@@ -262,3 +262,44 @@ def test_a_long_table_without_nulls_whose_one_cell_holds_a_tab_renders_as_cell_b
     rows[150][1] = "a\tb"
     rows[151][0] = "x\ny"
     assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+
+
+LONG = 2_500  # rows: the renderer takes a long table a slice at a time; this spans several
+
+
+def _long_table() -> list[list[str | None]]:
+    return [[f"r{i}", "plain", "1.5"] for i in range(LONG)]
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, LONG - 1), st.lists(MOSTLY_PLAIN, min_size=3, max_size=3)),
+        max_size=24,
+    )
+)
+def test_a_table_of_several_slices_renders_as_cell_by_cell_wherever_its_dirty_rows_fall(
+    placed: list[tuple[int, list[str | None]]],
+) -> None:
+    """Rows holding NULLs, empty cells, tabs, line breaks or characters to escape, placed
+    anywhere in a table longer than the renderer takes at once (first and last rows of a
+    slice included): the text is the cell-by-cell rendering, row for row."""
+    rows = _long_table()
+    for at, row in placed:
+        rows[at] = row
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [["r", "\ud800", "1"], [None, "\udfff", "1"], ["", "a\tb\udc00", "1"], ["r", "x"]],
+    ids=["surrogate", "surrogate beside a null", "surrogate beside a tab", "short row"],
+)
+@pytest.mark.parametrize("at", [0, 1_023, 1_024, LONG - 1])
+def test_one_unrepresentable_row_anywhere_in_a_long_table_refuses_it_whole(
+    bad: list[str | None], at: int
+) -> None:
+    rows = _long_table()
+    rows[5] = ["a\nb", None, "é"]  # the slice holding it is not clean either way
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+    rows[at] = bad
+    expect_refusal(render_rows(rows, 3), RefusalCode.VALUE_NOT_REPRESENTABLE)

@@ -25,6 +25,8 @@ read bottom-up; both readers find the same single trailer, and its count verifie
 """
 
 from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import not_
 from typing import Final
 
 from returns.result import Failure, Result, Success
@@ -46,34 +48,31 @@ SOURCE_SEPARATOR: Final = " as: "
 
 Row = Sequence[str | None]
 _UNREPRESENTABLE: Final = refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
-# Join a row known to hold no NULL: ``all(row)`` is checked first at every call.
+# Join a row known to hold no NULL (checked first at every call).
 _join_cells: Final[Callable[[Row], str]] = "\t".join  # type: ignore[assignment]
-_join_spaced: Final[Callable[[Row], str]] = " ".join  # type: ignore[assignment]
-
 
 # The bytes a row may hold and still render as its plain join: printable ASCII but the
 # backslash and the quote (a cell's leading quote is escaped; any quote sends its row cell by
-# cell). In a table joined by tabs and line breaks, those two are the table's own when their
+# cell). In a slice joined by tabs and line breaks, those two are the slice's own when their
 # counts are right (no cell holds either).
 _PLAIN_BYTES: Final = bytes(b for b in range(0x20, 0x7F) if b not in (0x22, 0x5C))
-_PLAIN_TABLE_BYTES: Final = _PLAIN_BYTES + b"\t\n"
 _NOT_SEPARATORS: Final = bytes(b for b in range(256) if b not in (0x09, 0x0A))
-# Marks a table's UTF-8 bytes: 0 where plain, 1 where a character may need escaping, line
+# Marks a slice's UTF-8 bytes: 0 where plain, 1 where a character may need escaping, line
 # breaks kept (UTF-8 never uses 0x0A inside a multi-byte character).
 _DIRTY_MARK: Final = b"\x01"
 _MARKS: Final = bytes(
-    0x0A if byte == 0x0A else 0 if byte in _PLAIN_TABLE_BYTES else 1 for byte in range(256)
+    0x0A if byte == 0x0A else 0 if byte in _PLAIN_BYTES or byte == 0x09 else 1
+    for byte in range(256)
 )
-
-
-class _UnrepresentableRowError(Exception):
-    """A row holds a lone surrogate: the whole table is refused (raised out of a row's line)."""
+# Splits encoded row lines: no UTF-8 encoding holds this byte (see :func:`_marked_slice`).
+_LINE_END: Final = b"\xff"
+# Rows rendered at once (see :func:`_table`): a slice of short cells fits the caches, and a
+# large table costs one Python call per slice.
+_SLICE_ROWS: Final = 1024
 
 
 def _escaped_row(row: Row) -> str:
-    """One row line, cell by cell; raises :class:`_UnrepresentableRowError` on a lone surrogate."""
-    if has_lone_surrogate("".join(filter(None, row))):
-        raise _UnrepresentableRowError
+    """One row line, cell by cell (a row without a lone surrogate: the caller checks)."""
     # The per-cell guard inline (a call per cell is most of the cost of a dirty row).
     cells = [
         cell
@@ -90,8 +89,76 @@ def _renders_as_itself(spaced: str) -> bool:
     return spaced.isascii() and spaced.isprintable() and "\\" not in spaced and '"' not in spaced
 
 
+def _separators(rows: int, width: int) -> bytes:
+    """The tabs and line breaks that join ``rows`` rows of ``width`` cells, in order."""
+    tabs = b"\t" * (width - 1)
+    return (tabs + b"\n") * (rows - 1) + tabs
+
+
+def _table(rows: Sequence[Row], width: int) -> str | None:
+    """The rendered rows, or ``None`` when they are not representable (see :func:`render_rows`)."""
+    lines = _table_lines(rows, width)
+    return None if lines is None else "\n".join(lines)
+
+
+def _table_lines(rows: Sequence[Row], width: int) -> list[str] | None:
+    """The rendered rows as lines to join by line breaks (a line may hold several rows), or
+    ``None`` when they are not representable.
+
+    Rendered a slice of ``_SLICE_ROWS`` rows at a time: a row's line depends on that row
+    alone, and each check below reads every row of its slice again, which costs a memory
+    fetch per row (and per cell) when the table is larger than the processor's caches and
+    little when the slice is not. The caller joins the lines once, with whatever surrounds
+    them.
+    """
+    if width < 1:
+        return None
+    if len(rows) <= _SLICE_ROWS:
+        return _slice(rows, width)
+    pieces: list[str] = []
+    for start in range(0, len(rows), _SLICE_ROWS):
+        lines = _slice(rows[start : start + _SLICE_ROWS], width)
+        if lines is None:
+            return None
+        pieces += lines
+    return pieces
+
+
+def _slice(rows: Sequence[Row], width: int) -> list[str] | None:
+    """The lines of a slice of a table (``width`` ≥ 1), some of them several rows long; or
+    ``None``.
+
+    A slice without NULL or empty cells is joined once and checked whole, in C: deleting its
+    plain bytes leaves exactly the tabs and line breaks that join rows as wide as the header
+    when it is clean. (Those separators give every row line ``width - 1`` tabs; a row of
+    fewer cells would need a tab inside a cell for that, and then the cells would add up to
+    fewer than ``width`` per row: with the count checked first, the separators prove every
+    width.) When it is not clean but no cell holds a tab or a line break, the line breaks
+    that are left find the rows to render cell by cell. Any other slice (a NULL or an empty
+    cell, a cell holding a tab or a line break) is rendered by :func:`_marked_slice`.
+    """
+    if sum(map(len, rows)) != width * len(rows):
+        return None
+    if not rows:
+        return []
+    full = list(map(all, rows))
+    if not all(full):
+        return _marked_slice(rows, width, full, list(map(_join_cells, compress(rows, full))))
+    lines = list(map(_join_cells, rows))
+    table = "\n".join(lines)
+    left = table.encode("utf-8", "surrogatepass").translate(None, _PLAIN_BYTES)
+    separators = _separators(len(rows), width)
+    if left == separators:
+        return [table]
+    if left.translate(None, _NOT_SEPARATORS) == separators:
+        # No cell holds a tab or a line break: ``left`` keeps every line break, so its marks
+        # find the rows as the slice's would.
+        return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
+    return _marked_slice(rows, width, full, lines)
+
+
 def _rows_marked(marked: bytes) -> list[int]:
-    """The rows of a marked table (see ``_MARKS``) holding a mark, found by C-level searches."""
+    """The rows of a marked slice (see ``_MARKS``) holding a mark, found by C-level searches."""
     found: list[int] = []
     row, counted = 0, 0
     at = marked.find(_DIRTY_MARK)
@@ -105,94 +172,62 @@ def _rows_marked(marked: bytes) -> list[int]:
     return found
 
 
-def _separators(rows: int, width: int) -> bytes:
-    """The tabs and line breaks that join ``rows`` rows of ``width`` cells, in order."""
-    tabs = b"\t" * (width - 1)
-    return (tabs + b"\n") * (rows - 1) + tabs
+def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> list[str] | None:
+    """The lines with the ``dirty`` rows' rendered cell by cell, or ``None`` when one holds a
+    lone surrogate."""
+    for index in dirty:
+        if has_lone_surrogate(lines[index]):
+            return None
+        lines[index] = _escaped_row(rows[index])
+    return lines
 
 
-def _table(rows: Sequence[Row], width: int) -> str | None:
-    """The rendered rows, or ``None`` when they are not representable (see :func:`render_rows`).
+def _marked_slice(
+    rows: Sequence[Row], width: int, full: list[bool], lines: list[str]
+) -> list[str] | None:
+    """The lines of a slice some of whose rows need escaping, or ``None``.
 
-    A table without NULL or empty cells is joined once and checked whole, in C: deleting its
-    plain bytes leaves exactly the tabs and line breaks that join rows as wide as the header
-    when it is clean; deleting every other byte leaves them when no cell holds a tab or a
-    line break. Then only the rows that may hold a character to escape are rendered cell by
-    cell. (Those separators give every row line ``width - 1`` tabs; a row of fewer cells
-    would need a tab inside a cell for that, and then the cells would add up to fewer than
-    ``width`` per row: with the count checked first, the separators prove every width.)
+    ``full`` tells the rows without a NULL or an empty cell, and ``lines`` holds their plain
+    joins, in order. Such a row is its plain join when its line's bytes, with the plain ones
+    deleted, are exactly ``width - 1`` tabs: no cell holds a tab (every row is ``width`` cells
+    wide) or a byte to escape. The lines are encoded and checked together, in C, split at a
+    byte no UTF-8 holds. Every other row is rendered cell by cell, without a Python step per
+    plain row.
     """
-    if width < 1 or sum(map(len, rows)) != width * len(rows):
-        return None
-    if not rows:
-        return ""
-    if not all(map(all, rows)):
-        return _table_by_rows(rows, width)
-    lines = list(map(_join_cells, rows))
-    table = "\n".join(lines)
-    data = table.encode("utf-8", "surrogatepass")
-    left = data.translate(None, _PLAIN_BYTES)
-    separators = _separators(len(rows), width)
-    if left == separators:
-        return table
-    if left.translate(None, _NOT_SEPARATORS) == separators:
-        # ``left`` keeps every line break, so its marks find the rows as the table's would.
-        return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
-    if set(map(len, rows)) != {width}:
-        return None
-    return _joined_or_escaped(rows, lines)
-
-
-def _table_by_rows(rows: Sequence[Row], width: int) -> str | None:
-    """The rendered rows of a table holding a NULL or an empty cell: each row is its plain join
-    when it has no NULL or empty cell and its cells, space-joined, render as themselves
-    (printable ASCII without a backslash or a quote; a space renders as itself), else it is
-    rendered cell by cell. One pass, the check inline."""
     if set(map(len, rows)) != {width}:
         return None
     try:
-        lines = [
-            _join_cells(row)
-            if all(row)
-            and (spaced := _join_spaced(row)).isascii()
-            and spaced.isprintable()
-            and "\\" not in spaced
-            and '"' not in spaced
-            else _escaped_row(row)
-            for row in rows
-        ]
-    except _UnrepresentableRowError:
+        encoded = _LINE_END.join(map(str.encode, lines))
+    except UnicodeEncodeError:  # a lone surrogate: the table is refused
         return None
-    return "\n".join(lines)
+    left = encoded.translate(None, _PLAIN_BYTES).split(_LINE_END) if lines else []
+    plain = full.copy()
+    full_at = compress(range(len(rows)), full)
+    for index in compress(full_at, map((b"\t" * (width - 1)).__ne__, left)):
+        plain[index] = False
+    return _runs_and_escaped(rows, lines, full, list(compress(range(len(rows)), map(not_, plain))))
 
 
-def _joined_or_escaped(rows: Sequence[Row], lines: list[str]) -> str | None:
-    """The rendered rows of a table without NULL or empty cells, some holding a tab or a line
-    break, from their plain joins (``lines``): as :func:`_table_by_rows` does, one pass."""
-    try:
-        rendered = [
-            line
-            if (spaced := _join_spaced(row)).isascii()
-            and spaced.isprintable()
-            and "\\" not in spaced
-            and '"' not in spaced
-            else _escaped_row(row)
-            for row, line in zip(rows, lines, strict=True)
-        ]
-    except _UnrepresentableRowError:
-        return None
-    return "\n".join(rendered)
-
-
-def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> str | None:
-    """The table with the ``dirty`` rows' lines rendered cell by cell, or ``None`` when one
-    holds a lone surrogate."""
-    try:
-        for index in dirty:
-            lines[index] = _escaped_row(rows[index])
-    except _UnrepresentableRowError:
-        return None
-    return "\n".join(lines)
+def _runs_and_escaped(
+    rows: Sequence[Row], lines: list[str], full: list[bool], escaped: list[int]
+) -> list[str] | None:
+    """Each row's line: the ``escaped`` rows' (ascending) cell by cell, the others' from
+    ``lines`` (the plain joins of the ``full`` rows, in order, whose bytes were encoded); or
+    ``None`` when a row with a NULL or an empty cell holds a lone surrogate."""
+    rendered: list[str] = []
+    start, line = 0, 0
+    for index in escaped:
+        rendered += lines[line : line + index - start]
+        line += index - start
+        row = rows[index]
+        if full[index]:
+            line += 1
+        elif has_lone_surrogate("".join(filter(None, row))):
+            return None
+        rendered.append(_escaped_row(row))
+        start = index + 1
+    rendered += lines[line:]
+    return rendered
 
 
 def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
@@ -315,11 +350,11 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     rows, columns = answer.rows, answer.columns
     plain = columns and _render_as_themselves(columns)  # the common case, without a scan
     header = "\t".join(columns) if plain else _table([columns], len(columns))
-    body = _table(rows, len(columns)) if header is not None else None
+    body = _table_lines(rows, len(columns)) if header is not None else None
     trailer = _trailer(answer.provenance, len(rows)) if body is not None else None
     if header is None or body is None or trailer is None:
         return Failure(_UNREPRESENTABLE)
-    return Success("\n".join([header, body, trailer] if rows else [header, trailer]))
+    return Success("\n".join([header, *body, trailer]))
 
 
 def render_refusal(reason: Refusal) -> str:
