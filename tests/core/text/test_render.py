@@ -303,3 +303,16 @@ def test_one_unrepresentable_row_anywhere_in_a_long_table_refuses_it_whole(
     assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
     rows[at] = bad
     expect_refusal(render_rows(rows, 3), RefusalCode.VALUE_NOT_REPRESENTABLE)
+
+
+@pytest.mark.parametrize("every", [1, 2, 5])
+def test_a_long_table_whose_rows_hold_nulls_renders_as_cell_by_cell(every: int) -> None:
+    """Rows with a NULL or an empty cell beside plain, dirty, tab and line-break cells, in
+    every slice: each renders as its cells do, the plain rest of a row as itself."""
+    rows = _long_table()
+    hostile = ["a\tb", "x\ny", 'é"\\', "\\N", "\\e", "\u200b", '"q']
+    for index in range(0, LONG, every):
+        rows[index][1] = None if index % 3 else ""
+    for index in range(7, LONG, 17):
+        rows[index][index % 2 * 2] = hostile[index % len(hostile)]
+    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)

@@ -25,7 +25,7 @@ read bottom-up; both readers find the same single trailer, and its count verifie
 """
 
 from collections.abc import Callable, Sequence
-from itertools import compress
+from itertools import chain, compress
 from operator import not_
 from typing import Final
 
@@ -33,7 +33,13 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.outcome.answer import Answer, Provenance
 from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate
+from sutura.core.text.escape import (
+    EMPTY_TOKEN,
+    NULL_TOKEN,
+    escape_cell,
+    escape_text,
+    has_lone_surrogate,
+)
 
 ROW_COUNT_PREFIX: Final = "\\. rows: "
 DEFINITIONS_PREFIX: Final = "definitions: "
@@ -64,6 +70,10 @@ _MARKS: Final = bytes(
     0x0A if byte == 0x0A else 0 if byte in _PLAIN_BYTES or byte == 0x09 else 1
     for byte in range(256)
 )
+# How a NULL and an empty cell are spelled in a line shown (their tokens) and in a line checked
+# (plain letters, so the rest of the row decides); see :func:`_marked_slice`.
+_TOKENS: Final[dict[str | None, str]] = {None: NULL_TOKEN, "": EMPTY_TOKEN}
+_PLACEHOLDERS: Final[dict[str | None, str]] = {None: "N", "": "e"}
 # Splits encoded row lines: no UTF-8 encoding holds this byte (see :func:`_marked_slice`).
 _LINE_END: Final = b"\xff"
 # Rows rendered at once (see :func:`_table`): a slice of short cells fits the caches, and a
@@ -188,46 +198,42 @@ def _marked_slice(
     """The lines of a slice some of whose rows need escaping, or ``None``.
 
     ``full`` tells the rows without a NULL or an empty cell, and ``lines`` holds their plain
-    joins, in order. Such a row is its plain join when its line's bytes, with the plain ones
-    deleted, are exactly ``width - 1`` tabs: no cell holds a tab (every row is ``width`` cells
-    wide) or a byte to escape. The lines are encoded and checked together, in C, split at a
-    byte no UTF-8 holds. Every other row is rendered cell by cell, without a Python step per
-    plain row.
+    joins, in order. The other rows are joined twice, in C: with their NULL and empty cells
+    spelled as their tokens (the line shown when the rest of the row is plain) and as a plain
+    letter (the line checked). A row is its shown line when its checked line's bytes, with
+    the plain ones deleted, are exactly ``width - 1`` tabs: no cell holds a tab (every row is
+    ``width`` cells wide) or a byte to escape. The checked lines are encoded and checked
+    together, in C, split at a byte no UTF-8 holds. Every other row is rendered cell by cell,
+    without a Python step per plain row.
     """
     if set(map(len, rows)) != {width}:
         return None
+    shown, checked = lines, lines
+    if not all(full):
+        partial = list(compress(rows, map(not_, full)))
+        shown = _in_row_order(full, lines, _spelled(partial, width, _TOKENS))
+        checked = _in_row_order(full, lines, _spelled(partial, width, _PLACEHOLDERS))
     try:
-        encoded = _LINE_END.join(map(str.encode, lines))
+        encoded = _LINE_END.join(map(str.encode, checked))
     except UnicodeEncodeError:  # a lone surrogate: the table is refused
         return None
-    left = encoded.translate(None, _PLAIN_BYTES).split(_LINE_END) if lines else []
-    plain = full.copy()
-    full_at = compress(range(len(rows)), full)
-    for index in compress(full_at, map((b"\t" * (width - 1)).__ne__, left)):
-        plain[index] = False
-    return _runs_and_escaped(rows, lines, full, list(compress(range(len(rows)), map(not_, plain))))
+    left = encoded.translate(None, _PLAIN_BYTES).split(_LINE_END)
+    for index in compress(range(len(rows)), map((b"\t" * (width - 1)).__ne__, left)):
+        shown[index] = _escaped_row(rows[index])
+    return shown
 
 
-def _runs_and_escaped(
-    rows: Sequence[Row], lines: list[str], full: list[bool], escaped: list[int]
-) -> list[str] | None:
-    """Each row's line: the ``escaped`` rows' (ascending) cell by cell, the others' from
-    ``lines`` (the plain joins of the ``full`` rows, in order, whose bytes were encoded); or
-    ``None`` when a row with a NULL or an empty cell holds a lone surrogate."""
-    rendered: list[str] = []
-    start, line = 0, 0
-    for index in escaped:
-        rendered += lines[line : line + index - start]
-        line += index - start
-        row = rows[index]
-        if full[index]:
-            line += 1
-        elif has_lone_surrogate("".join(filter(None, row))):
-            return None
-        rendered.append(_escaped_row(row))
-        start = index + 1
-    rendered += lines[line:]
-    return rendered
+def _spelled(rows: list[Row], width: int, spelling: dict[str | None, str]) -> list[str]:
+    """The rows' lines, each NULL and empty cell spelled as ``spelling`` says."""
+    cells = list(chain.from_iterable(rows))
+    spelled = iter(map(spelling.get, cells, cells))
+    return list(map(_join_cells, zip(*[spelled] * width, strict=True)))
+
+
+def _in_row_order(full: list[bool], lines: list[str], others: list[str]) -> list[str]:
+    """The full rows' ``lines`` and the other rows' lines, merged in row order."""
+    next_full, next_other = iter(lines).__next__, iter(others).__next__
+    return [next_full() if whole else next_other() for whole in full]
 
 
 def render_rows(rows: Sequence[Row], width: int) -> Result[str, Refusal]:
