@@ -76,7 +76,7 @@ _TOKENS: Final[dict[str | None, str]] = {None: NULL_TOKEN, "": EMPTY_TOKEN}
 _PLACEHOLDERS: Final[dict[str | None, str]] = {None: "N", "": "e"}
 # Splits encoded row lines: no UTF-8 encoding holds this byte (see :func:`_marked_slice`).
 _LINE_END: Final = b"\xff"
-# Rows rendered at once (see :func:`_table`): a slice of short cells fits the caches, and a
+# Rows rendered at once (see :func:`_table_lines`): a slice of short cells fits the caches, and a
 # large table costs one Python call per slice.
 _SLICE_ROWS: Final = 1024
 
