@@ -271,6 +271,19 @@ def _long_table() -> list[list[str | None]]:
     return [[f"r{i}", "plain", "1.5"] for i in range(LONG)]
 
 
+def _expect_cell_by_cell(rows: list[list[str | None]]) -> None:
+    """The rows render cell by cell, alone and as an answer's body (between its header and
+    its row-count line, as the text half an agent reads joins them)."""
+    expected = _cell_by_cell(rows)
+    assert render_rows(rows, 3).unwrap() == expected
+    text = render_answer(answer(["a", "b", "c"], rows)).unwrap()
+    assert text.split("\n")[: len(rows) + 2] == [
+        "a\tb\tc",
+        *expected.split("\n"),
+        f"\\. rows: {len(rows)}",
+    ]
+
+
 @given(
     st.lists(
         st.tuples(st.integers(0, LONG - 1), st.lists(MOSTLY_PLAIN, min_size=3, max_size=3)),
@@ -286,7 +299,7 @@ def test_a_table_of_several_slices_renders_as_cell_by_cell_wherever_its_dirty_ro
     rows = _long_table()
     for at, row in placed:
         rows[at] = row
-    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+    _expect_cell_by_cell(rows)
 
 
 @pytest.mark.parametrize(
@@ -300,9 +313,11 @@ def test_one_unrepresentable_row_anywhere_in_a_long_table_refuses_it_whole(
 ) -> None:
     rows = _long_table()
     rows[5] = ["a\nb", None, "é"]  # the slice holding it is not clean either way
-    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+    _expect_cell_by_cell(rows)
     rows[at] = bad
     expect_refusal(render_rows(rows, 3), RefusalCode.VALUE_NOT_REPRESENTABLE)
+    refused = render_answer(answer(["a", "b", "c"], rows))
+    expect_refusal(refused, RefusalCode.VALUE_NOT_REPRESENTABLE)
 
 
 @pytest.mark.parametrize("every", [1, 2, 5])
@@ -315,4 +330,4 @@ def test_a_long_table_whose_rows_hold_nulls_renders_as_cell_by_cell(every: int) 
         rows[index][1] = None if index % 3 else ""
     for index in range(7, LONG, 17):
         rows[index][index % 2 * 2] = hostile[index % len(hostile)]
-    assert render_rows(rows, 3).unwrap() == _cell_by_cell(rows)
+    _expect_cell_by_cell(rows)

@@ -183,8 +183,8 @@ def _rows_marked(marked: bytes) -> list[int]:
 
 
 def _escaped_lines(rows: Sequence[Row], lines: list[str], dirty: list[int]) -> list[str] | None:
-    """The lines with the ``dirty`` rows' rendered cell by cell, or ``None`` when one holds a
-    lone surrogate."""
+    """The lines, the ``dirty`` rows' rendered cell by cell instead; or ``None`` when one of
+    those holds a lone surrogate."""
     for index in dirty:
         if has_lone_surrogate(lines[index]):
             return None
