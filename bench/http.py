@@ -5,8 +5,11 @@ standard library's ``http``). It writes the example catalog to a temporary direc
 ``sutura serve`` there on a free loopback port as a subprocess, and drives it from this process
 with a small keep-alive HTTP/1.1 client over raw sockets at each concurrency for a bounded time
 (``BENCH_HTTP_SECONDS``, default 5). Goals at concurrency 16 on a 2-core machine: ≥ 1,000 req/s,
-p99 ≤ 50 ms, no errors. The last run goes past ``server.max_concurrent_queries`` on purpose:
-overload must be answered at once with ``503`` and ``Retry-After``, never with timeouts.
+p99 ≤ 50 ms, no errors. The run at 64 goes past ``server.max_concurrent_queries`` on purpose:
+overload must be answered at once with ``503`` and ``Retry-After``, never with timeouts, and the
+questions admitted must still be answered (goal: at least half the answers a second of 16
+alone). So must 16 clients' questions while 16 more connections send a wrong token back to back
+(the same goal): requests that cost the server almost nothing must not starve the answers.
 ``GET /health`` at 16 is measured beside it: the ceiling of the HTTP stack alone on this machine.
 The engine's ceiling is measured in the same run: the same compiled SQL on the same file, run
 back to back by 16 threads, each on its own cursor of one in-process read-only DuckDB
@@ -48,6 +51,10 @@ REQUEST_TIMEOUT = 10.0
 QUERY = ("POST", "/v1/query", QUESTION)
 ENGINE_THREADS = 16
 HEALTH = ("GET", "/health", b"")
+WRONG_TOKEN = "not-the-bench-token-0123456789ab"
+FLOODED = "query c=16 + 16 wrong tokens"
+"""The run asking at 16 beside 16 connections sending a wrong token back to back: requests
+that cost the server almost nothing (``401``) must not starve the answers."""
 Request = tuple[str, str, bytes]
 
 
@@ -90,10 +97,10 @@ class Tally:
         return sum(self.failures.values()) + other
 
 
-def _encoded(request: Request, host: str, port: int) -> bytes:
+def _encoded(request: Request, host: str, port: int, token: str = TOKEN) -> bytes:
     method, path, body = request
     head = (
-        f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode("ascii") + body
@@ -180,6 +187,26 @@ def drive_in_bursts(
                 connection.close()
 
     asyncio.run(run())
+
+
+def drive_beside_flood(
+    address: tuple[str, int], concurrency: int, seconds: float
+) -> tuple[Tally, Tally]:
+    """``concurrency`` connections asking the bench question beside as many sending it with a
+    wrong token, all back to back for ``seconds``: the answers' tally and the flood's."""
+    answers, flood = Tally(seconds), Tally(seconds)
+    asking = _encoded(QUERY, *address)
+    flooding = _encoded(QUERY, *address, token=WRONG_TOKEN)
+
+    async def run() -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(
+            *(_worker(address, asking, until, answers) for _ in range(concurrency)),
+            *(_worker(address, flooding, until, flood) for _ in range(concurrency)),
+        )
+
+    asyncio.run(run())
+    return answers, flood
 
 
 def drive(address: tuple[str, int], request: Request, concurrency: int, seconds: float) -> Tally:
@@ -330,6 +357,7 @@ def _runs(address: tuple[str, int], pid: int) -> list[tuple[str, Tally]]:
         ("query c=16 (goal)", _with_cpu(pid, lambda: drive(address, QUERY, 16, SECONDS))),
         ("query c=64 (overload)", drive(address, QUERY, 64, SECONDS)),
         ("health c=16 (ceiling)", drive(address, HEALTH, 16, SECONDS)),
+        (FLOODED, drive_beside_flood(address, 16, SECONDS)[0]),
     ]
 
 
@@ -466,7 +494,16 @@ def measure() -> list[Figure]:
         Figure("http", "c=16 p99, source's default statements at once",
                default.percentile_ms(0.99), many.percentile_ms(0.99), "ms", "report", at_once),
     ]  # fmt: skip
-    overload = runs["query c=64 (overload)"]
+    overload, flooded = runs["query c=64 (overload)"], runs[FLOODED]
+    alone = "query c=16 alone, same server"
+    figures += [
+        Figure("http", "c=64 (overload): answers/s", overload.answer_rate, goal.answer_rate,
+               "answers/s", "≥ 0.5×", alone),
+        Figure("http", "c=16 beside 16 sending a wrong token: answers/s", flooded.answer_rate,
+               goal.answer_rate, "answers/s", "≥ 0.5×", alone),
+        Figure("http", "c=16 beside 16 sending a wrong token: p99", flooded.percentile_ms(0.99),
+               goal.percentile_ms(0.99), "ms", "report", alone),
+    ]  # fmt: skip
     figures += [
         Figure(
             "http",

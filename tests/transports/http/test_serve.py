@@ -15,6 +15,7 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from sutura.transports.http.switching import SWITCH_INTERVAL_SECONDS
 from tests.transports.http.deployments import AUTH, METRIC_PROSE, QUESTION, write_deployment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -148,3 +149,51 @@ async def test_sutura_serve_collects_garbage_once_bound_and_skips_what_composing
     collecting, frozen = json.loads(rest.split(b"GC ", 1)[1].split(b"\n", 1)[0])
     assert collecting
     assert frozen > 10_000  # the framework, the compiler and the catalog, at least
+
+
+SERVES_THEN_SHOWS_ITS_SWITCH_INTERVAL = """
+import sys, threading, time
+from sutura.root import main
+
+def watch():
+    seen = sys.getswitchinterval()
+    while True:
+        time.sleep(0.005)
+        if (now := sys.getswitchinterval()) != seen:
+            seen = now
+            sys.stderr.write(f"SWITCH {now!r}\\n")
+            sys.stderr.flush()
+
+threading.Thread(target=watch, daemon=True).start()
+code = main(["serve", "--host", "127.0.0.1", "--port", "0"])
+sys.stderr.write(f"AFTER {sys.getswitchinterval()!r}\\n")
+sys.exit(code)
+"""
+
+
+async def test_sutura_serve_lets_statements_take_the_interpreter_lock_within_a_tenth_of_a_ms(
+    tmp_path: Path,
+) -> None:
+    """While serving, a worker thread running a statement waits at most 0.1 ms for the lock
+    the event loop holds (http/switching.py); the interval is Python's own again after."""
+    config = write_deployment(tmp_path, prose="omitted")
+    command = [sys.executable, "-c", SERVES_THEN_SHOWS_ITS_SWITCH_INTERVAL]
+    async with serving(config, command) as (process, url, stderr):
+        async with httpx.AsyncClient(base_url=url) as http:
+            with anyio.fail_after(20):
+                answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
+        seen = b""
+        with anyio.fail_after(15):
+            while b"SWITCH " not in seen:
+                seen += await stderr.receive(65536)
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(15):
+            while b"AFTER " not in seen:
+                seen += await stderr.receive(65536)
+            await process.wait()
+    assert answer.json()["outcome"] == "answer"
+    serving_interval = float(seen.split(b"SWITCH ", 1)[1].split(b"\n", 1)[0])
+    after = float(seen.split(b"AFTER ", 1)[1].split(b"\n", 1)[0])
+    # Python keeps the interval in whole microseconds.
+    assert round(serving_interval * 1e6) == round(SWITCH_INTERVAL_SECONDS * 1e6) == 100
+    assert round(after * 1e6) == 5000  # Python's default, as the process started with

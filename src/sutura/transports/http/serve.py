@@ -35,6 +35,7 @@ from sutura.transports.http.connections import (
     descriptor_limit,
 )
 from sutura.transports.http.limits import Admission
+from sutura.transports.http.switching import prompt_switches
 from sutura.transports.mcp.remote import remote_mcp
 
 
@@ -180,7 +181,8 @@ async def serve(
             timeout_graceful_shutdown=5,
         )
         announce(_url(listener))
-        await _Server(config).serve(sockets=[listener])
+        with prompt_switches():  # statements keep moving while the loop is busy (switching.py)
+            await _Server(config).serve(sockets=[listener])
         return []
 
 
