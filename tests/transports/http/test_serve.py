@@ -121,6 +121,19 @@ async def test_sutura_serve_logs_json_lines_each_naming_its_request(tmp_path: Pa
     assert record["request_id"] == "json-log-1"
 
 
+async def _read_until(stderr: BufferedByteReceiveStream, marker: bytes, seen: bytes = b"") -> bytes:
+    """``seen`` and what the server writes to stderr next, until ``marker`` is in it (the
+    caller bounds the wait)."""
+    while marker not in seen:
+        seen += await stderr.receive(65536)
+    return seen
+
+
+def _line_after(seen: bytes, marker: bytes) -> bytes:
+    """The rest of the first line that ``marker`` starts in ``seen``."""
+    return seen.split(marker, 1)[1].split(b"\n", 1)[0]
+
+
 SERVES_THEN_SHOWS_ITS_COLLECTOR = """
 import gc, json, sys
 from sutura.root import main
@@ -141,12 +154,10 @@ async def test_sutura_serve_collects_garbage_once_bound_and_skips_what_composing
                 answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
         process.send_signal(signal.SIGTERM)
         with anyio.fail_after(15):
-            rest = b""
-            while b"GC " not in rest:
-                rest += await stderr.receive(65536)
+            rest = await _read_until(stderr, b"GC ")
             await process.wait()
     assert answer.json()["outcome"] == "answer"
-    collecting, frozen = json.loads(rest.split(b"GC ", 1)[1].split(b"\n", 1)[0])
+    collecting, frozen = json.loads(_line_after(rest, b"GC "))
     assert collecting
     assert frozen > 10_000  # the framework, the compiler and the catalog, at least
 
@@ -182,18 +193,15 @@ async def test_sutura_serve_lets_statements_take_the_interpreter_lock_within_a_t
         async with httpx.AsyncClient(base_url=url) as http:
             with anyio.fail_after(20):
                 answer = await http.post("/v1/query", json=QUESTION, headers=AUTH)
-        seen = b""
         with anyio.fail_after(15):
-            while b"SWITCH " not in seen:
-                seen += await stderr.receive(65536)
+            seen = await _read_until(stderr, b"SWITCH ")
         process.send_signal(signal.SIGTERM)
         with anyio.fail_after(15):
-            while b"AFTER " not in seen:
-                seen += await stderr.receive(65536)
+            seen = await _read_until(stderr, b"AFTER ", seen)
             await process.wait()
     assert answer.json()["outcome"] == "answer"
-    serving_interval = float(seen.split(b"SWITCH ", 1)[1].split(b"\n", 1)[0])
-    after = float(seen.split(b"AFTER ", 1)[1].split(b"\n", 1)[0])
+    serving_interval = float(_line_after(seen, b"SWITCH "))
+    after = float(_line_after(seen, b"AFTER "))
     # Python keeps the interval in whole microseconds.
     assert round(serving_interval * 1e6) == round(SWITCH_INTERVAL_SECONDS * 1e6) == 100
     assert round(after * 1e6) == 5000  # Python's default, as the process started with
