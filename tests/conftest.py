@@ -48,9 +48,10 @@ def _pinned_wall_clock() -> Iterator[None]:
         yield
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
-    """Run anyio tests on asyncio only."""
+    """Run anyio tests on asyncio only, one event loop per module: a module's deployments
+    and services, opened once by module-scoped fixtures, are used in the loop they live in."""
     return "asyncio"
 
 

@@ -72,12 +72,6 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
         )
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module, so the engines' services are opened once and shared."""
-    return "asyncio"
-
-
 class Served(NamedTuple):
     """Each engine's service, opened once for the module (questions never change them)."""
 

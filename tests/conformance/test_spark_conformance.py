@@ -94,12 +94,6 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
     )
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: one Spark session answers the whole pack."""
-    return "asyncio"
-
-
 class Served(NamedTuple):
     """Each engine's service, opened once for the module."""
 

@@ -42,9 +42,3 @@ def seamed() -> Iterator[None]:
     """The seams, for the contract's deployments only (see :mod:`tests.contract.seams`)."""
     with seams():
         yield
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop per module: the surfaces are opened once and shared by every row."""
-    return "asyncio"

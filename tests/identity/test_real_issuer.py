@@ -18,12 +18,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def issuer() -> Iterator[str]:
     """The running authorization server's issuer URL."""
     with running_issuer(RESOURCE) as url:

@@ -158,8 +158,9 @@ def assembled_in_portal(config: Path, **environ_extra: str) -> Iterator[Started]
 async def shared_client(
     tmp_path_factory: pytest.TempPathFactory, **deployment: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of one deployment shared by a module's tests that do not change it (the module
-    declares a module-scoped ``anyio_backend`` so they run in the loop the service lives in)."""
+    """A client of one deployment shared by a module's tests that do not change it (they run
+    in the module's one event loop, ``tests/conftest.py``'s ``anyio_backend``, where the
+    service lives)."""
     config = write_deployment(tmp_path_factory.mktemp("shared"), **deployment)
     async with assembled(config) as started, client(started.app) as http:
         yield http

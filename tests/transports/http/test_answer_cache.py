@@ -51,12 +51,6 @@ def instant(moment: datetime.datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share each engine's deployment."""
-    return "asyncio"
-
-
 @pytest.fixture
 def clock() -> Iterator[Clock]:
     ticking = Clock()

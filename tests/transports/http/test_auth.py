@@ -28,12 +28,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: the refusals share one deployment, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
     """A client of one deployment with a token."""
     async with shared_client(tmp_path_factory) as http:

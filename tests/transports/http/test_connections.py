@@ -31,12 +31,6 @@ _LIMITED = (
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one server process."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def server(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> AsyncIterator[tuple[Process, str, Path]]:

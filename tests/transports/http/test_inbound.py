@@ -33,12 +33,6 @@ SAME_ID = {"X-Request-Id": "compared-request"}
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def started(
     tmp_path_factory: pytest.TempPathFactory, example_dir: Path
 ) -> AsyncIterator[Started]:

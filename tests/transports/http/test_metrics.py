@@ -23,12 +23,6 @@ SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def app(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Litestar]:
     settings = f"  metrics_token: {METRICS_TOKEN}\n"
     config = write_deployment(tmp_path_factory.mktemp("metrics"))

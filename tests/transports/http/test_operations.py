@@ -29,12 +29,6 @@ FILTERED: dict[str, Any] = {
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_deployment(tmp_path_factory.mktemp("operations"))
 

@@ -28,12 +28,6 @@ STAFF = ["staff"]
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    """Each test its own deployment, so what is kept starts empty."""
-    return "asyncio"
-
-
-@pytest.fixture
 def resolved(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The first metric of every question the service resolves, in order."""
     seen: list[str] = []

@@ -20,12 +20,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def http(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
     """A client of the app assembled from one deployment (token set, prose default)."""
     async with shared_client(tmp_path_factory) as http:

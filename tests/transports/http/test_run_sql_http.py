@@ -48,12 +48,6 @@ CHECKS = [
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share two deployments, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def off(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[httpx.AsyncClient]:
     async with shared_client(tmp_path_factory) as http:
         yield http

@@ -35,12 +35,6 @@ RUN_SQL_ON = "tools:\n  run_sql:\n    enabled: true\n    source: main\n"
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment, which none changes."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def app(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Litestar]:
     """``sutura serve``'s app over one deployment with a token and the raw SQL tool on."""
     config = write_deployment(tmp_path_factory.mktemp("remote"), settings=RUN_SQL_ON)

@@ -21,12 +21,6 @@ pytestmark = pytest.mark.anyio
 PAIR = KeyPair("k1")
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module's deployments."""
-    return "asyncio"
-
-
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
 async def app(
     request: pytest.FixtureRequest, example_dir: Path, tmp_path_factory: pytest.TempPathFactory

@@ -9,6 +9,7 @@ version and a mistyped command get every command.
 """
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -142,74 +143,33 @@ def _register_prompt(verbs: Verbs) -> None:
     prompt.set_defaults(handler=run_prompt)
 
 
-# A command kept in its own module is imported when it is registered, so a command line that
-# names one command imports that command's module alone.
+def _in_module(command: str) -> Callable[[Verbs], None]:
+    """The registrar of a command kept in its own module, ``cmd_<command>``: the module is
+    imported when the command is registered, so a command line that names one command imports
+    that command's module alone."""
 
+    def register_in_module(verbs: Verbs) -> None:
+        importlib.import_module(f"sutura.transports.cli.cmd_{command}").register(verbs)
 
-def _register_init(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_init
-
-    cmd_init.register(verbs)
-
-
-def _register_doctor(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_doctor
-
-    cmd_doctor.register(verbs)
-
-
-def _register_sql(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_sql
-
-    cmd_sql.register(verbs)
-
-
-def _register_render(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_render
-
-    cmd_render.register(verbs)
-
-
-def _register_schema(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_schema
-
-    cmd_schema.register(verbs)
-
-
-def _register_serve(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_serve
-
-    cmd_serve.register(verbs)
-
-
-def _register_mcp(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_mcp
-
-    cmd_mcp.register(verbs)
-
-
-def _register_completion(verbs: Verbs) -> None:
-    from sutura.transports.cli import cmd_completion
-
-    cmd_completion.register(verbs)
+    return register_in_module
 
 
 _REGISTRARS: Final[tuple[tuple[str, Callable[[Verbs], None]], ...]] = (
     ("example", _register_example),
-    ("init", _register_init),
+    ("init", _in_module("init")),
     ("check", _register_check),
-    ("doctor", _register_doctor),
+    ("doctor", _in_module("doctor")),
     ("catalog", _register_catalog),
     ("describe", _register_describe),
     ("compile", _register_compile),
     ("query", _register_query),
     ("prompt", _register_prompt),
-    ("sql", _register_sql),
-    ("render", _register_render),
-    ("schema", _register_schema),
-    ("serve", _register_serve),
-    ("mcp", _register_mcp),
-    ("completion", _register_completion),
+    ("sql", _in_module("sql")),
+    ("render", _in_module("render")),
+    ("schema", _in_module("schema")),
+    ("serve", _in_module("serve")),
+    ("mcp", _in_module("mcp")),
+    ("completion", _in_module("completion")),
 )
 COMMANDS: Final = frozenset(name for name, _ in _REGISTRARS)
 """The name of every command (each registrar adds the command of its name)."""

@@ -26,12 +26,6 @@ PRODUCTION_AUTH = {"Authorization": f"Bearer {PRODUCTION_TOKEN}"}
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: the deployment is opened once."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def served(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> AsyncIterator[tuple[Started, httpx.AsyncClient]]:

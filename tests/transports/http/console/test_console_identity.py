@@ -20,12 +20,6 @@ ISSUER_KEY = KeyPair("k1")
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """One event loop for the module: its tests share one deployment."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def http(
     tmp_path_factory: pytest.TempPathFactory, example_dir: Path
 ) -> AsyncIterator[httpx.AsyncClient]:
