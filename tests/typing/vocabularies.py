@@ -122,10 +122,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Dialect,
         "TRINO",
         {
-            "core/sql/compile.py": 2,
-            "core/catalog/checks/source_schema.py": 2,
-            "core/catalog/draft.py": 1,
-            "boundary/drafting.py": 1,
+            "core/nouns/dialect.py": 1,
             "boundary/sources/introspect.py": 2,
         },
     ),

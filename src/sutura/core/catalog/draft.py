@@ -19,11 +19,11 @@ and a name the catalog would refuse is left out with a note saying why, never fo
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Final, assert_never
+from typing import Final
 
 from sutura.core.catalog.checks.source_schema import type_name
 from sutura.core.catalog.error import has_unsafe_characters, quoted
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.grain import GRAIN_ORDER
 
@@ -35,8 +35,8 @@ _PLAIN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Words other YAML readers (YAML 1.1) would take for booleans or null.
 _YAML_WORDS: Final = frozenset(["y", "yes", "n", "no", "true", "false", "on", "off", "null"])
 _TIME_FAMILIES: Final = ("date", "timestamp", "timestamptz")
-# PostgreSQL reports its internal names; a model reads better with the SQL ones (same family).
-_POSTGRES_SPELLING: Final = {
+# Internal type names (PostgreSQL's); a model reads better with the SQL ones (same family).
+_SQL_SPELLING: Final = {
     "int2": "smallint",
     "int4": "integer",
     "int8": "bigint",
@@ -262,11 +262,7 @@ def _relationships(
 
 
 def _spelling(spelled: str, dialect: Dialect) -> str:
-    """A column type as a draft writes it: PostgreSQL's long spellings shortened."""
-    match dialect:
-        case Dialect.POSTGRES:
-            return _POSTGRES_SPELLING.get(spelled, spelled)
-        case Dialect.DUCKDB | Dialect.SPARK:
-            return spelled
-        case _:
-            assert_never(dialect)
+    """A column type as a draft writes it: an internal name as SQL spells it."""
+    if traits_of(dialect).internal_type_names:
+        return _SQL_SPELLING.get(spelled, spelled)
+    return spelled

@@ -1,12 +1,20 @@
 """The SQL dialects a source may speak: a closed vocabulary, matched exhaustively.
 
 Its values are sqlglot's names for the dialects (``sqlglot.transpile(..., write=dialect)``).
+What the rest of sutura needs to know about a dialect besides the statements it reads (how it
+spells names and types, how exact its averages are) is decided once, here, by
+:func:`traits_of`: a new dialect is one new row there, and mypy names the row that is missing.
 
 >>> Dialect("postgres") is Dialect.POSTGRES, Dialect.SPARK.value
 (True, 'spark')
+>>> traits_of(Dialect.POSTGRES).case_sensitive_names, traits_of(Dialect.SPARK).rounded_averages
+(True, True)
 """
 
 from enum import StrEnum
+from typing import Final, assert_never
+
+from sutura.core.nouns.frozen import Frozen
 
 
 class Dialect(StrEnum):
@@ -15,3 +23,45 @@ class Dialect(StrEnum):
     DUCKDB = "duckdb"
     POSTGRES = "postgres"
     SPARK = "spark"
+
+
+class Traits(Frozen, frozen=True):
+    """How a dialect differs where sutura must know it.
+
+    Attributes:
+        schemas: A database holds named schemas ``sutura init --schema`` may read.
+        case_sensitive_names: A quoted column name matches exactly (else ignoring case).
+        percent_placeholders: The driver's placeholders are ``%s``: a ``%`` in a name is doubled.
+        internal_type_names: Types are reported by internal names (``int4``), which a draft
+            spells as SQL does (``integer``).
+        instant_timestamps: A plain ``TIMESTAMP`` is an instant (a ``timestamptz``).
+        rounded_averages: ``avg`` of a decimal is rounded to a fixed scale, so ``top`` ranks an
+            average by its exact quotient instead.
+    """
+
+    schemas: bool = False
+    case_sensitive_names: bool = False
+    percent_placeholders: bool = False
+    internal_type_names: bool = False
+    instant_timestamps: bool = False
+    rounded_averages: bool = False
+
+
+_DUCKDB: Final = Traits()
+_POSTGRES: Final = Traits(
+    schemas=True, case_sensitive_names=True, percent_placeholders=True, internal_type_names=True
+)
+_SPARK: Final = Traits(instant_timestamps=True, rounded_averages=True)
+
+
+def traits_of(dialect: Dialect) -> Traits:
+    """How ``dialect`` differs from the others."""
+    match dialect:
+        case Dialect.DUCKDB:
+            return _DUCKDB
+        case Dialect.POSTGRES:
+            return _POSTGRES
+        case Dialect.SPARK:
+            return _SPARK
+        case _:
+            assert_never(dialect)

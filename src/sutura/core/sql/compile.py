@@ -37,7 +37,7 @@ from sutura.core.definitions.model import (
     RatioMeasure,
     SimpleMeasure,
 )
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.nouns.question import Direction
 from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import (
@@ -488,7 +488,7 @@ def _order(
         inline=not shared,
         binder=binder,
         ordinal=ordinal,
-        average_as_quotient=_averages_as_quotients(dialect),
+        average_as_quotient=traits_of(dialect).rounded_averages,
     )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
 
@@ -504,26 +504,9 @@ def descending(direction: Direction) -> bool:
             assert_never(direction)
 
 
-def _averages_as_quotients(dialect: Dialect) -> bool:
-    """Whether ``top`` ranks an average by its exact quotient (Spark's ``avg`` of a decimal is
-    rounded to a fixed scale, so two close averages could tie or swap)."""
-    match dialect:
-        case Dialect.SPARK:
-            return True
-        case Dialect.DUCKDB | Dialect.POSTGRES:
-            return False
-        case _:
-            assert_never(dialect)
-
-
 def _render(tree: exp.Select, dialect: Dialect) -> str:
-    """The statement text; for postgres (psycopg's ``%s`` style) a ``%`` in a name is doubled."""
-    match dialect:
-        case Dialect.POSTGRES:
-            for identifier in tree.find_all(exp.Identifier):
-                identifier.set("this", identifier.this.replace("%", "%%"))
-        case Dialect.DUCKDB | Dialect.SPARK:
-            pass
-        case _:
-            assert_never(dialect)
+    """The statement text; under ``%s`` placeholders (psycopg's) a ``%`` in a name is doubled."""
+    if traits_of(dialect).percent_placeholders:
+        for identifier in tree.find_all(exp.Identifier):
+            identifier.set("this", identifier.this.replace("%", "%%"))
     return tree.sql(dialect=dialect.value, pretty=True)

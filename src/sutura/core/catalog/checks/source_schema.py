@@ -16,11 +16,11 @@ A type outside these families is compared by its spelling alone.
 """
 
 import re
-from typing import Final, NamedTuple, assert_never
+from typing import Final, NamedTuple
 
 from sutura.core.catalog.error import quoted
 from sutura.core.definitions.model import Column, Model
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.dialect import Dialect, traits_of
 
 _FAMILIES: Final = {
     "integer": (
@@ -57,35 +57,13 @@ def type_name(spelled: str, dialect: Dialect) -> TypeName:
     base = _PARAMETERS.sub("", spelled).strip().upper()
     base = re.sub(r"\s+", "_", base)
     family = _FAMILY_OF.get(base, base)
-    if family == "timestamp" and base == "TIMESTAMP" and _instant_by_default(dialect):
+    if family == "timestamp" and base == "TIMESTAMP" and traits_of(dialect).instant_timestamps:
         family = "timestamptz"
     scale = None
     if family == "decimal" and parameters is not None:
         parts = [part.strip() for part in parameters.group(1).split(",")]
         scale = int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else 0
     return TypeName(family, scale)
-
-
-def _instant_by_default(dialect: Dialect) -> bool:
-    """Whether the engine's plain ``TIMESTAMP`` is an instant (Spark's is; the others' is not)."""
-    match dialect:
-        case Dialect.SPARK:
-            return True
-        case Dialect.DUCKDB | Dialect.POSTGRES:
-            return False
-        case _:
-            assert_never(dialect)
-
-
-def _case_sensitive(dialect: Dialect) -> bool:
-    """Whether the engine matches a quoted column name exactly (else ignoring case)."""
-    match dialect:
-        case Dialect.POSTGRES:
-            return True
-        case Dialect.DUCKDB | Dialect.SPARK:
-            return False
-        case _:
-            assert_never(dialect)
 
 
 def _agrees(declared: TypeName, found: TypeName) -> bool:
@@ -98,7 +76,7 @@ def model_problems(
     model: Model, found: list[tuple[str, str]], dialect: Dialect
 ) -> list[tuple[str, str]]:
     """Every (key path, problem) where ``model`` disagrees with the columns its table has."""
-    fold = (lambda name: name) if _case_sensitive(dialect) else str.casefold
+    fold = (lambda name: name) if traits_of(dialect).case_sensitive_names else str.casefold
     types = {fold(name): spelled for name, spelled in found}
     problems: list[tuple[str, str]] = []
     for index, column in enumerate(model.columns):
