@@ -2,6 +2,7 @@
 oracle's answers are equal, cell for cell, on both engines (Spark: ``test_tpch_spark.py``)."""
 
 import decimal
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from tests.workloads.engines import OnDuckDB, OnPostgres, fetch_cells
 from tests.workloads.oracle import statement
 from tests.workloads.tables import Engine
+from tests.workloads.tpch import probe
 from tests.workloads.tpch.oracle import official_answer
 from tests.workloads.tpch.queries import QUERIES
 
@@ -102,3 +104,21 @@ def test_the_reader_role_reads_the_tables_and_writes_nothing(tpch_postgres: OnPo
         assert count == 60_175
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             connection.execute("DELETE FROM tpch.region")
+
+
+@pytest.mark.anyio
+async def test_sutura_answers_over_the_raw_tables_on_duckdb(
+    tpch_duckdb: OnDuckDB, tmp_path: Path
+) -> None:
+    rows = await probe.sutura_rows(tpch_duckdb, tmp_path)
+    assert len(rows) == 2
+    assert rows == probe.official(tpch_duckdb).rows
+
+
+@pytest.mark.anyio
+@pytest.mark.postgres
+async def test_sutura_answers_over_the_raw_tables_on_postgres(
+    tpch_postgres: OnPostgres, tmp_path: Path
+) -> None:
+    rows = await probe.sutura_rows(tpch_postgres, tmp_path)
+    assert rows == probe.official(tpch_postgres).rows
