@@ -20,13 +20,17 @@ Session fixtures (``tests/workloads/fixtures.py``, visible to every test), each 
 ``flights_stock_postgres`` (all 336,776 flights, in a PostgreSQL database of its own);
 ``tpch_files`` is the generated Parquet directory. Mark a test using a PostgreSQL fixture
 ``postgres`` and one using a Spark fixture ``spark`` (with ``spark`` in its file or test name):
-they skip without the server, and fail under ``CI=true``.
+they skip without the server, and fail under ``CI=true``. Outside a test (a bench, a memory
+measurement), :func:`~tests.workloads.loading.in_postgres` loads any DuckDB copy into a scratch
+database: ``in_postgres(flights.data.build(path, work, STOCK), flights.schema.TABLES, dsn,
+work)``.
 
 Serving a catalog over one and comparing with the official answer::
 
     from tests.workloads.engines import deployment
     from tests.workloads.tpch.oracle import official_answer
 
+    @pytest.mark.anyio
     @pytest.mark.postgres
     async def test_q6_on_postgres(tpch_postgres: OnPostgres, tmp_path: Path) -> None:
         environ = deployment(tmp_path / "settings", CATALOG, tpch_postgres)
@@ -34,6 +38,8 @@ Serving a catalog over one and comparing with the official answer::
             ...                                    # ask sutura Q6's question
         expected = official_answer("Q6", tpch_postgres)
         assert answer_rows == expected.rows        # canonical text cells, cell for cell
+
+:mod:`.tpch.probe` does exactly that with a catalog sutura can already write.
 
 :func:`~tests.workloads.tpch.oracle.official_answer` returns the answer's column labels and
 rows as sutura's canonical cell text (exact decimals, ISO dates, ``None`` for NULL), the same
