@@ -36,7 +36,7 @@ from tests.workloads.tpch.schema import SCHEMA
 
 from bench.serving import ask, serving
 from bench.table import Figure, NotMeasuredError, render, short
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 
 SCALE: Final = "1"
 SHORT_SCALE: Final = "0.01"

@@ -22,9 +22,9 @@ import psycopg
 import pytest
 from psycopg.rows import TupleRow
 
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.cells import cell_text
 from tests.postgres import Scratch
-from tests.workloads.tables import Engine
 
 PASSWORD_VAR: Final = "SUTURA_WORKLOAD_PASSWORD"
 """The variable a PostgreSQL source's settings name for the reader's password."""
@@ -63,15 +63,15 @@ class Cells(NamedTuple):
     rows: list[list[str | None]]
 
 
-def engine_of(on: Loaded) -> Engine:
-    """The engine ``on`` names."""
+def dialect_of(on: Loaded) -> Dialect:
+    """The dialect of the engine ``on`` names."""
     match on:
         case OnDuckDB():
-            return Engine.DUCKDB
+            return Dialect.DUCKDB
         case OnPostgres():
-            return Engine.POSTGRES
+            return Dialect.POSTGRES
         case OnSpark():
-            return Engine.SPARK
+            return Dialect.SPARK
         case _:
             assert_never(on)
 

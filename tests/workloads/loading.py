@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Final
 import duckdb
 from psycopg import sql
 
+from sutura.core.nouns.dialect import Dialect
 from tests.postgres import Scratch, scratch_database
 from tests.workloads.engines import OnDuckDB, OnPostgres, OnSpark, postgres_admin
 from tests.workloads.engines import within as spark_within
-from tests.workloads.tables import Engine, Table, create_table, qualified, spelled
+from tests.workloads.tables import Table, create_table, qualified, spelled
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
@@ -50,8 +51,8 @@ def build_duckdb(
         connection.execute("SET enable_progress_bar = false")
         connection.execute(f"CREATE SCHEMA {qualified_schema(schema)}")
         for table in tables:
-            connection.execute(create_table(table, schema, Engine.DUCKDB))
-            target = qualified(schema, table.name, Engine.DUCKDB)
+            connection.execute(create_table(table, schema, Dialect.DUCKDB))
+            target = qualified(schema, table.name, Dialect.DUCKDB)
             connection.execute(f"INSERT INTO {target} {selects[table.name]}")
         connection.execute("CHECKPOINT")
     return OnDuckDB(database, schema)
@@ -77,10 +78,10 @@ def copy_to_postgres(
         target.execute(sql.SQL("GRANT USAGE ON SCHEMA {schema} TO {reader}").format(**names))
         for table in tables:
             # As bytes: psycopg takes a str statement only as a literal, and this one is built.
-            target.execute(create_table(table, schema, Engine.POSTGRES).encode())
+            target.execute(create_table(table, schema, Dialect.POSTGRES).encode())
             csv = work_dir / f"{schema}.{table.name}.csv"
             reader.execute(
-                f"COPY {qualified(schema, table.name, Engine.DUCKDB)} TO '{csv}'"
+                f"COPY {qualified(schema, table.name, Dialect.DUCKDB)} TO '{csv}'"
                 " (FORMAT csv, HEADER false)"
             )
             copy = sql.SQL("COPY {}.{} FROM STDIN (FORMAT csv)").format(
@@ -128,9 +129,9 @@ def copy_to_spark(source: OnDuckDB, tables: tuple[Table, ...], remote: str) -> O
 def _spark_table(
     spark: "SparkSession", reader: duckdb.DuckDBPyConnection, schema: str, table: Table
 ) -> None:
-    ddl = create_table(table, schema, Engine.SPARK)
-    target = qualified(schema, table.name, Engine.SPARK)
-    fingerprint = _fingerprint(reader, qualified(schema, table.name, Engine.DUCKDB), ddl)
+    ddl = create_table(table, schema, Dialect.SPARK)
+    target = qualified(schema, table.name, Dialect.SPARK)
+    fingerprint = _fingerprint(reader, qualified(schema, table.name, Dialect.DUCKDB), ddl)
     if _holds(spark, target, fingerprint):
         return
     spark.sql(f"DROP TABLE IF EXISTS {target}").collect()
@@ -141,7 +142,7 @@ def _spark_table(
         f"ALTER TABLE {target} SET TBLPROPERTIES ('sutura.fingerprint' = '{fingerprint}')"
     ).collect()
     loaded = [(f.name, f.dataType.simpleString()) for f in spark.table(target).schema]
-    expected = [(c.name, _read_type(spelled(c.type, Engine.SPARK))) for c in table.columns]
+    expected = [(c.name, _read_type(spelled(c.type, Dialect.SPARK))) for c in table.columns]
     assert loaded == expected, f"{target}: Spark holds {loaded}"
 
 

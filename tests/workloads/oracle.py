@@ -19,7 +19,7 @@ oracle states the one answer, as sutura's documentation does:
   ``'ASIA'``, never ``'ASIA' + 21 blanks``. PostgreSQL's own ``CAST(n_name AS text)`` gives the
   same; blanks are not significant in ``CHAR(n)`` comparisons on either engine.
 
->>> print(statement("select avg(x) as a, y from t", "w", Engine.POSTGRES).sql)
+>>> print(statement("select avg(x) as a, y from t", "w", Dialect.POSTGRES).sql)
 SELECT SUM(x) AS "a.numerator", COUNT(x) AS "a.denominator", y FROM w.t
 """
 
@@ -28,9 +28,10 @@ from typing import Final, NamedTuple, assert_never
 
 from sqlglot import exp, parse_one
 
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.derive import fixed
-from tests.workloads.engines import Cells, Loaded, engine_of, fetch_cells
-from tests.workloads.tables import Engine, Table, char_columns
+from tests.workloads.engines import Cells, Loaded, dialect_of, fetch_cells
+from tests.workloads.tables import Table, char_columns
 
 
 class Passed(NamedTuple):
@@ -70,7 +71,7 @@ def answer(text: str, on: Loaded, tables: tuple[Table, ...] = ()) -> Cells:
         on: The engine and schema holding the workload.
         tables: The workload's tables (their ``CHAR(n)`` columns are written without pad).
     """
-    planned = statement(text, on.schema, engine_of(on), char_columns(tables))
+    planned = statement(text, on.schema, dialect_of(on), char_columns(tables))
     fetched = fetch_cells(on, planned.sql)
     rows = [[_cell(row, output) for output in planned.outputs] for row in fetched.rows]
     return Cells(planned.columns, rows)
@@ -79,7 +80,7 @@ def answer(text: str, on: Loaded, tables: tuple[Table, ...] = ()) -> Cells:
 def statement(
     text: str,
     schema: str,
-    engine: Engine,
+    engine: Dialect,
     unpadded: frozenset[str] = frozenset(),
     *,
     exact_quotients: bool = True,

@@ -8,23 +8,16 @@ primary keys, so its DDL leaves them out.
 
 >>> nation = Table("nation", (Column("n_nationkey", Integer()), Column("n_name", Char(25))),
 ...     primary_key=("n_nationkey",))
->>> create_table(nation, "tpch", Engine.POSTGRES)
+>>> create_table(nation, "tpch", Dialect.POSTGRES)
 'CREATE TABLE "tpch"."nation" ("n_nationkey" INTEGER NOT NULL, "n_name" CHAR(25) NOT NULL, \
 PRIMARY KEY ("n_nationkey"))'
->>> create_table(nation, "tpch", Engine.SPARK)  # doctest: +ELLIPSIS
+>>> create_table(nation, "tpch", Dialect.SPARK)  # doctest: +ELLIPSIS
 'CREATE TABLE `tpch`.`nation` (`n_nationkey` INT NOT NULL, ...) USING parquet'
 """
 
-import enum
 from typing import NamedTuple, assert_never
 
-
-class Engine(enum.StrEnum):
-    """The engines a workload is loaded into."""
-
-    DUCKDB = "duckdb"
-    POSTGRES = "postgres"
-    SPARK = "spark"
+from sutura.core.nouns.dialect import Dialect
 
 
 class Integer(NamedTuple):
@@ -85,11 +78,11 @@ class Table(NamedTuple):
     primary_key: tuple[str, ...] = ()
 
 
-def spelled(kind: ColumnType, engine: Engine) -> str:
+def spelled(kind: ColumnType, engine: Dialect) -> str:
     """The type ``kind`` as ``engine`` spells it in a ``CREATE TABLE``."""
     match kind:
         case Integer():
-            return "INT" if engine is Engine.SPARK else "INTEGER"
+            return "INT" if engine is Dialect.SPARK else "INTEGER"
         case BigInt():
             return "BIGINT"
         case Decimal(precision=precision, scale=scale):
@@ -97,7 +90,7 @@ def spelled(kind: ColumnType, engine: Engine) -> str:
         case Char(length=length):
             return f"CHAR({length})"
         case Varchar(length=None):
-            return "STRING" if engine is Engine.SPARK else "VARCHAR"
+            return "STRING" if engine is Dialect.SPARK else "VARCHAR"
         case Varchar(length=length):
             return f"VARCHAR({length})"
         case Date():
@@ -105,41 +98,41 @@ def spelled(kind: ColumnType, engine: Engine) -> str:
         case Instant():
             return _instant(engine)
         case Double():
-            return "DOUBLE PRECISION" if engine is Engine.POSTGRES else "DOUBLE"
+            return "DOUBLE PRECISION" if engine is Dialect.POSTGRES else "DOUBLE"
         case _:
             assert_never(kind)
 
 
-def _instant(engine: Engine) -> str:
+def _instant(engine: Dialect) -> str:
     match engine:
-        case Engine.DUCKDB | Engine.POSTGRES:
+        case Dialect.DUCKDB | Dialect.POSTGRES:
             return "TIMESTAMPTZ"
-        case Engine.SPARK:
+        case Dialect.SPARK:
             return "TIMESTAMP"
         case _:
             assert_never(engine)
 
 
-def quoted(name: str, engine: Engine) -> str:
+def quoted(name: str, engine: Dialect) -> str:
     """An identifier quoted for ``engine`` (names here never hold a quote character)."""
-    return f"`{name}`" if engine is Engine.SPARK else f'"{name}"'
+    return f"`{name}`" if engine is Dialect.SPARK else f'"{name}"'
 
 
-def qualified(schema: str, table: str, engine: Engine) -> str:
+def qualified(schema: str, table: str, engine: Dialect) -> str:
     """``schema.table``, both quoted for ``engine``."""
     return f"{quoted(schema, engine)}.{quoted(table, engine)}"
 
 
-def create_table(table: Table, schema: str, engine: Engine) -> str:
+def create_table(table: Table, schema: str, engine: Dialect) -> str:
     """The ``CREATE TABLE`` statement of ``table`` in ``schema`` on ``engine``."""
     parts = [
         f"{quoted(c.name, engine)} {spelled(c.type, engine)}{'' if c.nullable else ' NOT NULL'}"
         for c in table.columns
     ]
-    if table.primary_key and engine is not Engine.SPARK:
+    if table.primary_key and engine is not Dialect.SPARK:
         keys = ", ".join(quoted(name, engine) for name in table.primary_key)
         parts.append(f"PRIMARY KEY ({keys})")
-    suffix = " USING parquet" if engine is Engine.SPARK else ""
+    suffix = " USING parquet" if engine is Dialect.SPARK else ""
     return f"CREATE TABLE {qualified(schema, table.name, engine)} ({', '.join(parts)}){suffix}"
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from sutura.core.nouns.dialect import Dialect
 from tests.workloads.engines import OnDuckDB, OnPostgres, fetch_cells
 from tests.workloads.oracle import statement
-from tests.workloads.tables import Engine
 from tests.workloads.tpch import probe
 from tests.workloads.tpch.oracle import official_answer
 from tests.workloads.tpch.queries import QUERIES
@@ -33,14 +33,14 @@ def test_every_official_query_has_a_whole_answer_on_duckdb(
 
 def test_the_oracle_divides_exactly_where_the_engine_would_not(tpch_duckdb: OnDuckDB) -> None:
     """DuckDB's own Q14 divides decimals as doubles; the oracle divides the exact parts."""
-    own = statement(QUERIES["Q14"].text, "tpch", Engine.DUCKDB, exact_quotients=False)
+    own = statement(QUERIES["Q14"].text, "tpch", Dialect.DUCKDB, exact_quotients=False)
     [[promo_revenue]] = fetch_cells(tpch_duckdb, own.sql).rows
     assert promo_revenue is not None and promo_revenue.startswith("15.48654")
     assert official_answer("Q14", tpch_duckdb).rows == [["15.486546"]]
 
 
 def test_q1_averages_are_sums_over_counts_with_six_decimal_places(tpch_duckdb: OnDuckDB) -> None:
-    planned = statement(QUERIES["Q1"].text, "tpch", Engine.DUCKDB)
+    planned = statement(QUERIES["Q1"].text, "tpch", Dialect.DUCKDB)
     assert 'SUM(l_quantity) AS "avg_qty.numerator"' in planned.sql
     assert 'COUNT(l_quantity) AS "avg_qty.denominator"' in planned.sql
     for row in official_answer("Q1", tpch_duckdb).rows:

@@ -15,10 +15,11 @@ import zipfile
 from pathlib import Path
 from typing import Final, assert_never
 
+from sutura.core.nouns.dialect import Dialect
 from tests.workloads.engines import OnDuckDB
 from tests.workloads.flights.schema import FLIGHTS, SCHEMA, TABLES
 from tests.workloads.loading import build_duckdb
-from tests.workloads.tables import Engine, Table, spelled
+from tests.workloads.tables import Table, spelled
 
 
 class Flights(enum.Enum):
@@ -68,7 +69,7 @@ def build(database: Path, work_dir: Path, flights: Flights) -> OnDuckDB:
 def _select(table: Table, csv: Path) -> str:
     """Every column of ``table`` cast from its text in ``csv``."""
     casts = ", ".join(
-        f'CAST("{c.name}" AS {spelled(c.type, Engine.DUCKDB)})' for c in table.columns
+        f'CAST("{c.name}" AS {spelled(c.type, Dialect.DUCKDB)})' for c in table.columns
     )
     source = f"read_csv('{csv}', header = true, all_varchar = true, nullstr = 'NA')"
     return f"SELECT {casts} FROM {source}"

@@ -75,7 +75,7 @@ async def sutura_rows(on: Loaded, root: Path) -> list[list[str | None]]:
     """sutura's answer to the question over ``on`` (a deployment written under ``root``),
     without the period column; the test fails on anything but an answer."""
     from sutura.api import outcome_of, question
-    from sutura.core.outcome.answer import Answer
+    from sutura.core.nouns.answer import Answer
     from sutura.core.tool.capability import Capability
     from tests.services import call, serving
     from tests.workloads.engines import deployment
