@@ -129,7 +129,7 @@ sys.stdin.read()
 
 IMPORTS = """
 import gc, sys
-if len(sys.argv) > 2:  # ours: sutura mcp imports with the collector off (cli/composing.py)
+if len(sys.argv) > 2:  # ours: sutura mcp imports with the collector off (boundary/composing.py)
     gc.disable()
 for name in sys.argv[1].split(","):
     __import__(name)

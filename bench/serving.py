@@ -13,10 +13,11 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.example import DATABASE
 from sutura.boundary.loading import load, utc_today
+from sutura.boundary.planning import Planner
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
 from sutura.core.nouns.question import Question
-from sutura.core.sql.planning import Plan, plan_question
+from sutura.core.sql.planning import Plan
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Reply
@@ -42,15 +43,14 @@ async def serving(config: Path, secrets: Mapping[str, str] | None = None) -> Asy
 async def ask(service: Service, question: Question) -> Reply:
     """``ask_metric`` as the local caller, under the deployment's own deadline."""
     caller = Caller.local(request_id=uuid.uuid4().hex, surface="bench")
-    deadline = service.settings.limits.deadline_seconds
-    return await service.call(Capability.ASK_METRIC, question, caller, deadline)
+    return await service.call(Capability.ASK_METRIC, question, caller)
 
 
 def plan(config: Path, question: Question, today: datetime.date | None = None) -> Plan:
-    """``question`` resolved and compiled as the service would, touching no data."""
+    """``question`` planned as the service plans it (the one planner), touching no data."""
     loaded = load(environ(config)).unwrap()
-    planned = plan_question(question, loaded.pinned, loaded.loaded.settings, today or utc_today())
-    return planned.unwrap()
+    planner = Planner(loaded.loaded.settings, lambda: today or utc_today())
+    return planner.plan(question, loaded.pinned, None).unwrap()
 
 
 async def interleaved_medians(

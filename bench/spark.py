@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Final
 import anyio
 
 from bench.answer import bench_question, example_dir
-from bench.serving import ask, interleaved_medians, serving
+from bench.serving import ask, environ, interleaved_medians, serving
 from bench.table import Figure, NotMeasuredError
 from sutura.boundary.example import CATALOG, DATABASE
+from sutura.boundary.loading import load
 from sutura.core.text.render import COMPUTED_PREFIX, SOURCE_PREFIX
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.reply import Answered, Declined
@@ -107,7 +108,8 @@ async def _beside_raw(config: Path, spark: "SparkSession") -> tuple[float, float
         reply = await ask(service, question)
         caller = Caller.local(request_id="bench", surface="bench")
         compiled = service.plan(question, caller).unwrap()[1]
-        bound = service.settings.limits.max_rows + 1  # what sutura asks of the engine too
+        limits = load(environ(config)).unwrap().loaded.settings.limits
+        bound = limits.max_rows + 1  # what sutura asks of the engine too
         raw, ours = await interleaved_medians(
             lambda: spark.sql(compiled.sql, args=list(compiled.params)).limit(bound).toArrow(),
             lambda: ask(service, question),

@@ -15,6 +15,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import anyio
 import duckdb
@@ -22,17 +23,20 @@ from returns.pipeline import is_successful
 from returns.result import Result
 
 from bench.answer import BENCH_QUESTION, example_dir
-from bench.serving import ask, serving
+from bench.serving import ask, environ, serving
 from bench.table import Figure, render, short
-from sutura.boundary.loading import utc_today
+from sutura.boundary.loading import load
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import run_certified
+from sutura.boundary.sources.open import open_source
+from sutura.boundary.sources.skeleton import Source, run_certified
+from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import Answer, ExecutedAs
 from sutura.core.nouns.question import Question, QuestionError, decode_question_json
 from sutura.core.nouns.refusal import Refusal
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.sql.planning import Plan, plan_question
+from sutura.core.sql.planning import Plan
 from sutura.core.sql.shape import shape_rows
+from sutura.core.tool.caller import Caller
 from sutura.core.tool.codec import outcome_halves
 
 ROUNDS = 30
@@ -74,13 +78,18 @@ def measure() -> list[Figure]:
 async def _rounds(config: Path, rounds: int) -> dict[str, list[float]]:
     names = (*STAGES, "the whole call", "raw DuckDB")
     times: dict[str, list[float]] = {name: [] for name in names}
+    loaded = load(environ(config)).unwrap()
+    settings = loaded.loaded.settings
+    # The stages run on a source of their own, opened as the service opens its own.
+    opened = await open_source("main", settings.sources["main"], loaded.source_context())
+    source = opened.unwrap()
     async with serving(config) as service:
         question = decode_question_json(BENCH_QUESTION).unwrap()
         _, compiled = _plan(service, question).unwrap()
         raw = duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True)
         await ask(service, question)  # warm
         for _ in range(rounds):
-            await _stages(service, times)
+            await _stages(service, _Parts(loaded.pinned, settings.limits.max_rows, source), times)
             began = time.perf_counter()
             await ask(service, question)
             times["the whole call"].append(time.perf_counter() - began)
@@ -88,7 +97,16 @@ async def _rounds(config: Path, rounds: int) -> dict[str, list[float]]:
                 _timed(lambda: raw.execute(compiled.sql, list(compiled.params)).fetchall())
             )
         raw.close()
+    await source.close()
     return times
+
+
+class _Parts(NamedTuple):
+    """What the stages read besides the service: the definitions, the row bound, a source."""
+
+    pinned: PinnedDefinitions
+    max_rows: int
+    source: Source
 
 
 def _timed(run: Callable[[], object]) -> float:
@@ -97,7 +115,7 @@ def _timed(run: Callable[[], object]) -> float:
     return time.perf_counter() - began
 
 
-async def _stages(service: Service, times: dict[str, list[float]]) -> None:
+async def _stages(service: Service, parts: _Parts, times: dict[str, list[float]]) -> None:
     began = time.perf_counter()
     question = decode_question_json(BENCH_QUESTION).unwrap()
     times["decode"].append(time.perf_counter() - began)
@@ -105,11 +123,9 @@ async def _stages(service: Service, times: dict[str, list[float]]) -> None:
     planned = _plan(service, question)
     times["resolve + compile"].append(time.perf_counter() - began)
     resolved, compiled = planned.unwrap()
-    source = service.sources[compiled.source]
+    source = parts.source
     began = time.perf_counter()
-    rows = await run_certified(
-        source, compiled, deadline_seconds=30.0, max_rows=service.settings.limits.max_rows
-    )
+    rows = await run_certified(source, compiled, deadline_seconds=30.0, max_rows=parts.max_rows)
     times["run on the source"].append(time.perf_counter() - began)
     began = time.perf_counter()
     shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched))
@@ -118,7 +134,7 @@ async def _stages(service: Service, times: dict[str, list[float]]) -> None:
         raise RuntimeError("the bench question was refused")
     began = time.perf_counter()
     executed = [ExecutedAs(source=source.alias, posture=source.posture)]
-    provenance = provenance_for(service.pinned, resolved.metric_names, executed)
+    provenance = provenance_for(parts.pinned, resolved.metric_names, executed)
     times["provenance"].append(time.perf_counter() - began)
     answer = Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
     began = time.perf_counter()
@@ -129,7 +145,7 @@ async def _stages(service: Service, times: dict[str, list[float]]) -> None:
 
 
 def _plan(service: Service, question: Question) -> Result[Plan, Refusal | QuestionError]:
-    return plan_question(question, service.pinned, service.settings, utc_today())
+    return service.plan(question, Caller.local(request_id="bench", surface="bench"))
 
 
 def main() -> None:

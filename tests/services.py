@@ -8,7 +8,9 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.loading import load
 from sutura.boundary.service import Service
+from sutura.boundary.sources.skeleton import Source
 from sutura.boundary.startup import open_service
+from sutura.core.settings import Settings
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
@@ -44,6 +46,17 @@ async def problems_opening(environ: Mapping[str, str], *, anchors: bool = True) 
         async with open_service(loaded.unwrap(), anchors=anchors) as started:
             assert not is_successful(started), "the service opened"
             return started.failure()
+
+
+def sources_of(service: Service) -> Mapping[str, Source]:
+    """The sources ``service`` opened: what a test closes, wraps or inspects behind its back
+    (no surface reads them)."""
+    return service._sources
+
+
+def settings_of(service: Service) -> Settings:
+    """The settings ``service`` was built with (a test builds a variant of it)."""
+    return service._settings
 
 
 def local_caller() -> Caller:

@@ -10,6 +10,7 @@ import pytest
 
 from sutura import api
 from sutura.core.nouns.refusal import RefusalCode
+from tests.services import sources_of
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("mcp", "litestar", "uvicorn", "duckdb", "psycopg", "sqlglot", "anyio")
@@ -104,7 +105,7 @@ async def test_opened_gives_a_service_for_the_block_that_answers_calls(example_d
             reply = await api.call(service, api.Capability.ASK_METRIC, revenue)
     outcome = api.outcome_of(reply)
     assert isinstance(outcome, api.Answer) and outcome.columns == ["period", "revenue"]
-    assert not any(source_open(s) for s in service.sources.values())
+    assert not any(source_open(s) for s in sources_of(service).values())
 
 
 def source_open(source: object) -> bool:

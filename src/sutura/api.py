@@ -230,8 +230,7 @@ async def call(
     ``deadline`` defaults to ``limits.deadline_seconds``.
     """
     caller = Caller.local(request_id=uuid.uuid4().hex, surface="api")
-    seconds = service.settings.limits.deadline_seconds if deadline is None else deadline
-    return await service.call(capability, arguments, caller, seconds)
+    return await service.call(capability, arguments, caller, deadline)
 
 
 def outcome_of(reply: Reply) -> Outcome | QuestionError | Failed:

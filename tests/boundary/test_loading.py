@@ -187,7 +187,7 @@ async def test_a_source_switched_to_postgres_by_variables_starts_and_answers_fro
             "SUTURA__SOURCES__MAIN__PASSWORD_FILE": str(tmp_path / "password"),
         }
         async with serving(environ) as service:  # every anchor reproduced on PostgreSQL
-            assert service.sources["main"].dialect == "postgres"
+            assert service.source_dialects()["main"] == "postgres"
             outcome = outcome_of(await call(service, Capability.ASK_METRIC, question))
     assert isinstance(outcome, Answer)
     [executed] = msgspec.to_builtins(outcome.provenance.executed_as)

@@ -26,11 +26,11 @@ async def test_the_runner_is_started_only_when_the_tool_is_enabled(
 ) -> None:
     config = settings_document(tmp_path / "config", example_dir, prose=None)
     async with serving(_environ(config), anchors=False) as off:
-        assert Capability.RUN_SQL not in off.offered
+        assert not off.offers(Capability.RUN_SQL)
         refused = await call(off, Capability.RUN_SQL, {"statement": "SELECT 1"})
     assert refused == NotOffered(capability=Capability.RUN_SQL)
     async with serving(_environ(config, **ENABLED), anchors=False) as on:
-        assert Capability.RUN_SQL in on.offered
+        assert on.offers(Capability.RUN_SQL)
         reply = await call(
             on, Capability.RUN_SQL, {"statement": "SELECT count(*) AS n FROM orders"}
         )

@@ -149,7 +149,7 @@ async def test_every_call_leaves_one_audit_record_naming_what_was_asked_never_a_
     ]
     assert records[1]["metrics"] == ["revenue"] and records[1]["rows"] == 1
     assert all(r["subject"] == "local:test" and r["request_id"] == "test" for r in records)
-    assert all(r["definition_digest"] == service.pinned.digest for r in records)
+    assert all(r["definition_digest"] == service.definitions().digest for r in records)
     assert "web" not in caplog.text
 
 

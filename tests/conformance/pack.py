@@ -22,6 +22,7 @@ import msgspec
 
 from sutura.api import outcome_of
 from sutura.boundary.service import Service
+from sutura.boundary.sources.skeleton import Source
 from sutura.core.nouns.answer import Answer, Outcome, Refused
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.sql.cells import cell_text
@@ -29,7 +30,7 @@ from sutura.core.text.render import SOURCE_PREFIX
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.codec import halves_of
 from tests.refusals import expect_refusal
-from tests.services import call, serving
+from tests.services import call, serving, settings_of, sources_of
 
 PACK_FILE = Path(__file__).with_name("questions.json")
 EXTRA_CATALOG = Path(__file__).with_name("catalog")
@@ -78,16 +79,22 @@ def environ(config_dir: Path, extra: Mapping[str, str] | None = None) -> dict[st
     return {"SUTURA_CONFIG_DIR": str(config_dir), **(extra or {})}
 
 
-def tuned(service: Service, case: Case, today: datetime.date) -> Service:
-    """``service`` under the case's limits and the pack's fixed ``today``, on the same sources."""
-    settings = service.settings
+def tuned(
+    service: Service,
+    case: Case,
+    today: datetime.date,
+    sources: Mapping[str, Source] | None = None,
+) -> Service:
+    """``service`` under the case's limits and the pack's fixed ``today``, on the same sources
+    (or on ``sources``)."""
+    settings = settings_of(service)
     limits = msgspec.structs.replace(settings.limits, **case.limits)
     return Service(
         settings=msgspec.structs.replace(settings, limits=limits),
-        pinned=service.pinned,
-        sources=service.sources,
+        pinned=service.definitions(),
+        sources=sources_of(service) if sources is None else sources,
         runner=None,
-        offered=frozenset({Capability.ASK_METRIC}),
+        offered=frozenset({Capability.ASK_METRIC, Capability.COMPILE_QUESTION}),
         today=lambda: today,
     )
 
@@ -107,7 +114,7 @@ async def ask(
     first when the case says so) and ask it."""
     async with serving(environ(config_dir, extra)) as service:
         if case.closed:
-            for source in service.sources.values():
+            for source in sources_of(service).values():
                 await source.close()
         return await ask_service(service, case, today)
 

@@ -37,7 +37,7 @@ async def test_a_generated_question_has_one_outcome_on_both_engines(
 
 @pytest.mark.postgres
 def test_the_questions_draw_on_every_metric_and_dimension_of_the_catalog(served: Served) -> None:
-    catalog = served.duckdb.pinned.catalog
+    catalog = served.duckdb.definitions().catalog
     derived = [d.name for d in catalog.derived]
     assert sorted(METRICS) == sorted([m.name for m in catalog.metrics] + derived)
     assert sorted(DERIVED) == sorted(derived)

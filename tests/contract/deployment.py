@@ -17,7 +17,7 @@ Three sources: ``main``; ``spare``, read only by ``unreachable_units`` (PostgreS
 database, whose ``dying`` view kills its connection; DuckDB: a file of its own, closed after
 startup by the seam in :mod:`tests.contract.seams`); ``broken``, read only by ``broken_units``,
 whose fetch the seam makes raise an error no driver's table knows. ``tools.run_sql`` is on,
-reading ``main``.
+reading ``main``, and ``compile_question`` is listed to agents (``tools.compile_question``).
 """
 
 import json
@@ -194,7 +194,10 @@ def _write_settings(root: Path, sources: dict[str, object]) -> None:
             "identity": "single-user",
             "single_user_because": "one user runs the tests",
         },
-        "tools": {"run_sql": {"enabled": True, "source": "main"}},
+        "tools": {
+            "run_sql": {"enabled": True, "source": "main"},
+            "compile_question": {"enabled": True},
+        },
         "limits": _LIMITS,
     }
     (root / "base.yaml").write_text(json.dumps(document, indent=2), encoding="utf-8")

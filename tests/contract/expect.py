@@ -36,6 +36,8 @@ def check_text_half(row: Row, text: str) -> None:
             assert text.startswith("period\tregion\tunits\n"), text
         case Body.RAW_ROWS | Body.CATALOG:
             assert text.strip()
+        case Body.STATEMENT:
+            assert text.startswith("-- dialect: ") and "\n\nparameters:\n  $1: " in text, text
         case Body.FAILURE:
             raise AssertionError(f"{row.name} has no text half")
         case _:
@@ -54,6 +56,9 @@ def check_structured(row: Row, body: Mapping[str, Any]) -> None:
         case Body.RAW_ROWS:
             assert set(body) == {"outcome", "columns", "rows"}, body
             assert body["outcome"] == "raw_rows" and body["rows"], body
+        case Body.STATEMENT:
+            assert set(body) == {"dialect", "sql", "parameters", "plan", "columns"}, body
+            assert body["columns"] == ["period", "region", "units"] and body["parameters"], body
         case Body.REFUSAL:
             _check_refusal(row, body)
         case Body.RAW_REFUSAL:

@@ -141,6 +141,18 @@ ANSWERS: Final = (
         api="Answered",
         provoked="a read-only statement",
     ),
+    Row(
+        name="compile_question:answer",
+        capability=Capability.COMPILE_QUESTION,
+        arguments=_question(["units"], "month", range=_Q1, dimensions=["region"]),
+        reply=Answered,
+        code=None,
+        http=Http(200, Body.STATEMENT),
+        mcp=Mcp(Channel.RESULT, shows="the statement"),
+        cli=Cli(0, Stream.STDOUT),
+        api="Answered",
+        provoked="a question the catalog answers (nothing is run)",
+    ),
 )
 
 REFUSALS: Final = (
@@ -343,6 +355,19 @@ NON_ANSWERS: Final = (
         provoked="a grain that is not a grain",
         sentence="malformed question: $.grain: ",
         spawned=True,
+    ),
+    Row(
+        name="compile_question:malformed",
+        capability=Capability.COMPILE_QUESTION,
+        arguments=_question(["units"], "hour"),
+        reply=Malformed,
+        code=None,
+        http=_failure(FailureCode.NOT_A_QUESTION),
+        mcp=Mcp(Channel.INVALID_PARAMS),
+        cli=_USAGE_CLI,
+        api="Malformed",
+        provoked="a grain that is not a grain",
+        sentence="malformed question: $.grain: ",
     ),
     Row(
         name="run_sql:malformed",

@@ -31,7 +31,14 @@ from returns.result import Result
 from sutura.boundary import startup
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source
-from sutura.boundary.sources.skeleton import Classified, Fetched, RawRunner, Rejected, Source
+from sutura.boundary.sources.skeleton import (
+    Capacity,
+    Classified,
+    Fetched,
+    RawRunner,
+    Rejected,
+    Source,
+)
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.settings import DuckDBSourceSettings, SourceSettings
 from tests.contract.deployment import SEAMS_VAR
@@ -64,6 +71,10 @@ class _Seamed:
     def dialect(self) -> Dialect:
         """The real source's dialect."""
         return self._real.dialect
+
+    def capacity(self) -> Capacity:
+        """The real source's capacity."""
+        return self._real.capacity()
 
     def classify(self, error: Exception) -> Classified | None:
         """The real driver's error table."""

@@ -52,6 +52,7 @@ class Body(StrEnum):
     ANSWER = "answer"
     CATALOG = "catalog"
     RAW_ROWS = "raw_rows"
+    STATEMENT = "statement"
     REFUSAL = "refusal"
     RAW_REFUSAL = "raw_refusal"
     FAILURE = "failure"
@@ -99,16 +100,18 @@ class Http:
 
 @dataclass(frozen=True)
 class Mcp:
-    """An MCP reply: the channel, and for a result the structured half's ``outcome``."""
+    """An MCP reply: the channel, and for a result the structured half's ``outcome`` (or what
+    the result is, when it has none)."""
 
     channel: Channel
     outcome: str | None = None
+    shows: str = "the catalog"
 
     def cell(self) -> str:
         """As the doc's table writes it."""
         match self.channel:
             case Channel.RESULT:
-                shown = "the catalog" if self.outcome is None else f"`outcome: {self.outcome}`"
+                shown = self.shows if self.outcome is None else f"`outcome: {self.outcome}`"
                 return f"result, {shown}"
             case Channel.IS_ERROR:
                 return "`isError`, one sentence"
@@ -225,5 +228,23 @@ def cli_argv(row: Row) -> list[str]:
         case Capability.RUN_SQL:
             assert row.arguments is not None
             return ["sql", row.arguments["statement"]]
+        case Capability.COMPILE_QUESTION:
+            return ["compile", "--question", json.dumps(row.arguments)]
+        case _:
+            assert_never(row.capability)
+
+
+def v1_request(row: Row) -> tuple[str, str, dict[str, Any]]:
+    """The ``/v1`` request that makes the row's call: method, path, and the query or body."""
+    match row.capability:
+        case Capability.DESCRIBE_CATALOG:
+            query = {key: str(value) for key, value in (row.arguments or {}).items()}
+            return "GET", "/v1/catalog", {"params": query}
+        case Capability.ASK_METRIC:
+            return "POST", "/v1/query", {"json": row.arguments}
+        case Capability.RUN_SQL:
+            return "POST", "/v1/sql/run", {"json": row.arguments}
+        case Capability.COMPILE_QUESTION:
+            return "POST", "/v1/compile", {"json": row.arguments}
         case _:
             assert_never(row.capability)

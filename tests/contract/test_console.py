@@ -5,7 +5,7 @@ PostgreSQL (the console only shows what the agent receives; it decides nothing).
 import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from typing import Any, NamedTuple, assert_never
+from typing import Any, NamedTuple
 
 import anyio
 import httpx
@@ -13,13 +13,12 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from sutura.core.tool.capability import Capability
 from sutura.root import Wiring
 from sutura.transports.mcp.server import mcp_server
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_nothing_leaked
 from tests.contract.rows import ROWS
-from tests.contract.table import CallerKind, Channel, Row, Surface, row_id
+from tests.contract.table import CallerKind, Channel, Row, Surface, row_id, v1_request
 from tests.transports.http.deployments import AUTH, assembled, client
 from tests.transports.mcp.inprocess import text_of
 
@@ -74,16 +73,8 @@ async def surfaces(deployment: Deployment) -> AsyncIterator[Surfaces]:
 
 
 async def _v1(http: httpx.AsyncClient, row: Row) -> httpx.Response:
-    match row.capability:
-        case Capability.DESCRIBE_CATALOG:
-            query = {key: str(value) for key, value in (row.arguments or {}).items()}
-            return await http.get("/v1/catalog", params=query, headers=AUTH)
-        case Capability.ASK_METRIC:
-            return await http.post("/v1/query", json=row.arguments, headers=AUTH)
-        case Capability.RUN_SQL:
-            return await http.post("/v1/sql/run", json=row.arguments, headers=AUTH)
-        case _:
-            assert_never(row.capability)
+    method, path, sent = v1_request(row)
+    return await http.request(method, path, headers=AUTH, **sent)
 
 
 async def _mcp_text(mcp: Client, row: Row) -> tuple[str, str]:

@@ -3,20 +3,27 @@ in-process through ``httpx.ASGITransport``, on DuckDB and on PostgreSQL."""
 
 import json
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, NamedTuple, assert_never
+from typing import Any, NamedTuple
 
 import anyio
 import httpx
 import pytest
 
 from sutura.core.tool.caller import Caller
-from sutura.core.tool.capability import Capability
 from sutura.transports.http.replies import response_of
 from sutura.transports.http.serve import Started
 from tests.contract.deployment import DEADLINE_SECONDS, Deployment
 from tests.contract.expect import check_failure, check_nothing_leaked, check_structured
 from tests.contract.rows import ROWS
-from tests.contract.table import Body, CallerKind, Row, Surface, row_id, without_scope
+from tests.contract.table import (
+    Body,
+    CallerKind,
+    Row,
+    Surface,
+    row_id,
+    v1_request,
+    without_scope,
+)
 from tests.transports.http.deployments import AUTH, assembled, client
 
 pytestmark = pytest.mark.anyio
@@ -57,17 +64,9 @@ async def apps(deployment: Deployment) -> AsyncIterator[Apps]:
 
 async def _sent(apps: Apps, row: Row) -> Seen:
     http = apps.http if row.run_sql else apps.off
+    method, path, sent = v1_request(row)
     with anyio.fail_after(30):
-        match row.capability:
-            case Capability.DESCRIBE_CATALOG:
-                query = {key: str(value) for key, value in (row.arguments or {}).items()}
-                response = await http.get("/v1/catalog", params=query, headers=AUTH)
-            case Capability.ASK_METRIC:
-                response = await http.post("/v1/query", json=row.arguments, headers=AUTH)
-            case Capability.RUN_SQL:
-                response = await http.post("/v1/sql/run", json=row.arguments, headers=AUTH)
-            case _:
-                assert_never(row.capability)
+        response = await http.request(method, path, headers=AUTH, **sent)
     assert response.headers["content-type"].startswith("application/json")
     return Seen(response.status_code, response.headers, response.content)
 

@@ -11,9 +11,10 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from sutura.core.tool.carriage import UNKNOWN_TOOL
 from sutura.core.tool.reply import NotOffered
 from sutura.root import Wiring
-from sutura.transports.mcp.server import UNKNOWN_TOOL, mcp_server
+from sutura.transports.mcp.server import mcp_server
 from tests.contract.deployment import Deployment
 from tests.contract.expect import check_nothing_leaked, check_structured, check_text_half
 from tests.contract.rows import ROWS

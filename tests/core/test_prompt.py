@@ -18,6 +18,7 @@ from sutura.core.prompt import render_prompt
 from sutura.core.settings import LimitsSettings
 from sutura.core.text.escape import escape_text, is_escaped
 from sutura.core.text.untrusted import PROSE, Case
+from sutura.core.tool.capability import Capability, offered_by
 from tests.core.untrusted_samples import (
     KNOWLEDGE_NAMES,
     TABLE_AND_COLUMN_NAMES,
@@ -44,7 +45,7 @@ def _prompt(
         definitions or pinned(knowledge=knowledge()),
         prose=prose,
         limits=LimitsSettings(),
-        run_sql_enabled=run_sql,
+        tools=offered_by(run_sql_enabled=run_sql) - {Capability.COMPILE_QUESTION},
         operator_instructions=instructions,
     )
 

@@ -35,6 +35,7 @@ from sutura.core.question import resolve
 from sutura.core.question.resolve import FilterOp
 from sutura.core.settings import Identity, InboundMode, Posture
 from sutura.core.sql import compiled as sql_compiled
+from sutura.core.tool import carriage as tool_carriage
 from sutura.core.tool import codec
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
@@ -282,9 +283,10 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Capability,
         "EXPLAIN",
         {
-            "core/tool/capability.py": 4,
+            "core/tool/capability.py": 5,
             "core/tool/reply.py": 2,
             "core/tool/arguments.py": 1,
+            "core/prompt.py": 1,
             "boundary/service.py": 1,
             "transports/mcp/tools.py": 2,
             "transports/http/routes.py": 1,
@@ -299,10 +301,21 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "capability: Capability",
         {
             "core/tool/reply.py": 1,
-            "transports/mcp/server.py": 1,
+            "core/tool/carriage.py": 1,
             "transports/http/replies.py": 1,
             "transports/cli/calling.py": 1,
             "api.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_mcp_channel_fails_mypy_wherever_a_reply_is_carried_over_mcp",
+        tool_carriage,
+        "Carriage",
+        "Notification",
+        "text: str",
+        {
+            "transports/mcp/server.py": 1,
+            "transports/http/console/wire.py": 1,
         },
     ),
     enum_row(

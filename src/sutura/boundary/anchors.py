@@ -23,11 +23,13 @@ GROUP_SIZE: Final = 16
 """The most metrics one anchor statement reproduces (the most one question names)."""
 
 
-async def anchor_problems(service: Service) -> list[str]:
-    """Every anchor re-executed; one sentence per anchor that did not reproduce."""
-    anchored = [metric for metric in service.pinned.catalog.metrics if metric.anchor is not None]
+async def anchor_problems(service: Service, at_once: int) -> list[str]:
+    """Every anchor re-executed, at most ``at_once`` statements at a time; one sentence per
+    anchor that did not reproduce."""
+    catalog = service.definitions().catalog
+    anchored = [metric for metric in catalog.metrics if metric.anchor is not None]
     found: dict[str, str] = {}
-    limiter = anyio.CapacityLimiter(service.settings.server.max_concurrent_queries)
+    limiter = anyio.CapacityLimiter(at_once)
     async with anyio.create_task_group() as group:
         for chunk in groups(anchored):
             group.start_soon(_reproduce, service, chunk, found, limiter)
@@ -61,7 +63,7 @@ def groups(anchored: Sequence[Metric]) -> list[list[Metric]]:
 async def _reproduce(
     service: Service, chunk: list[Metric], found: dict[str, str], limiter: anyio.CapacityLimiter
 ) -> None:
-    deadline = service.settings.limits.deadline_seconds
+    deadline = service.longest_call()
     async with limiter:
         if len(chunk) > 1:
             outcome = await service.answer(_question(chunk), deadline)

@@ -20,6 +20,7 @@ from typing import NamedTuple, assert_never
 
 import msgspec
 
+from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.question import Question
 from sutura.core.settings import CacheSettings, SourceSettings
 from sutura.core.tool.caller import EveryAudience
@@ -128,6 +129,23 @@ class SourceCache:
         self._bytes -= entry.size
 
 
-def source_caches(sources: Mapping[str, SourceSettings]) -> dict[str, SourceCache]:
-    """A cache for every source that enables one."""
-    return {alias: SourceCache(s.cache) for alias, s in sorted(sources.items()) if s.cache.enabled}
+class AnswerCaches:
+    """A service's answer caches: one per source that enables one, none for the others."""
+
+    def __init__(self, sources: Mapping[str, SourceSettings]) -> None:
+        self._caches = {
+            alias: SourceCache(s.cache) for alias, s in sorted(sources.items()) if s.cache.enabled
+        }
+
+    def of(self, question: Question, seen: PinnedDefinitions) -> SourceCache | None:
+        """The cache of the source ``question``'s first metric reads, if it keeps one (none for
+        a metric outside ``seen``, what the caller sees: resolving refuses it)."""
+        if not self._caches or not question.metrics:
+            return None
+        metric = seen.catalog.metric(question.metrics[0])
+        model = None if metric is None else seen.catalog.model(metric.model)
+        return None if model is None else self._caches.get(model.source)
+
+    def counts(self) -> dict[str, CacheCounts]:
+        """Each caching source's hits, misses, evictions, entries and bytes, by alias."""
+        return {alias: cache.counts() for alias, cache in self._caches.items()}

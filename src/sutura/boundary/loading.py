@@ -12,14 +12,15 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
+from sutura.boundary.prompts import Prompts
 from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import run_sql_problems
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.frozen import Frozen
-from sutura.core.prompt import deployment_prompt
 from sutura.core.text.escape import escape_text
+from sutura.core.tool.caller import Caller
 
 MAX_INSTRUCTIONS_BYTES = 64 * 1024
 
@@ -43,8 +44,10 @@ class Loaded(Frozen, frozen=True):
         return self.loaded.resolve(self.loaded.settings.catalog.dir)
 
     def prompt(self) -> str:
-        """The agent prompt for this deployment, read from its settings alone."""
-        return deployment_prompt(self.pinned, self.loaded.settings, self.instructions)
+        """The agent prompt of a caller without identity (every scope, every audience): what
+        ``sutura mcp`` says at ``initialize`` and ``sutura prompt`` prints."""
+        local = Caller.local(request_id="prompt", surface="cli")
+        return Prompts(self.pinned, self.loaded.settings, self.instructions).for_caller(local)
 
     def source_context(self) -> SourceContext:
         """What opening a source needs beyond its own settings."""

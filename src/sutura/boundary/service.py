@@ -1,11 +1,16 @@
 """The one call every surface makes: ``call(capability, arguments, caller, deadline) -> Reply``.
 
 Everything a call needs happens here, once, in this order: may the caller use the
-capability; is it offered; decode the arguments (one codec); resolve and compile a question
-against the pinned catalog; run it on its source under the deadline; shape the rows; build
-both halves from the one value; time the call and write its audit record. A transport only
-maps the
-:data:`~sutura.core.tool.reply.Reply` to its own envelope.
+capability; is it offered; decode the arguments (one codec); plan a question over the catalog
+the caller sees (:class:`~sutura.boundary.planning.Planner`); run it on its source under the
+deadline; shape the rows; build both halves from the one value; time the call and write its
+audit record. A transport only maps the :data:`~sutura.core.tool.reply.Reply` to its own
+envelope, and reaches anything else it needs through the named methods below.
+
+What a call reads besides the data lives in objects of its own: the caller's view of the
+catalog (:mod:`sutura.boundary.views`), its prompt (:mod:`sutura.boundary.prompts`), its
+plans and their kept resolutions (:mod:`sutura.boundary.planning`) and each source's answer
+cache (:mod:`sutura.boundary.answer_cache`).
 
 A refusal is a reply like an answer. Anything unexpected is :class:`Failed`, with a fixed
 sentence; its cause goes to the ``sutura.service`` log, never to the caller.
@@ -21,24 +26,22 @@ import anyio
 from returns.pipeline import is_successful
 from returns.result import Result
 
-from sutura.boundary.answer_cache import CacheCounts, SourceCache, cache_key, source_caches
+from sutura.boundary.answer_cache import AnswerCaches, CacheCounts, cache_key
 from sutura.boundary.logs import request_scope
-from sutura.boundary.observe import Observers, Stage
-from sutura.boundary.resolutions import Resolutions, view_key
-from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
-from sutura.core.catalog.view.catalog import CatalogView
-from sutura.core.catalog.view.pages import CatalogPages
+from sutura.boundary.observe import CallWatcher, Observers, Stage, Tracing
+from sutura.boundary.planning import Planner
+from sutura.boundary.prompts import Prompts
+from sutura.boundary.sources.skeleton import Capacity, RawRunner, Source, run_certified, run_raw
+from sutura.boundary.views import View, Views
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import Answer, ExecutedAs, Outcome, Refused
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.prompt import deployment_prompt
-from sutura.core.question.resolve import resolve_question
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.compile import compile_question
-from sutura.core.sql.planning import Plan, dialect_of, plan_question, source_alias
+from sutura.core.sql.planning import Plan
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
     Arguments,
@@ -48,11 +51,11 @@ from sutura.core.tool.arguments import (
     malformed_question,
 )
 from sutura.core.tool.audit import AuditRecord, statement_digest
-from sutura.core.tool.caller import Audiences, Caller, EveryAudience
-from sutura.core.tool.capability import Capability, CatalogRequest
+from sutura.core.tool.caller import Caller, EveryAudience
+from sutura.core.tool.capability import Capability
 from sutura.core.tool.codec import (
     Halves,
-    catalog_halves,
+    compiled_halves,
     halves_of,
     outcome_halves,
     raw_halves,
@@ -62,19 +65,16 @@ from sutura.core.tool.reply import (
     Answered,
     Declined,
     Failed,
-    Malformed,
     NotOffered,
     NotPermitted,
     Reply,
     outcome_code,
 )
-from sutura.core.tool.seen import seen_by
 
 log = logging.getLogger("sutura.service")
 audit_log = logging.getLogger("sutura.audit")
 
 _DEADLINE: Final = refusal(RefusalCode.DEADLINE_EXCEEDED)
-_MAX_VIEWS: Final = 256
 
 
 class Service:
@@ -96,85 +96,96 @@ class Service:
         instructions: str | None = None,
         now: Callable[[], datetime.datetime] | None = None,
     ) -> None:
-        self.settings = settings
-        self.pinned = pinned
-        self.sources = sources
+        self._settings = settings
+        self._pinned = pinned
+        self._sources = sources
         self._runner = runner
+        self._offered = offered
         self._today = today
         self._clock = now
-        self._caches = source_caches(settings.sources)
-        self._instructions = instructions
-        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions)
-        self._resolutions = Resolutions()
-        self._views: dict[frozenset[str], _View] = {}
-        self.offered = offered
-        self.observers = Observers()
+        self._observers = Observers()
+        self._views = Views(pinned, settings, instructions)
+        self._prompts = Prompts(
+            pinned, settings, instructions, lambda audiences: self._views.of(audiences).pinned
+        )
+        self._planner = Planner(settings, today, self._observers)
+        self._answers = AnswerCaches(settings.sources)
 
     async def call(
-        self, capability: Capability, arguments: Arguments, caller: Caller, deadline: float
+        self,
+        capability: Capability,
+        arguments: Arguments,
+        caller: Caller,
+        deadline: float | None = None,
     ) -> Reply:
         """What ``caller`` asking ``capability`` with ``arguments`` comes to, within
-        ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner)."""
+        ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner or none is given)."""
         started = time.monotonic()
+        seconds = self.longest_call() if deadline is None else deadline
         asked = _Asked()
         reply: Reply | None = None
-        with request_scope(caller.request_id), self.observers.call_span(capability) as span:
+        with request_scope(caller.request_id), self._observers.call_span(capability) as span:
             try:
-                reply = await self._reply(capability, arguments, caller, deadline, asked)
+                reply = await self._reply(capability, arguments, caller, seconds, asked)
             except Exception:
                 log.exception("%s failed (request %s)", capability.value, caller.request_id)
                 reply = Failed(capability=capability)
             finally:
-                seconds = time.monotonic() - started
+                took = time.monotonic() - started
                 outcome = "no_outcome" if reply is None else outcome_code(reply)
                 if span is not None:
                     span.set_attribute("sutura.outcome", outcome)
-                self.observers.call_done(capability, outcome, seconds)
-                self._audit(capability, caller, reply, asked, seconds)
+                self._observers.call_done(capability, outcome, took)
+                self._audit(capability, caller, reply, asked, took)
         return reply
 
     def prompt_for(self, caller: Caller) -> str:
-        """The agent prompt as ``caller`` may read it: their view of the catalog."""
-        view = self._view(caller)
-        if view.prompt is None:
-            view.prompt = deployment_prompt(view.pinned, self.settings, self._instructions)
-        return view.prompt
-
-    def _view(self, caller: Caller) -> "_View":
-        """The catalog as ``caller`` sees it, derived once per set of audiences."""
-        match caller.audiences:
-            case EveryAudience.EVERY:
-                return self._whole
-            case frozenset() as audiences:
-                view = self._views.get(audiences)
-                if view is None:
-                    pinned = seen_by(self.pinned, audiences)
-                    if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
-                        self._views.clear()
-                    view = _View.of(pinned, audiences, self.settings, self._instructions)
-                    self._views[audiences] = view
-                return view
-            case _:
-                assert_never(caller.audiences)
+        """The agent prompt ``caller`` is given: the catalog its audiences see, the tools its
+        scopes permit (:class:`~sutura.boundary.prompts.Prompts`)."""
+        return self._prompts.for_caller(caller)
 
     def plan(self, question: Question, caller: Caller) -> Result[Plan, Refusal | QuestionError]:
-        """Resolve and compile ``question`` without touching data, over the catalog ``caller``
-        sees (a hidden metric is refused exactly as a missing one)."""
-        return plan_question(question, self._view(caller).pinned, self.settings, self._today())
+        """``question`` planned over the catalog ``caller`` sees, touching no data (a hidden
+        metric is refused exactly as a missing one)."""
+        view = self._views.of(caller.audiences)
+        return self._planner.plan(question, view.pinned, view.key)
 
     async def answer(self, question: Question, deadline: float) -> Outcome | QuestionError:
         """The outcome of ``question`` over the whole catalog, as the anchors ask (surfaces go
         through :meth:`call`)."""
-        return await self._answer_in(self._whole, question, deadline)
+        return await self._answer_in(self._views.of(EveryAudience.EVERY), question, deadline)
 
-    async def _answer_in(
-        self, view: "_View", question: Question, deadline: float
-    ) -> Outcome | QuestionError:
-        """The outcome of ``question`` over the definitions ``view`` holds."""
-        seconds = min(deadline, self.settings.limits.deadline_seconds)
-        with anyio.move_on_after(seconds):
-            return await self._answer(question, seconds, view)
-        return Refused(reason=_DEADLINE)
+    def longest_call(self) -> float:
+        """The longest any call may take (``limits.deadline_seconds``)."""
+        return self._settings.limits.deadline_seconds
+
+    def definitions(self) -> PinnedDefinitions:
+        """The whole catalog as pinned (every metric, whoever asks)."""
+        return self._pinned
+
+    def offers(self, capability: Capability) -> bool:
+        """Whether this service offers ``capability`` (``run_sql`` only when enabled)."""
+        return capability in self._offered
+
+    def source_dialects(self) -> dict[str, Dialect]:
+        """The dialect of each opened source, by alias."""
+        return {alias: source.dialect for alias, source in self._sources.items()}
+
+    def capacities(self) -> dict[str, Capacity]:
+        """How much of each opened source's work runs at once, by alias."""
+        return {alias: source.capacity() for alias, source in self._sources.items()}
+
+    def cache_counts(self) -> dict[str, CacheCounts]:
+        """Each caching source's hits, misses, evictions, entries and bytes, by alias."""
+        return self._answers.counts()
+
+    def watch(self, watcher: CallWatcher) -> None:
+        """Tell ``watcher`` every stage, call and busy source from now on."""
+        self._observers.watch(watcher)
+
+    def trace(self, tracing: Tracing) -> None:
+        """Trace every call and stage in ``tracing``'s spans from now on."""
+        self._observers.trace(tracing)
 
     async def _reply(
         self,
@@ -188,27 +199,32 @@ class Service:
         # about it (not even whether this deployment offers it).
         if not caller.permits(capability):
             return NotPermitted(capability=capability)
-        if capability not in self.offered:
+        if capability not in self._offered:
             return NotOffered(capability=capability)
         match capability:
             case Capability.DESCRIBE_CATALOG:
                 request = decode_catalog_request(arguments)
                 if not is_successful(request):
                     return request.failure()
-                return self._view(caller).page(request.unwrap())
-            case Capability.ASK_METRIC:
+                return self._views.of(caller.audiences).page(request.unwrap())
+            case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
                 question = decode_question(arguments)
                 if not is_successful(question):
-                    return malformed_question(question.failure())
+                    return malformed_question(question.failure(), capability)
                 asked.metrics = list(question.unwrap().metrics)
-                return await self._ask(question.unwrap(), deadline, self._view(caller), caller)
+                view = self._views.of(caller.audiences)
+                if capability is Capability.COMPILE_QUESTION:
+                    return _compiled_reply(
+                        self._planner.plan(question.unwrap(), view.pinned, view.key)
+                    )
+                return await self._ask(question.unwrap(), deadline, view, caller)
             case Capability.RUN_SQL:
                 statement = decode_statement_arguments(arguments)
                 if not is_successful(statement):
                     return statement.failure()
                 asked.statement = statement.unwrap().statement
                 raw = await self._run_sql(asked.statement, deadline)
-                with self.observers.stage(Stage.RENDER):
+                with self._observers.stage(Stage.RENDER):
                     return _raw_reply(raw)
             case _:
                 assert_never(capability)
@@ -217,26 +233,20 @@ class Service:
         """The injected wall clock, or :func:`utc_now` (read at the call, so a test may pin it)."""
         return utc_now() if self._clock is None else self._clock()
 
-    def cache_counts(self) -> dict[str, CacheCounts]:
-        """Each caching source's hits, misses, evictions, entries and bytes, by alias."""
-        return {alias: cache.counts() for alias, cache in self._caches.items()}
-
-    async def _ask(
-        self, question: Question, deadline: float, view: "_View", caller: Caller
-    ) -> Reply:
+    async def _ask(self, question: Question, deadline: float, view: View, caller: Caller) -> Reply:
         """``ask_metric``'s reply: from the source's answer cache when it holds one, else
         answered, rendered and (an answer only) kept."""
-        cache = self._cache_of(question, view.pinned)
+        cache = self._answers.of(question, view.pinned)
         if cache is None:
             outcome = await self._answer_in(view, question, deadline)
-            with self.observers.stage(Stage.RENDER):
+            with self._observers.stage(Stage.RENDER):
                 return _outcome_reply(outcome)
-        key = cache_key(self.pinned.digest, question, caller.audiences, self._today())
+        key = cache_key(self._pinned.digest, question, caller.audiences, self._today())
         kept = cache.get(key, self._now())
         if kept is not None:
             return kept
         outcome = await self._answer_in(view, question, deadline)
-        with self.observers.stage(Stage.RENDER):
+        with self._observers.stage(Stage.RENDER):
             reply = _outcome_reply(outcome)
         match reply, outcome:
             case Answered(), Answer(provenance=provenance):
@@ -246,51 +256,38 @@ class Service:
                 pass
         return reply
 
-    def _cache_of(self, question: Question, seen: PinnedDefinitions) -> SourceCache | None:
-        """The answer cache of the source ``question``'s first metric reads, if it keeps one
-        (none for a metric the caller does not see: resolving refuses it)."""
-        if not self._caches or not question.metrics:
-            return None
-        metric = seen.catalog.metric(question.metrics[0])
-        model = None if metric is None else seen.catalog.model(metric.model)
-        return None if model is None else self._caches.get(model.source)
+    async def _answer_in(
+        self, view: View, question: Question, deadline: float
+    ) -> Outcome | QuestionError:
+        """The outcome of ``question`` over the definitions ``view`` holds, within
+        ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner)."""
+        seconds = min(deadline, self.longest_call())
+        with anyio.move_on_after(seconds):
+            return await self._answer(question, seconds, view)
+        return Refused(reason=_DEADLINE)
 
     async def _answer(
-        self, question: Question, seconds: float, view: "_View"
+        self, question: Question, seconds: float, view: View
     ) -> Outcome | QuestionError:
-        # Resolved against what the caller sees, so a hidden metric is refused exactly as a
-        # missing one; the provenance names the whole catalog's digest. A resolution is a pure
-        # function of the view, the question and the day, so it is kept under all three.
-        seen = view.pinned
-        with self.observers.stage(Stage.RESOLVE):
-            today = self._today()
-            resolving = self._resolutions.resolved(
-                view.key,
-                question,
-                today,
-                lambda: resolve_question(question, seen, self.settings.limits, today),
-            )
-        if not is_successful(resolving):
-            problem = resolving.failure()
+        # Planned over what the caller sees, so a hidden metric is refused exactly as a missing
+        # one; the provenance names the whole catalog's digest.
+        planned = self._planner.plan(question, view.pinned, view.key)
+        if not is_successful(planned):
+            problem = planned.failure()
             return problem if isinstance(problem, QuestionError) else Refused(reason=problem)
-        resolved = resolving.unwrap()
-        with self.observers.stage(Stage.COMPILE):
-            alias = source_alias(resolved, seen)
-            dialect = dialect_of(self.settings.sources[alias])
-            compiled = compile_question(resolved, seen.catalog, dialect)
-        source = self.sources[compiled.source]
-        with self.observers.stage(Stage.RUN), self.observers.source_query(source.alias):
+        resolved, compiled = planned.unwrap()
+        source = self._sources[compiled.source]
+        max_rows = self._settings.limits.max_rows
+        with self._observers.stage(Stage.RUN), self._observers.source_query(source.alias):
             rows = await run_certified(
-                source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
+                source, compiled, deadline_seconds=seconds, max_rows=max_rows
             )
-            shaped = rows.bind(
-                lambda fetched: shape_rows(compiled, fetched, self.settings.limits.max_rows)
-            )
+            shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]
         provenance = provenance_for(
-            self.pinned,
+            self._pinned,
             resolved.metric_names,
             executed,
             resolved.stated_ranges,
@@ -302,8 +299,8 @@ class Service:
         runner = self._runner
         if runner is None:  # offered only with a runner; checked before decoding
             return raw_refusal(RawRefusalCode.SOURCE_UNAVAILABLE)
-        limits = self.settings.limits
-        with self.observers.stage(Stage.RUN), self.observers.source_query(runner.alias):
+        limits = self._settings.limits
+        with self._observers.stage(Stage.RUN), self._observers.source_query(runner.alias):
             return await run_raw(
                 runner,
                 statement,
@@ -327,7 +324,7 @@ class Service:
             capability=capability.value,
             outcome="no_outcome" if reply is None else outcome_code(reply),
             duration_ms=round(1000 * seconds),
-            definition_digest=self.pinned.digest,
+            definition_digest=self._pinned.digest,
             metrics=asked.metrics,
             rows=_rows_of(reply),
             statement_sha256=None if statement is None else statement_digest(statement),
@@ -349,51 +346,6 @@ def utc_instant(moment: datetime.datetime) -> str:
     return moment.astimezone(datetime.UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-class _View:
-    """One view of the catalog: its definitions, its catalog reply, its pages, its prompt
-    (made on use)."""
-
-    def __init__(
-        self,
-        pinned: PinnedDefinitions,
-        key: tuple[str, ...] | None,
-        catalog: CatalogView,
-    ) -> None:
-        self.pinned = pinned
-        self.key = key
-        self.catalog = _catalog_reply(catalog)
-        self.pages = CatalogPages.of(catalog)
-        self.prompt: str | None = None
-        """The agent prompt of this view, made by its first reader: ``sutura mcp`` tells its
-        caller a prompt of its own (:func:`sutura.transports.mcp.server.instructions_of`), so
-        one made at startup would be made twice on the way to a first answer."""
-
-    @classmethod
-    def of(
-        cls,
-        pinned: PinnedDefinitions,
-        audiences: Audiences,
-        settings: Settings,
-        instructions: str | None,
-    ) -> "_View":
-        """The view of ``pinned`` (what ``audiences`` see) under the operator's prose setting
-        and instructions."""
-        catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
-        return cls(pinned, view_key(audiences), catalog)
-
-    def page(self, request: CatalogRequest) -> Reply:
-        """The whole catalog when it fits one page and no search or later page is asked for;
-        else the page asked for, or why there is none."""
-        pages = self.pages
-        if pages.whole and request.page == 1 and not pages.searched(request.search):
-            return self.catalog
-        page = pages.page(request.search, request.page)
-        if not is_successful(page):
-            capability = Capability.DESCRIBE_CATALOG
-            return Malformed(capability=capability, field="$.page", problem=page.failure())
-        return _catalog_reply(page.unwrap())
-
-
 class _Asked:
     """What a call asked for, as its audit record names it (filled while it is decoded)."""
 
@@ -411,20 +363,6 @@ def _rows_of(reply: Reply | None) -> int | None:
             return None
 
 
-def _catalog_reply(view: CatalogView) -> Reply:
-    """``describe_catalog``'s reply: both halves of ``view`` (the whole catalog, under the
-    operator's prose setting, with the operator's instructions last; or a page of it)."""
-    halves = catalog_halves(view)
-    if is_successful(halves):
-        return Answered(
-            capability=Capability.DESCRIBE_CATALOG, halves=halves.unwrap(), value=view.body
-        )
-    refused = Refused(reason=halves.failure())
-    return Declined(
-        capability=Capability.DESCRIBE_CATALOG, halves=halves_of(refused), value=refused
-    )
-
-
 def _outcome_reply(outcome: Outcome | QuestionError) -> Reply:
     """An answer or a refusal with both halves; a malformed question found while resolving."""
     match outcome:
@@ -436,15 +374,31 @@ def _outcome_reply(outcome: Outcome | QuestionError) -> Reply:
                 return Answered(
                     capability=Capability.ASK_METRIC, halves=halves.unwrap(), value=outcome
                 )
-            return _declined(Refused(reason=halves.failure()))
+            return _declined(Capability.ASK_METRIC, Refused(reason=halves.failure()))
         case Refused():
-            return _declined(outcome)
+            return _declined(Capability.ASK_METRIC, outcome)
         case _:
             assert_never(outcome)
 
 
-def _declined(refused: Refused) -> Declined:
-    return Declined(capability=Capability.ASK_METRIC, halves=halves_of(refused), value=refused)
+def _compiled_reply(planned: Result[Plan, Refusal | QuestionError]) -> Reply:
+    """``compile_question``'s reply: the statement ``ask_metric`` would run, with both halves;
+    or the refusal it would get before running, or the malformation."""
+    capability = Capability.COMPILE_QUESTION
+    if not is_successful(planned):
+        problem = planned.failure()
+        if isinstance(problem, QuestionError):
+            return malformed_question(problem, capability)
+        return _declined(capability, Refused(reason=problem))
+    shown = compiled_halves(planned.unwrap()[1])
+    if not is_successful(shown):
+        return _declined(capability, Refused(reason=shown.failure()))
+    halves, value = shown.unwrap()
+    return Answered(capability=capability, halves=halves, value=value)
+
+
+def _declined(capability: Capability, refused: Refused) -> Declined:
+    return Declined(capability=capability, halves=halves_of(refused), value=refused)
 
 
 def _raw_reply(outcome: RawOutcome) -> Reply:

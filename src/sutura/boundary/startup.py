@@ -35,6 +35,7 @@ from sutura.core.definitions.model import Model
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
 
+_WITHOUT_DATA = frozenset({Capability.DESCRIBE_CATALOG, Capability.COMPILE_QUESTION})
 STARTUP_BROKE = "startup: a check broke before anything was served; the log has the cause"
 
 log = logging.getLogger("sutura.startup")
@@ -52,8 +53,9 @@ async def open_service(
     ``anchors`` is false) — or every reason there is none. Whatever was opened is closed when
     the block ends, however it ends.
 
-    Without ``data`` nothing is opened: the service offers ``describe_catalog`` alone (what
-    ``sutura catalog`` shows without touching a data system). ``now`` is the wall clock an
+    Without ``data`` nothing is opened: the service offers ``describe_catalog`` and
+    ``compile_question`` alone (what ``sutura catalog`` and ``sutura compile`` show without
+    touching a data system). ``now`` is the wall clock an
     answer's ``computed_at`` and its cache age are read from (UTC by default; tests pin it).
     """
     audit_path = loaded.loaded.settings.audit.path
@@ -75,7 +77,7 @@ async def _opened_service(
         errors = _authored_sql_problems(loaded) if data else []
         if not errors and data:
             errors = await _open_all(loaded, sources, runner)
-        offered = offered_by(bool(runner)) if data else frozenset({Capability.DESCRIBE_CATALOG})
+        offered = offered_by(bool(runner)) if data else _WITHOUT_DATA
         service = Service(
             settings=loaded.loaded.settings,
             pinned=loaded.pinned,
@@ -89,13 +91,14 @@ async def _opened_service(
         if loaded.loaded.settings.tracing.enabled:
             traced = otel_tracing()
             if is_successful(traced):
-                service.observers.trace(traced.unwrap())
+                service.trace(traced.unwrap())
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
             errors = await _checked(_model_problems(loaded, sources))
         if not errors and data and anchors:
-            errors = await _checked(anchor_problems(service))
+            at_once = loaded.loaded.settings.server.max_concurrent_queries
+            errors = await _checked(anchor_problems(service, at_once))
         yield Failure(errors) if errors else Success(service)
     finally:
         with anyio.CancelScope(shield=True):

@@ -211,10 +211,20 @@ class RunSqlSettings(Frozen, frozen=True):
     source: str | None = None
 
 
+class CompileQuestionSettings(Frozen, frozen=True):
+    """``tools.compile_question``: whether MCP lists ``compile_question`` to agents (off by
+    default: an agent sees no SQL unless the operator says so)."""
+
+    enabled: bool = False
+
+
 class ToolsSettings(Frozen, frozen=True):
     """``tools``."""
 
     run_sql: RunSqlSettings = msgspec.field(default_factory=RunSqlSettings)
+    compile_question: CompileQuestionSettings = msgspec.field(
+        default_factory=CompileQuestionSettings
+    )
 
 
 class LimitsSettings(Frozen, frozen=True):

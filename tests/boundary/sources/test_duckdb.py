@@ -354,7 +354,7 @@ async def test_a_source_runs_as_many_statements_at_once_as_it_has_engine_threads
     )
     opened = open_duckdb("counted", settings, context(tmp_path)).unwrap()
     try:
-        assert opened.statements_at_once == at_once
+        assert opened.capacity().statements_at_once == at_once
     finally:
         await opened.close()
 

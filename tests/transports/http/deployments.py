@@ -21,7 +21,7 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.loading import load
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import Classified, Fetched
+from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched
 from sutura.core.nouns.answer import Refused
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal
@@ -30,6 +30,7 @@ from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS
 from sutura.core.tool.capability import offered_by
 from sutura.core.tool.codec import decode_outcome
+from sutura.transports.cli.cmd_serve import mcp_of
 from sutura.transports.http.app import build_app
 from sutura.transports.http.serve import Started, started_app
 
@@ -135,7 +136,8 @@ async def assembled(
     # Not under a cancel scope of its own: the app holds a task group (/mcp) for the block,
     # which must not outlive a scope entered around the opening alone. Opening and closing
     # are bounded by the sources' own deadlines.
-    async with started_app(loaded.unwrap(), host=host) as started:
+    opened = loaded.unwrap()
+    async with started_app(opened, mcp=mcp_of(opened), host=host) as started:
         assert is_successful(started), started.failure()
         yield started.unwrap()
 
@@ -202,6 +204,10 @@ class DoubleSource:
         self._run = run
         self._classify = classify
         self.calls = 0
+
+    def capacity(self) -> Capacity:
+        """No bound of its own."""
+        return Capacity()
 
     def classify(self, error: Exception) -> Classified | None:
         """The error table the test gave (a real driver's), else none: nothing is the

@@ -130,7 +130,7 @@ async def _refused(environ: dict[str, str], host: str) -> list[str]:
     if not is_successful(loaded):
         return loaded.failure()
     with anyio.fail_after(20):
-        async with started_app(loaded.unwrap(), host=host) as started:
+        async with started_app(loaded.unwrap(), mcp=None, host=host) as started:
             assert not is_successful(started)
             return started.failure()
 

@@ -12,6 +12,7 @@ from sutura.boundary.sources.duckdb import duckdb_fault
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.transports.http.wire import FAILURE_DETAILS, FailureCode
 from tests.refusals import expect_refusal
+from tests.services import sources_of
 from tests.transports.http.deployments import (
     AUTH,
     QUESTION,
@@ -77,7 +78,7 @@ async def test_a_source_that_cannot_be_reached_is_the_source_unavailable_refusal
 ) -> None:
     config = write_deployment(tmp_path)
     async with assembled(config) as started, client(started.app) as http:
-        for source in started.service.sources.values():
+        for source in sources_of(started.service).values():
             await source.close()
         with anyio.fail_after(10):
             response = await http.post("/v1/query", json=QUESTION, headers=AUTH)

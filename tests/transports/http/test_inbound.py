@@ -191,7 +191,12 @@ async def test_the_protected_resource_metadata_names_the_issuer(http: httpx.Asyn
     assert response.json() == {
         "resource": "https://sutura.test/",
         "authorization_servers": [ISSUER],
-        "scopes_supported": ["sutura:catalog.read", "sutura:metrics.ask", "sutura:sql.run"],
+        "scopes_supported": [
+            "sutura:catalog.read",
+            "sutura:metrics.ask",
+            "sutura:sql.run",
+            "sutura:metrics.compile",
+        ],
         "bearer_methods_supported": ["header"],
         "resource_name": "sutura",
     }
@@ -302,7 +307,7 @@ def test_the_prompt_served_to_a_caller_is_their_view(started: Started) -> None:
     assert "means: return_rate" not in staff and "means: return_rate" in finance
     assert "metric: average_order_value" not in finance
     assert "returns_still_count" not in finance
-    assert started.service.pinned.digest in staff
+    assert started.service.definitions().digest in staff
     assert prompt(frozenset({"finance"})) is finance  # derived once per set of audiences
 
 

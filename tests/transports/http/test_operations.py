@@ -152,7 +152,7 @@ async def test_an_audit_path_that_cannot_be_opened_stops_the_start(tmp_path: Pat
     from sutura.transports.http.serve import started_app
 
     loaded = load({"SUTURA_CONFIG_DIR": str(config)}).unwrap()
-    async with started_app(loaded) as started:
+    async with started_app(loaded, mcp=None) as started:
         assert not is_successful(started)
         (problem,) = started.failure()
     assert problem.startswith("audit.path: cannot open ") and "no/such/dir" in problem

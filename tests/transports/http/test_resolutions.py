@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sutura.boundary import service as service_module
+from sutura.boundary import planning as planning_module
 from sutura.boundary import startup as startup_module
 from sutura.core.question.resolve import resolve_question
 from tests.transports.http.deployments import assembled, client
@@ -36,7 +36,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         seen.append(question.metrics[0])
         return resolve_question(question, *args)
 
-    monkeypatch.setattr(service_module, "resolve_question", spy)
+    monkeypatch.setattr(planning_module, "resolve_question", spy)
     yield seen
 
 

@@ -26,7 +26,7 @@ async def test_each_call_is_a_span_with_a_child_per_stage_naming_capability_and_
     config = write_deployment(tmp_path)
     with anyio.fail_after(30):
         async with assembled(config) as started, client(started.app) as http:
-            started.service.observers.trace(otel_tracing(provider).unwrap())
+            started.service.trace(otel_tracing(provider).unwrap())
             await http.post("/v1/query", json=QUESTION, headers=AUTH)
             await http.post("/v1/query", json={**QUESTION, "metrics": ["nope"]}, headers=AUTH)
     spans = exporter.get_finished_spans()

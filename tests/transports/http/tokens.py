@@ -12,9 +12,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from sutura.core.tool.capability import Scope
+
 ISSUER: Final = "https://issuer.test"
 RESOURCE: Final = "https://sutura.test/"
-ALL_SCOPES: Final = "sutura:catalog.read sutura:metrics.ask sutura:sql.run"
+ALL_SCOPES: Final = " ".join(scope.value for scope in Scope)
 
 
 class KeyPair:

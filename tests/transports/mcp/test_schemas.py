@@ -20,7 +20,7 @@ from sutura.core.nouns.prose import CatalogProse
 from sutura.core.nouns.question import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
 from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
-from sutura.core.tool.capability import Capability, offered_by
+from sutura.core.tool.capability import Capability, listed_to_agents, offered_by
 from sutura.core.tool.codec import catalog_halves, halves_of, raw_halves
 from sutura.transports.mcp.tools import TOOLS as TOOL_OF
 from sutura.transports.mcp.tools import tools_for
@@ -28,13 +28,16 @@ from tests.core.untrusted_samples import answer, pinned
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "tool_schemas.txt"
 UPDATE = os.environ.get("SUTURA_UPDATE_SNAPSHOTS") == "1"
-TOOLS = tools_for(offered_by(True))
-"""Every tool, ``run_sql`` included: all of them are pinned and checked."""
-DEFAULT_TOOLS = tools_for(offered_by(False))
+TOOLS = tools_for(frozenset(Capability))
+"""Every tool, ``run_sql`` and ``compile_question`` included: all of them are pinned and checked."""
+DEFAULT_TOOLS = tools_for(listed_to_agents(offered_by(False), compile_question_enabled=False))
+WITH_RUN_SQL = tools_for(listed_to_agents(offered_by(True), compile_question_enabled=False))
 QUESTION_INPUT = TOOL_OF[Capability.ASK_METRIC].input_schema
-# What every tools/list costs an agent's context: at most 4 KB by default, 5 KB with run_sql.
+# What every tools/list costs an agent's context: at most 4 KB by default, 5 KB with run_sql,
+# 8 KB with compile_question too (its input is a question, like ask_metric's).
 TOOLS_LIST_BUDGET = 4096
 ENABLED_TOOLS_LIST_BUDGET = 5120
+EVERY_TOOL_LIST_BUDGET = 8192
 
 
 def _schemas_text() -> str:
@@ -67,7 +70,11 @@ def test_the_tool_list_is_at_most_4_kb_as_sent() -> None:
 
 
 def test_the_tool_list_with_run_sql_is_at_most_5_kb_as_sent() -> None:
-    assert _wire_size(TOOLS) <= ENABLED_TOOLS_LIST_BUDGET
+    assert _wire_size(WITH_RUN_SQL) <= ENABLED_TOOLS_LIST_BUDGET
+
+
+def test_the_tool_list_with_every_tool_is_at_most_8_kb_as_sent() -> None:
+    assert _wire_size(TOOLS) <= EVERY_TOOL_LIST_BUDGET
 
 
 def _objects(node: Any) -> Iterator[dict[str, Any]]:

@@ -2,14 +2,18 @@
 question per source, not one per metric (2,000 metrics took 2.9 s to warm, now 40 ms)."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from returns.pipeline import is_successful
+from returns.result import Result
 
+from sutura.boundary import planning
 from sutura.boundary.loading import Loaded, load
 from sutura.core.definitions.model import Metric
-from sutura.core.nouns.question import Question
-from sutura.core.sql import planning
+from sutura.core.nouns.question import Question, QuestionError
+from sutura.core.nouns.refusal import Refusal
+from sutura.core.sql.planning import Plan
 from sutura.transports.mcp import starting
 from tests.scale_catalog import write_scale_catalog
 
@@ -22,14 +26,16 @@ def _loaded(target: Path, metrics: int) -> Loaded:
 def _planned(loaded: Loaded, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     """Each question the warm-up planned: its metric, and whether it compiled."""
     planned: list[tuple[str, bool]] = []
-    plan = planning.plan_question
+    plan = planning.Planner.plan
 
-    def counted(*args: object, **kwargs: object) -> object:
-        result = plan(*args, **kwargs)  # type: ignore[arg-type]
-        planned.append((args[0].metrics[0], is_successful(result)))  # type: ignore[attr-defined]
+    def counted(
+        planner: planning.Planner, question: Question, *args: Any
+    ) -> Result[Plan, Refusal | QuestionError]:
+        result = plan(planner, question, *args)
+        planned.append((question.metrics[0], is_successful(result)))
         return result
 
-    monkeypatch.setattr(planning, "plan_question", counted)  # read by the warm-up when it runs
+    monkeypatch.setattr(planning.Planner, "plan", counted)  # the one planner every path uses
     starting.warm(loaded)
     return planned
 

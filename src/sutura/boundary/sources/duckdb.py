@@ -21,7 +21,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
-from sutura.boundary.sources.skeleton import Classified, Fetched
+from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched
 from sutura.boundary.sources.worker_threads import WorkerThreads
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
@@ -80,10 +80,9 @@ class DuckDBSource:
         self._connection = connection
         self._threads = WorkerThreads(f"sutura-duckdb-{alias}", limit)
 
-    @property
-    def statements_at_once(self) -> int:
+    def capacity(self) -> Capacity:
         """How many statements this source runs at once (:func:`statement_limit`)."""
-        return self._threads.limit
+        return Capacity(statements_at_once=self._threads.limit)
 
     def classify(self, error: Exception) -> Classified | None:
         """DuckDB's error table."""

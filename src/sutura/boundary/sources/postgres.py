@@ -54,6 +54,7 @@ from sutura.boundary.sources.postgres_connect import (
     where,
 )
 from sutura.boundary.sources.skeleton import (
+    Capacity,
     Classified,
     Faulted,
     Fetched,
@@ -203,6 +204,10 @@ class PostgresSource:
         self.posture = posture
         self._pool = pool
         self._health = health
+
+    def capacity(self) -> Capacity:
+        """How many connections its pool keeps (``pool_size``)."""
+        return Capacity(pool_size=self._pool.max_size)
 
     def classify(self, error: Exception) -> Classified | None:
         """The PostgreSQL error table."""

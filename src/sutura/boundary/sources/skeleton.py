@@ -96,6 +96,16 @@ class Classifier(Protocol):
         ...
 
 
+class Capacity(NamedTuple):
+    """How much of a source's work runs at once, as ``/metrics`` reports it; ``None`` where
+    the bound is not one this source has."""
+
+    pool_size: int | None = None
+    """Connections its pool keeps."""
+    statements_at_once: int | None = None
+    """Statements it runs at once (the others wait their turn)."""
+
+
 class Source(Classifier, Protocol):
     """A data system under an alias, read with one posture, speaking one dialect."""
 
@@ -107,6 +117,10 @@ class Source(Classifier, Protocol):
     @property
     def dialect(self) -> Dialect:
         """The SQL dialect statements for this source are compiled to."""
+        ...
+
+    def capacity(self) -> Capacity:
+        """How much of its work runs at once (what it was given when it was opened)."""
         ...
 
     async def fetch(

@@ -32,7 +32,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.context import SourceContext
-from sutura.boundary.sources.skeleton import Classified, Fetched, SourceFaultError
+from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, SourceFaultError
 from sutura.boundary.sources.spark_session import (
     Connect,
     Sessions,
@@ -65,6 +65,10 @@ class SparkSource:
         self.alias = alias
         self.posture = posture
         self._sessions = sessions
+
+    def capacity(self) -> Capacity:
+        """No bound of its own: the cluster schedules what the one session sends."""
+        return Capacity()
 
     def classify(self, error: Exception) -> Classified | None:
         """The Spark Connect error table."""

@@ -1,19 +1,15 @@
-"""A question's plan: resolved against the pinned catalog, compiled for its source's dialect.
+"""A resolved question's statement: compiled for the dialect of the source holding its model.
 
-Pure: the same question, catalog, settings and day give the same statement, so ``sutura
-compile`` shows exactly what ``ask_metric`` runs, without touching data.
+Pure: the same resolved question, definitions and settings give the same statement. The one
+composition of resolving and compiling, which every surface uses (``ask_metric`` runs what it
+plans, ``compile_question`` shows it), is :class:`sutura.boundary.planning.Planner`.
 """
 
-import datetime
 from typing import assert_never
-
-from returns.result import Result
 
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.dialect import Dialect
-from sutura.core.nouns.question import Question, QuestionError
-from sutura.core.nouns.refusal import Refusal
-from sutura.core.question.resolve import Resolved, resolve_question
+from sutura.core.question.resolve import Resolved
 from sutura.core.settings import (
     DuckDBSourceSettings,
     PostgresSourceSettings,
@@ -48,17 +44,9 @@ def source_alias(resolved: Resolved, pinned: PinnedDefinitions) -> str:
     return model.source
 
 
-def plan_question(
-    question: Question, pinned: PinnedDefinitions, settings: Settings, today: datetime.date
-) -> Result[Plan, Refusal | QuestionError]:
-    """Resolve and compile ``question``, or the refusal or malformation that stops it."""
-    return resolve_question(question, pinned, settings.limits, today).map(
-        lambda resolved: (
-            resolved,
-            compile_question(
-                resolved,
-                pinned.catalog,
-                dialect_of(settings.sources[source_alias(resolved, pinned)]),
-            ),
-        )
-    )
+def compile_resolved(
+    resolved: Resolved, pinned: PinnedDefinitions, settings: Settings
+) -> CompiledQuery:
+    """``resolved`` compiled against ``pinned`` for its source's dialect."""
+    dialect = dialect_of(settings.sources[source_alias(resolved, pinned)])
+    return compile_question(resolved, pinned.catalog, dialect)

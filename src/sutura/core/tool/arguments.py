@@ -1,9 +1,11 @@
 """The one decoder of every capability's arguments, from whatever a transport received.
 
-HTTP hands over the body's bytes, MCP the arguments it parsed, the command line a document it
-built from its flags, the Python API a Struct it already holds. Each becomes the capability's
-input Struct here, or :class:`~sutura.core.tool.reply.Malformed` naming the field and the
-problem — never the value sent.
+HTTP hands over the Struct its body decoded to (a body is decoded here too, by
+:mod:`sutura.transports.http.body`) or, for the catalog, its query parameters; MCP the
+arguments it parsed; the console a body's bytes; the command line a document it built from its
+flags; the Python API a Struct it already holds. Each becomes the capability's input Struct
+here, or :class:`~sutura.core.tool.reply.Malformed` naming the field and the problem — never
+the value sent.
 
 >>> decode_arguments(Capability.DESCRIBE_CATALOG, {}).unwrap()
 CatalogRequest(search=None, page=1)
@@ -45,8 +47,12 @@ def decode_arguments(capability: Capability, arguments: Arguments) -> Result[Req
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return decode_catalog_request(arguments).map(_request)
-        case Capability.ASK_METRIC:
-            return decode_question(arguments).map(_request).alt(malformed_question)
+        case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
+            return (
+                decode_question(arguments)
+                .map(_request)
+                .alt(lambda error: malformed_question(error, capability))
+            )
         case Capability.RUN_SQL:
             return decode_statement_arguments(arguments).map(_request)
         case _:
@@ -57,9 +63,11 @@ def _request(request: Request) -> Request:
     return request
 
 
-def malformed_question(error: QuestionError) -> Malformed:
-    """A malformed question as a reply."""
-    return Malformed(capability=Capability.ASK_METRIC, field=error.field, problem=error.problem)
+def malformed_question(
+    error: QuestionError, capability: Capability = Capability.ASK_METRIC
+) -> Malformed:
+    """A malformed question as ``capability``'s reply (``ask_metric``'s unless another)."""
+    return Malformed(capability=capability, field=error.field, problem=error.problem)
 
 
 def decode_catalog_request(arguments: Arguments) -> Result[CatalogRequest, Malformed]:

@@ -5,10 +5,15 @@ verbs that call, and the audit record. A surface cannot offer something that is 
 capability, and a new capability is a type error at every ``match`` that derives a surface
 from it (each ends in ``assert_never``).
 
->>> scope_of(Capability.RUN_SQL).value
-'sutura:sql.run'
+Two capabilities are not offered to agents by default: ``run_sql`` (ungoverned rows) is
+offered nowhere until the operator turns it on, and ``compile_question`` (the SQL a question
+compiles to) is offered to the command line, the console and the HTTP API, but listed as an
+MCP tool only when the operator says so: an agent sees no SQL by default.
+
+>>> scope_of(Capability.RUN_SQL).value, scope_of(Capability.COMPILE_QUESTION).value
+('sutura:sql.run', 'sutura:metrics.compile')
 >>> [c.value for c in Capability]
-['describe_catalog', 'ask_metric', 'run_sql']
+['describe_catalog', 'ask_metric', 'run_sql', 'compile_question']
 """
 
 from enum import StrEnum
@@ -22,6 +27,7 @@ from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.question import Question
 from sutura.core.raw.outcome import RawOutcome
 from sutura.core.raw.request import RawStatement
+from sutura.core.sql.shown import ShownStatement
 
 
 class Capability(StrEnum):
@@ -30,6 +36,7 @@ class Capability(StrEnum):
     DESCRIBE_CATALOG = "describe_catalog"
     ASK_METRIC = "ask_metric"
     RUN_SQL = "run_sql"
+    COMPILE_QUESTION = "compile_question"
 
 
 class Scope(StrEnum):
@@ -38,6 +45,7 @@ class Scope(StrEnum):
     CATALOG_READ = "sutura:catalog.read"
     METRICS_ASK = "sutura:metrics.ask"
     SQL_RUN = "sutura:sql.run"
+    METRICS_COMPILE = "sutura:metrics.compile"
 
 
 SEARCH_CHARACTERS: Final = 200
@@ -67,6 +75,8 @@ def scope_of(capability: Capability) -> Scope:
             return Scope.METRICS_ASK
         case Capability.RUN_SQL:
             return Scope.SQL_RUN
+        case Capability.COMPILE_QUESTION:
+            return Scope.METRICS_COMPILE
         case _:
             assert_never(capability)
 
@@ -80,7 +90,7 @@ def input_type(capability: Capability) -> type[Any]:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return CatalogRequest
-        case Capability.ASK_METRIC:
+        case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return Question
         case Capability.RUN_SQL:
             return RawStatement
@@ -101,6 +111,8 @@ def output_type(capability: Capability) -> Any:
             return Outcome
         case Capability.RUN_SQL:
             return RawOutcome
+        case Capability.COMPILE_QUESTION:
+            return ShownStatement
         case _:
             assert_never(capability)
 
@@ -109,17 +121,40 @@ def offered_by(run_sql_enabled: bool) -> frozenset[Capability]:
     """The capabilities a deployment offers: every one, but ``run_sql`` only when enabled.
 
     >>> sorted(c.value for c in offered_by(False))
-    ['ask_metric', 'describe_catalog']
+    ['ask_metric', 'compile_question', 'describe_catalog']
     """
     return frozenset(c for c in Capability if run_sql_enabled or not _off_by_default(c))
+
+
+def listed_to_agents(
+    offered: frozenset[Capability], compile_question_enabled: bool
+) -> frozenset[Capability]:
+    """The offered capabilities MCP lists as tools: ``compile_question`` only when the operator
+    lists it (``tools.compile_question.enabled``).
+
+    >>> sorted(c.value for c in listed_to_agents(offered_by(False), False))
+    ['ask_metric', 'describe_catalog']
+    """
+    return frozenset(c for c in offered if compile_question_enabled or not _shows_sql(c))
 
 
 def _off_by_default(capability: Capability) -> bool:
     """Whether the operator must turn ``capability`` on (the ungoverned raw SQL tool)."""
     match capability:
-        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return False
         case Capability.RUN_SQL:
+            return True
+        case _:
+            assert_never(capability)
+
+
+def _shows_sql(capability: Capability) -> bool:
+    """Whether ``capability`` shows a question's SQL (what an agent is not shown by default)."""
+    match capability:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC | Capability.RUN_SQL:
+            return False
+        case Capability.COMPILE_QUESTION:
             return True
         case _:
             assert_never(capability)

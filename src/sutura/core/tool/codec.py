@@ -36,6 +36,8 @@ from sutura.core.raw.outcome import (
     render_raw,
 )
 from sutura.core.raw.request import RawStatement
+from sutura.core.sql.compiled import CompiledQuery
+from sutura.core.sql.shown import ShownStatement, shown_statement, shown_text
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.render import render_answer, render_refusal
 from sutura.core.tool.capability import CatalogRequest
@@ -151,6 +153,13 @@ def catalog_halves(view: CatalogView) -> Result[Halves, Refusal]:
     return view.text().bind(
         lambda text: encode(view.body).map(lambda data: Halves(text=text, structured=data))
     )
+
+
+def compiled_halves(query: CompiledQuery) -> Result[tuple[Halves, ShownStatement], Refusal]:
+    """Both halves of a compiled question (what ``compile_question`` shows) and the value of
+    its structured half, or the refusal that replaces both."""
+    shown = shown_statement(query)
+    return encode(shown).map(lambda data: (Halves(shown_text(query), data), shown))
 
 
 def raw_outcome_halves(outcome: RawOutcome) -> Result[Halves, RawRefusal]:

@@ -1,6 +1,7 @@
 """What one capability call comes to: the closed union every transport maps to its envelope.
 
-- :class:`Answered`: the value and both its halves (an answer, the catalog, raw rows).
+- :class:`Answered`: the value and both its halves (an answer, the catalog, raw rows, a
+  compiled statement).
 - :class:`Declined`: a refusal, which is an answer too, with both its halves and its status.
 - :class:`Malformed`: the arguments are not the capability's input: the field and the problem,
   never the value sent.
@@ -24,6 +25,7 @@ from sutura.core.nouns.answer import Answer, Refused
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.raw.outcome import RawRefusal, RawRefusalCode, RawRows, raw_status
+from sutura.core.sql.shown import ShownStatement
 from sutura.core.tool.capability import Capability, Scope, scope_of
 from sutura.core.tool.codec import Halves
 
@@ -38,7 +40,7 @@ class Answered(Frozen, frozen=True):
 
     capability: Capability
     halves: Halves
-    value: Answer | CatalogBody | RawRows
+    value: Answer | CatalogBody | RawRows | ShownStatement
 
 
 class Declined(Frozen, frozen=True):
@@ -98,7 +100,7 @@ def _malformed_what(capability: Capability) -> str:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return "malformed arguments"
-        case Capability.ASK_METRIC:
+        case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return "malformed question"
         case Capability.RUN_SQL:
             return "malformed statement"
@@ -137,7 +139,7 @@ class NotOffered(Frozen, frozen=True):
 
 def _how_to_offer(capability: Capability) -> str:
     match capability:
-        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC:
+        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return "."
         case Capability.RUN_SQL:
             return " (the operator has not set tools.run_sql.enabled)."

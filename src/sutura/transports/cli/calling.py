@@ -21,6 +21,7 @@ from sutura.boundary.startup import open_service
 from sutura.core.catalog.view.catalog import CatalogBody
 from sutura.core.nouns.answer import Answer
 from sutura.core.raw.outcome import RawRows
+from sutura.core.sql.shown import ShownStatement
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
@@ -80,8 +81,7 @@ def call_once(
 
     async def use(_loaded: Loaded, service: Service) -> Reply:
         caller = Caller.local(request_id=uuid.uuid4().hex, surface="cli")
-        deadline = service.settings.limits.deadline_seconds
-        return await service.call(capability, arguments, caller, deadline)
+        return await service.call(capability, arguments, caller)
 
     reply = with_service(wiring, use, anchors=anchors, data=data)
     if isinstance(reply, int):
@@ -125,7 +125,7 @@ def _view(reply: Answered, fmt: OutputFormat) -> str | None:
     match value:
         case Answer() | RawRows():
             return rows_view(fmt, reply.halves.text, value.columns, value.rows)
-        case CatalogBody():
+        case CatalogBody() | ShownStatement():
             return None
         case _:
             assert_never(value)

@@ -8,7 +8,7 @@ import argparse
 import anyio
 from returns.pipeline import is_successful
 
-from sutura.transports.cli.composing import composing
+from sutura.boundary.composing import composing
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
@@ -30,7 +30,7 @@ def register(verbs: Verbs) -> None:
 
 def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura mcp``: load settings and catalog (or refuse, naming every reason), then serve."""
-    with composing():  # no collection while the server is composed (cli/composing.py)
+    with composing():  # no collection while the server is composed (boundary/composing.py)
         from sutura.boundary.logs import configure_server_log
         from sutura.transports.mcp.server import mcp_server
         from sutura.transports.mcp.stdio import serve_stdio

@@ -2,13 +2,21 @@
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import anyio
 
-from sutura.transports.cli.composing import composing
+from sutura.boundary.composing import composing
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
+
+if TYPE_CHECKING:  # the server's modules are imported when it starts
+    from sutura.boundary.admission import Shedding
+    from sutura.boundary.loading import Loaded
+    from sutura.boundary.service import Service
+    from sutura.transports.http.mcp_route import McpOf
+    from sutura.transports.mcp.remote import RemoteMcp
 
 
 def register(verbs: Verbs) -> None:
@@ -32,6 +40,17 @@ def _announce(url: str) -> None:
     print(f"sutura: serving {url} (docs at {url}/docs)", file=sys.stderr, flush=True)
 
 
+def mcp_of(loaded: "Loaded") -> "McpOf":
+    """``/mcp`` over the service ``sutura serve`` opens: the MCP transport's endpoint, handed
+    to the HTTP app (which imports no MCP code) by this command, which starts both."""
+    from sutura.transports.mcp.remote import remote_mcp
+
+    def mcp(service: "Service", admission: "Shedding") -> "RemoteMcp":
+        return remote_mcp(loaded, service, admission)
+
+    return mcp
+
+
 def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura serve``: start (or refuse, naming every reason), then serve until a signal."""
     from sutura.boundary.logs import configure_server_log
@@ -39,7 +58,7 @@ def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
 
     if args.port is not None and not 0 <= args.port <= 65535:
         return report(["serve: --port must be between 0 and 65535"])
-    # No collection while the server is composed; frozen once it is bound (cli/composing.py).
+    # No collection while the server is composed; frozen once it is bound (boundary/composing.py).
     with composing() as composed:
         loaded = unwrap_or_report(wiring.load())
         if isinstance(loaded, int):
@@ -51,7 +70,7 @@ def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
             _announce(url)
 
         problems: list[str] = anyio.run(
-            lambda: serve(loaded, announce, host=args.host, port=args.port),
+            lambda: serve(loaded, announce, mcp=mcp_of(loaded), host=args.host, port=args.port),
             backend_options=loop_options(),
         )
     return report(problems) if problems else EXIT_OK

@@ -107,11 +107,15 @@ def _register_compile(verbs: Verbs) -> None:
     compile_ = verbs.add(
         "compile",
         "print a question's SQL, parameters and plan without touching data",
-        "Resolves and compiles a question exactly as `query` would, and prints the statement, "
-        "its bound parameters and the plan. Nothing is run.",
+        "Plans a question exactly as `query` would, and prints the statement, its bound "
+        "parameters and the plan: the text half of compile_question, or with --json its "
+        "structured half. Nothing is run, no source is opened.",
         QUESTION_EXAMPLE.format(verb="compile"),
     )
     add_question_arguments(compile_)
+    compile_.add_argument(
+        "--json", action="store_true", help="print the structured half instead of the text half"
+    )
     compile_.set_defaults(handler=run_compile)
 
 
@@ -195,8 +199,8 @@ def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     from sutura.transports.cli import present
     from sutura.transports.cli.calling import with_service
 
-    async def summary(_loaded: "Loaded", service: "Service") -> str:
-        return present.check_summary(service)
+    async def summary(loaded: "Loaded", service: "Service") -> str:
+        return present.check_summary(loaded, service)
 
     text = with_service(wiring, summary, anchors=True)
     if isinstance(text, int):
@@ -233,9 +237,10 @@ def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
-    """``sutura compile``."""
+    """``sutura compile``: the compile_question call, without opening any source."""
     from sutura.core.tool.arguments import decode_question
-    from sutura.transports.cli import present
+    from sutura.core.tool.capability import Capability
+    from sutura.transports.cli.calling import call_once
     from sutura.transports.cli.question_args import UsageError, question_arguments
     from sutura.transports.cli.teaching import unknown_grain
 
@@ -245,12 +250,11 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
         question = decode_question(question_arguments(args))
     except UsageError as problem:
         return _usage(str(problem))
-    if not is_successful(question):
+    if not is_successful(question):  # before the settings are read, as a usage error is
         return _malformed(question.failure())
-    loaded = unwrap_or_report(wiring.load())
-    if isinstance(loaded, int):
-        return loaded
-    return present.print_plan(present.plan_of(loaded, question.unwrap()))
+    return call_once(
+        wiring, Capability.COMPILE_QUESTION, question.unwrap(), as_json=args.json, data=False
+    )
 
 
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:

@@ -1,31 +1,21 @@
-"""How the command line presents what is not a reply: the check summary, a metric's definition
-as pinned, and a compiled plan."""
-
-import sys
+"""How the command line presents what is not a reply: the check summary and a metric's
+definition as pinned."""
 
 import msgspec
-from returns.pipeline import is_successful
-from returns.result import Result
 
-from sutura.boundary.loading import Loaded, utc_today
+from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.core.definitions.knowledge import means_metric
-from sutura.core.nouns.question import Question, QuestionError
-from sutura.core.nouns.refusal import Refusal
-from sutura.core.sql.compiled import CompiledQuery
-from sutura.core.sql.planning import Plan, plan_question
 from sutura.core.text.escape import escape_text, is_escaped
-from sutura.core.text.render import render_refusal
-from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit
 
 
-def check_summary(service: Service) -> str:
+def check_summary(loaded: Loaded, service: Service) -> str:
     """What ``sutura check`` confirms."""
-    pinned = service.pinned
+    pinned = loaded.pinned
     catalog = pinned.catalog
     anchored = sum(1 for m in catalog.metrics if m.anchor is not None)
     sources = ", ".join(
-        f"{escape_text(a)} ({s.dialect})" for a, s in sorted(service.sources.items())
+        f"{escape_text(a)} ({dialect})" for a, dialect in sorted(service.source_dialects().items())
     )
     knowledge = catalog.knowledge
     return "\n".join(
@@ -89,29 +79,3 @@ def _json_escaped(ch: str) -> str:
     """``ch`` as JSON's ``\\uXXXX`` (a surrogate pair beyond the BMP)."""
     units = ch.encode("utf-16-be", "surrogatepass")
     return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
-
-
-def plan_of(loaded: Loaded, question: Question) -> Result[Plan, Refusal | QuestionError]:
-    """The question resolved and compiled as ``query`` would, touching no data."""
-    return plan_question(question, loaded.pinned, loaded.loaded.settings, utc_today())
-
-
-def compiled(query: CompiledQuery) -> str:
-    """Statement, parameters and plan."""
-    params = "\n".join(f"  ${i}: {escape_text(repr(p))}" for i, p in enumerate(query.params, 1))
-    plan = "\n".join(f"  {escape_text(line)}" for line in query.plan)
-    head = f"-- dialect: {query.dialect}\n{query.sql}"
-    return f"{head}\n\nparameters:\n{params or '  (none)'}\n\nplan:\n{plan}"
-
-
-def print_plan(planned: Result[Plan, Refusal | QuestionError]) -> int:
-    """Print the plan, or why the question does not compile; the exit code."""
-    if is_successful(planned):
-        emit(compiled(planned.unwrap()[1]))
-        return EXIT_OK
-    problem = planned.failure()
-    if isinstance(problem, QuestionError):
-        print(f"sutura: {escape_text(problem.sentence())}", file=sys.stderr)
-        return EXIT_USAGE
-    emit(render_refusal(problem))
-    return EXIT_REFUSED

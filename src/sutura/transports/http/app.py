@@ -16,7 +16,7 @@ from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
 from sutura.core.settings import Settings, console_served
-from sutura.core.tool.capability import Capability
+from sutura.core.tool.capability import Capability, listed_to_agents
 from sutura.transports.http import routes
 from sutura.transports.http.auth import Authentication, authentication_of
 from sutura.transports.http.console.assets import asset_routes
@@ -24,14 +24,13 @@ from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
-from sutura.transports.http.mcp_route import mcp_route
+from sutura.transports.http.mcp_route import McpEndpoint, mcp_route
 from sutura.transports.http.metrics import Metrics, metrics_route
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
 from sutura.transports.http.rate_limit import RateLimiter, rate_limit_guard
 from sutura.transports.http.replies import failure_response
 from sutura.transports.http.request_ids import RequestIds, stamp_response
 from sutura.transports.http.wire import FailureCode, failure_body
-from sutura.transports.mcp.remote import RemoteMcp
 
 log = logging.getLogger("sutura.http")
 
@@ -50,7 +49,7 @@ class _Surfaces:
     answers to."""
 
     def __init__(
-        self, admission: Admission, remote: RemoteMcp | None, allowed: tuple[str, ...] | None
+        self, admission: Admission, remote: McpEndpoint | None, allowed: tuple[str, ...] | None
     ) -> None:
         self.admission = admission
         self.remote = remote
@@ -79,13 +78,19 @@ def _handlers(
         base.append(mcp_route(surfaces.remote, calls.guards, surfaces.allowed))
     if settings.security.metrics_token:
         metrics = Metrics(
-            service, surfaces.admission, lambda: 0 if limiter is None else limiter.limited
+            service,
+            settings,
+            surfaces.admission,
+            lambda: 0 if limiter is None else limiter.limited,
         )
-        service.observers.watch(metrics)
+        service.watch(metrics)
         base.append(metrics_route(metrics, settings.security.metrics_token))
     if not console_served(settings):
         return base
-    return [*base, *asset_routes(), *console_routes(calls)]
+    # An agent view of every tool an agent could be given (run_sql's shows whether it is);
+    # of compile_question only when agents are given it.
+    shown = listed_to_agents(frozenset(Capability), settings.tools.compile_question.enabled)
+    return [*base, *asset_routes(), *console_routes(calls, shown)]
 
 
 def build_app(
@@ -95,7 +100,7 @@ def build_app(
     *,
     bind_host: str | None = None,
     admission: Admission | None = None,
-    remote: RemoteMcp | None = None,
+    remote: McpEndpoint | None = None,
 ) -> Litestar:
     """The HTTP surface over ``service``, bounded and guarded as ``settings`` say, with MCP at
     ``/mcp`` when ``remote`` is given (sharing ``admission``, the one every query takes).

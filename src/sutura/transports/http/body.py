@@ -1,9 +1,9 @@
 """A capability's request body: decoded by the core's one codec, documented from its Struct.
 
 Litestar's default body handling would decode a body itself and answer a malformed one in its
-own words (which can echo the value sent). These DTOs hand the raw bytes to
-:func:`~sutura.core.tool.arguments.decode_arguments` instead — the decoder every surface's
-arguments go through — so malformed arguments are the same reply here as anywhere
+own words (which can echo the value sent). These DTOs hand the raw bytes to the core's
+decoders instead (:mod:`sutura.core.tool.arguments`, which every surface's arguments go
+through), so malformed arguments are the same reply here as anywhere
 (``400 not_a_question`` / ``not_a_statement``, naming the field, never the value), while the
 OpenAPI document still describes the body from the Struct itself.
 """
@@ -25,6 +25,7 @@ from sutura.core.tool.arguments import (
     decode_statement_arguments,
     malformed_question,
 )
+from sutura.core.tool.capability import Capability
 from sutura.transports.http.replies import ReplyError
 
 T = TypeVar("T")
@@ -72,13 +73,20 @@ class QuestionBody(_CoreDecodedBody[Question]):
     """``ask_metric``'s body: a question."""
 
     body_type = Question
+    capability: ClassVar[Capability] = Capability.ASK_METRIC
 
     def decode_bytes(self, value: bytes) -> Question:
         """The question, or :class:`ReplyError` naming the field."""
         decoded = decode_question(value)
         if not is_successful(decoded):
-            raise ReplyError(malformed_question(decoded.failure()))
+            raise ReplyError(malformed_question(decoded.failure(), self.capability))
         return decoded.unwrap()
+
+
+class CompiledQuestionBody(QuestionBody):
+    """``compile_question``'s body: a question."""
+
+    capability: ClassVar[Capability] = Capability.COMPILE_QUESTION
 
 
 class StatementBody(_CoreDecodedBody[RawStatement]):

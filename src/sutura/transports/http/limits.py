@@ -18,9 +18,9 @@ from typing import Final
 import anyio
 from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
+from sutura.boundary.admission import Shedding, ShedError
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureCode
-from sutura.transports.mcp.server import Shedding, ShedError
 
 _DEADLINE_KEY: Final = "sutura.deadline"
 

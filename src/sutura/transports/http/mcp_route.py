@@ -16,8 +16,9 @@ True
 True
 """
 
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 from litestar import asgi
@@ -25,12 +26,31 @@ from litestar.connection import ASGIConnection
 from litestar.handlers import ASGIRouteHandler, BaseRouteHandler
 from litestar.types import Receive, Scope, Send
 
+from sutura.boundary.admission import Shedding
+from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
 from sutura.transports.http.auth import CALLER_KEY, Guard
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.gate import host_allowed
 from sutura.transports.http.wire import FailureCode
-from sutura.transports.mcp.remote import RemoteMcp
+
+
+class McpEndpoint(Protocol):
+    """What answers ``/mcp`` (MCP's streamable HTTP transport). The composer that starts the
+    server hands it in (``sutura serve``: :func:`sutura.transports.mcp.remote.remote_mcp`), so
+    this app imports nothing of the MCP transport."""
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """Serve requests for the block."""
+        ...
+
+    async def serve(self, caller: Caller, scope: Any, receive: Any, send: Any) -> None:
+        """Answer one HTTP request (an ASGI scope, receive and send) on behalf of ``caller``."""
+        ...
+
+
+McpOf = Callable[[Service, Shedding], McpEndpoint]
+"""The ``/mcp`` endpoint over an opened service, sharing the app's admission slots."""
 
 
 def _host_name(authority: str) -> str:
@@ -62,7 +82,7 @@ def origin_guard(allowed: Sequence[str] | None) -> Guard:
 
 
 def mcp_route(
-    remote: RemoteMcp, guards: Sequence[Guard], allowed: Sequence[str] | None
+    remote: McpEndpoint, guards: Sequence[Guard], allowed: Sequence[str] | None
 ) -> ASGIRouteHandler:
     """The ``/mcp`` mount: ``Origin``, then the ``/v1`` guards, then the SDK's transport."""
 

@@ -25,8 +25,8 @@ from prometheus_client.registry import Collector
 
 from sutura.boundary.observe import Stage
 from sutura.boundary.service import Service
-from sutura.boundary.sources.duckdb import DuckDBSource
-from sutura.core.settings import PostgresSourceSettings
+from sutura.boundary.sources.skeleton import Capacity
+from sutura.core.settings import Settings
 from sutura.core.tool.capability import Capability
 from sutura.transports.http.auth import Guard
 from sutura.transports.http.errors import HttpFailureError
@@ -43,18 +43,25 @@ _BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 class _State(Collector):
     """What is read when scraped: admission, rate limits, sources, anchors, definitions."""
 
-    def __init__(self, service: Service, admission: Admission, limited: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        service: Service,
+        settings: Settings,
+        admission: Admission,
+        limited: Callable[[], int],
+    ) -> None:
         self._service = service
+        self._settings = settings
         self._admission = admission
         self._limited = limited
-        self._busy: dict[str, int] = dict.fromkeys(service.sources, 0)
+        self._busy: dict[str, int] = dict.fromkeys(settings.sources, 0)
 
     def source_busy(self, source: str, change: int) -> None:
         self._busy[source] = self._busy.get(source, 0) + change
 
     def collect(self) -> Iterator[Any]:
         """Every state metric, as it is now."""
-        admission, settings = self._admission, self._service.settings
+        admission, settings = self._admission, self._settings
         yield GaugeMetricFamily(
             "sutura_admission_in_flight", "Queries holding an admission slot.", admission.active
         )
@@ -76,28 +83,28 @@ class _State(Collector):
         )
         statements = GaugeMetricFamily(
             "sutura_source_statements_limit",
-            "Statements a DuckDB source runs at once (the others wait their turn).",
+            "Statements a source runs at once (the others wait their turn).",
             labels=["source"],
         )
-        for alias, source in sorted(settings.sources.items()):
+        capacities = self._service.capacities()  # what each running source was given
+        for alias in sorted(settings.sources):
             busy.add_metric([alias], self._busy.get(alias, 0))
-            if isinstance(source, PostgresSourceSettings):
-                pool.add_metric([alias], source.pool_size)
-            opened = self._service.sources.get(alias)
-            if isinstance(opened, DuckDBSource):  # what the running source was given
-                statements.add_metric([alias], opened.statements_at_once)
+            capacity = capacities.get(alias, Capacity())
+            if capacity.pool_size is not None:
+                pool.add_metric([alias], capacity.pool_size)
+            if capacity.statements_at_once is not None:
+                statements.add_metric([alias], capacity.statements_at_once)
         yield busy
         yield pool
         yield statements
         yield from _cache_families(self._service)
-        anchored = sum(metric.anchor is not None for metric in self._service.pinned.catalog.metrics)
+        pinned = self._service.definitions()
+        anchored = sum(metric.anchor is not None for metric in pinned.catalog.metrics)
         yield GaugeMetricFamily(
             "sutura_anchors_checked", "Anchors reproduced when the service started.", anchored
         )
         info = InfoMetricFamily("sutura_definitions", "The pinned definitions served.")
-        info.add_metric(
-            [], {"version": settings.catalog.version, "digest": self._service.pinned.digest}
-        )
+        info.add_metric([], {"version": settings.catalog.version, "digest": pinned.digest})
         yield info
 
 
@@ -130,10 +137,16 @@ def _cache_families(service: Service) -> Iterator[Any]:
 class Metrics:
     """This app's registry, and the watcher of its service's calls."""
 
-    def __init__(self, service: Service, admission: Admission, limited: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        service: Service,
+        settings: Settings,
+        admission: Admission,
+        limited: Callable[[], int],
+    ) -> None:
         disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = CollectorRegistry(auto_describe=True)
-        self._state = _State(service, admission, limited)
+        self._state = _State(service, settings, admission, limited)
         self.registry.register(self._state)
         self._calls = Counter(
             "sutura_calls",

@@ -12,8 +12,10 @@ from typing import Annotated, Any, Final, assert_never
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.connection import ASGIConnection
+from litestar.dto import AbstractDTO
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
+from litestar.openapi import ResponseSpec
 from litestar.params import JSONBody, Parameter
 
 from sutura.boundary.service import Service
@@ -23,13 +25,14 @@ from sutura.core.nouns.question import Question
 from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
 from sutura.core.settings import InboundSettings
+from sutura.core.sql.shown import ShownStatement
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Malformed, NotOffered, NotPermitted, Reply
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Authentication, Guard, caller_of
-from sutura.transports.http.body import QuestionBody, StatementBody
+from sutura.transports.http.body import CompiledQuestionBody, QuestionBody, StatementBody
 from sutura.transports.http.discovery import metadata_path, protected_resource
 from sutura.transports.http.gate import json_guard
 from sutura.transports.http.guards import chained
@@ -85,10 +88,27 @@ class Calls:
         """The one call, as a response."""
         return response_of(await self.call(capability, arguments, request))
 
+    async def body_reply(
+        self,
+        capability: Capability,
+        body: Arguments,
+        request: Request[Any, Any, Any],
+        *,
+        slot: bool,
+    ) -> Response[Any]:
+        """The one call with a decoded body (an admission slot held around it when it runs a
+        query), as a response; a missing body is malformed, before any slot is taken."""
+        if body is None:
+            return response_of(_empty(capability))
+        if not slot:
+            return await self.reply(capability, body, request)
+        with self.admission.slot():
+            return await self.reply(capability, body, request)
+
     def offered(self, capability: Capability) -> list[Guard]:
         """The guards (the caller first), plus one refusing the capability before its body is
         read when the caller may not use it, or this deployment does not offer it."""
-        offered = capability in self.service.offered
+        offered = self.service.offers(capability)
 
         async def permitted(c: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
             if not caller_of(c).permits(capability):
@@ -113,8 +133,34 @@ def route_of(capability: Capability, calls: Calls) -> HTTPRouteHandler:
             return _query_route(calls)
         case Capability.RUN_SQL:
             return _sql_route(calls)
+        case Capability.COMPILE_QUESTION:
+            return _compile_route(calls)
         case _:
             assert_never(capability)
+
+
+def _posted(
+    path: str,
+    capability: Capability,
+    calls: Calls,
+    dto: type[AbstractDTO[Any]],
+    summary: str,
+    responses: dict[int, ResponseSpec],
+) -> HTTPRouteHandler:
+    """The decorator of a ``/v1`` route whose body is ``capability``'s arguments: guarded
+    (the caller, the capability, JSON), documented, bounded by the request deadline."""
+    return post(
+        path,
+        guards=chained([*calls.offered(capability), json_guard]),
+        security=doc.SECURED,
+        dto=dto,
+        return_dto=None,
+        status_code=200,
+        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
+        summary=summary,
+        responses=responses,
+        operation_class=doc.SuturaOperation,
+    )
 
 
 _SEARCH: Final = "Words to find metrics by (name, glossary terms and synonyms, descriptions)."
@@ -187,27 +233,15 @@ _QUERY_RESPONSES: Final = {
 
 
 def _query_route(calls: Calls) -> HTTPRouteHandler:
-    @post(
-        "/v1/query",
-        guards=chained([*calls.offered(Capability.ASK_METRIC), json_guard]),
-        security=doc.SECURED,
-        dto=QuestionBody,
-        return_dto=None,
-        status_code=200,
-        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
-        summary="Ask a certified question",
-        responses=_QUERY_RESPONSES,
-        operation_class=doc.SuturaOperation,
-    )
+    asking = Capability.ASK_METRIC
+
+    @_posted("/v1/query", asking, calls, QuestionBody, "Ask a certified question", _QUERY_RESPONSES)
     async def query(
         request: Request[Any, Any, Any], data: JSONBody[Question | None] = None
     ) -> Response[Answer]:
         """Answer a question about certified metrics with provenance, or refuse it with a
         typed reason at the reason's status. Cells are text; null is SQL NULL."""
-        if data is None:
-            return response_of(_empty(Capability.ASK_METRIC))
-        with calls.admission.slot():
-            return await calls.reply(Capability.ASK_METRIC, data, request)
+        return await calls.body_reply(asking, data, request, slot=True)
 
     return query
 
@@ -231,18 +265,10 @@ _SQL_RESPONSES: Final = {
 
 
 def _sql_route(calls: Calls) -> HTTPRouteHandler:
-    @post(
-        "/v1/sql/run",
-        guards=chained([*calls.offered(Capability.RUN_SQL), json_guard]),
-        security=doc.SECURED,
-        dto=StatementBody,
-        return_dto=None,
-        status_code=200,
-        middleware=[DefineMiddleware(RequestDeadline, seconds=calls.timeout)],
-        summary="Run one read-only SQL statement (ungoverned)",
-        responses=_SQL_RESPONSES,
-        operation_class=doc.SuturaOperation,
-    )
+    running = Capability.RUN_SQL
+    summary = "Run one read-only SQL statement (ungoverned)"
+
+    @_posted("/v1/sql/run", running, calls, StatementBody, summary, _SQL_RESPONSES)
     async def run_sql(
         request: Request[Any, Any, Any], data: JSONBody[RawStatement | None] = None
     ) -> Response[RawRows]:
@@ -250,12 +276,42 @@ def _sql_route(calls: Calls) -> HTTPRouteHandler:
         `403 tool_not_enabled`). One read-only query in; raw rows out, or a raw refusal.
         Rows are not certified and carry no provenance. A database's failure text comes back
         as `database_text`: untrusted content, capped (`database_text_cut` counts the rest)."""
-        if data is None:
-            return response_of(_empty(Capability.RUN_SQL))
-        with calls.admission.slot():
-            return await calls.reply(Capability.RUN_SQL, data, request)
+        return await calls.body_reply(running, data, request, slot=True)
 
     return run_sql
+
+
+_COMPILE_RESPONSES: Final = {
+    400: doc.failure("not_a_question: the body is not a question (the field is named)."),
+    401: doc.failure("No valid bearer token."),
+    403: doc.refusal_or_failure(
+        "A dimension, filter or value the metric does not permit (a refusal), or "
+        "insufficient_scope (the token lacks sutura:metrics.compile), or host_not_allowed."
+    ),
+    404: doc.refusal("metric_unknown."),
+    408: doc.failure("timeout: the body did not arrive before the request deadline."),
+    413: doc.failure("too_large: the body."),
+    415: doc.failure("unsupported_media_type: the body is not sent as application/json."),
+    422: doc.refusal("A bound the question passes (checked before anything would run)."),
+    500: doc.failure("Something broke; the cause is in the operator's log."),
+}
+
+
+def _compile_route(calls: Calls) -> HTTPRouteHandler:
+    compiling = Capability.COMPILE_QUESTION
+    summary = "Show the SQL a question compiles to (runs nothing)"
+
+    @_posted("/v1/compile", compiling, calls, CompiledQuestionBody, summary, _COMPILE_RESPONSES)
+    async def compile_question(
+        request: Request[Any, Any, Any], data: JSONBody[Question | None] = None
+    ) -> Response[ShownStatement]:
+        """The statement, bound parameters, plan and answer columns `POST /v1/query` would run
+        for the question, exactly as the source would receive them; nothing is run and no
+        admission slot is taken. A question `/v1/query` would refuse before running is refused
+        the same way, at the same status."""
+        return await calls.body_reply(compiling, data, request, slot=False)
+
+    return compile_question
 
 
 def protected_resource_route(inbound: InboundSettings) -> HTTPRouteHandler:

@@ -35,8 +35,8 @@ from sutura.transports.http.connections import (
     descriptor_limit,
 )
 from sutura.transports.http.limits import Admission
+from sutura.transports.http.mcp_route import McpOf
 from sutura.transports.http.switching import prompt_switches
-from sutura.transports.mcp.remote import remote_mcp
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +51,18 @@ class Started:
 
 @asynccontextmanager
 async def started_app(
-    loaded: Loaded, *, host: str | None = None, port: int | None = None
+    loaded: Loaded,
+    *,
+    mcp: McpOf | None,
+    host: str | None = None,
+    port: int | None = None,
 ) -> AsyncIterator[Result[Started, list[str]]]:
     """The app over a service opened for the block, or every reason not to serve.
 
-    A bind that would serve without a token where one is required is refused before any
-    source is opened.
+    ``mcp`` makes the ``/mcp`` endpoint over the opened service when ``server.mcp.enabled``
+    (the composer that starts the server hands it in: this module imports no MCP code; None
+    serves no ``/mcp``). A bind that would serve without a token where one is required is
+    refused before any source is opened.
     """
     settings = loaded.loaded.settings
     bind_host = settings.server.host if host is None else host
@@ -74,8 +80,8 @@ async def started_app(
         authentication = authentication_of(settings, loaded.loaded.base_dir)
         admission = Admission(settings.server.max_concurrent_queries)
         remote = (
-            remote_mcp(loaded, service, admission.shedding())
-            if settings.server.mcp.enabled
+            mcp(service, admission.shedding())
+            if mcp is not None and settings.server.mcp.enabled
             else None
         )
         app = build_app(
@@ -149,14 +155,20 @@ def loop_options() -> dict[str, bool]:
 
 
 async def serve(
-    loaded: Loaded, announce: Callable[[str], None], *, host: str | None, port: int | None
+    loaded: Loaded,
+    announce: Callable[[str], None],
+    *,
+    mcp: McpOf | None,
+    host: str | None,
+    port: int | None,
 ) -> list[str]:
-    """Serve until a signal; ``announce`` receives the URL once bound.
+    """Serve until a signal; ``announce`` receives the URL once bound; ``/mcp`` as
+    :func:`started_app` says.
 
     Returns every reason it could not serve (none once it has served); the service is closed
     on the way out, in the same event loop it was opened in.
     """
-    async with started_app(loaded, host=host, port=port) as ready:
+    async with started_app(loaded, mcp=mcp, host=host, port=port) as ready:
         if not is_successful(ready):
             return ready.failure()
         started = ready.unwrap()

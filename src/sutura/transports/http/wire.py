@@ -157,7 +157,7 @@ def _malformed_code(capability: Capability) -> FailureCode:
     match capability:
         case Capability.DESCRIBE_CATALOG:
             return FailureCode.BAD_REQUEST
-        case Capability.ASK_METRIC:
+        case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return FailureCode.NOT_A_QUESTION
         case Capability.RUN_SQL:
             return FailureCode.NOT_A_STATEMENT

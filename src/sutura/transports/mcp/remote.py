@@ -19,11 +19,12 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
+from sutura.boundary.admission import Shedding
 from sutura.boundary.loading import Loaded
+from sutura.boundary.prompts import agent_tools
 from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
-from sutura.core.tool.capability import offered_by
-from sutura.transports.mcp.server import ServiceHolder, Shedding, Tools, tool_server
+from sutura.transports.mcp.server import ServiceHolder, Tools, tool_server
 
 _CALLER: Final[ContextVar[Caller]] = ContextVar("sutura.mcp.caller")
 
@@ -82,12 +83,13 @@ ServeMcp = Callable[[Caller, Scope, Receive, Send], Awaitable[None]]
 def remote_mcp(context: Loaded, service: Service, admission: Shedding | None) -> RemoteMcp:
     """The ``/mcp`` endpoint over the started ``service``."""
     settings = context.loaded.settings
-    tools = Tools(offered_by(settings.tools.run_sql.enabled), _request_caller, admission)
+    tools = Tools(agent_tools(settings), _request_caller, admission)
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[ServiceHolder]:
         yield _Opened(service)
 
-    # Each caller is told about the catalog it sees (its audiences).
+    # Each caller is told about the catalog it sees (its audiences) and the tools its scopes
+    # permit, by the service's prompts (one builder with stdio's).
     server = tool_server(context, tools, _request_caller, lifespan, service.prompt_for)
     return RemoteMcp(server, settings.server.max_body_bytes)

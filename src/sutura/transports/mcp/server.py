@@ -1,15 +1,14 @@
 """The MCP server of ``sutura mcp``: the low-level SDK ``Server``, composed from the settings.
 
-Its tools are the capabilities (:mod:`.tools`); a tool call is one capability call
-(``Service.call``), and its reply is mapped to MCP's channels, as the spec names them:
-
-- an answer or a refusal is a normal tool result: ``structured_content`` is the structured half
-  (it carries ``outcome``) and ``content`` one text block holding the text half, both built
-  from one value;
-- malformed arguments are a JSON-RPC error, invalid params (-32602), whose message names the
-  field and never the value the caller sent; so is a tool this deployment does not offer;
-- a capability the caller may not use, and a failure, are results with ``is_error`` and a fixed
-  sentence; a failure's cause goes to the log on stderr, never to the caller.
+Its tools are the capabilities this deployment lists to agents (:mod:`.tools`); a tool call
+is one capability call (``Service.call``), and its reply is carried on the MCP channel
+:func:`~sutura.core.tool.carriage.mcp_carriage` names: an answer or a refusal as a normal tool
+result (``structured_content`` the structured half, ``content`` one text block holding the text
+half, both built from one value); malformed arguments, or a tool not offered, as a JSON-RPC
+invalid-params error naming the field, never the value sent; a capability the caller may not
+use, or a failure, as a result with ``is_error`` and a fixed sentence (a failure's cause goes
+to the log on stderr, never to the caller). Its ``initialize`` instructions are the caller's
+agent prompt (:class:`~sutura.boundary.prompts.Prompts`).
 
 With ``prompt.physical_schema: listed`` it also offers one resource, the physical schema
 (:mod:`.resources`); it is not a capability, so no other surface has it.
@@ -23,7 +22,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
@@ -32,29 +31,26 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura import __version__
+from sutura.boundary.admission import SHED_SENTENCE, Shedding, ShedError
 from sutura.boundary.loading import Loaded
-from sutura.core.prompt import render_prompt
+from sutura.boundary.prompts import Prompts, agent_tools, shown_to
 from sutura.core.tool.caller import Caller
-from sutura.core.tool.capability import Capability, offered_by
-from sutura.core.tool.codec import Halves
-from sutura.core.tool.reply import (
-    FAILURE_SENTENCE,
-    Answered,
-    Declined,
-    Failed,
-    Malformed,
-    NotOffered,
-    NotPermitted,
-    Reply,
+from sutura.core.tool.capability import Capability
+from sutura.core.tool.carriage import (
+    UNKNOWN_TOOL,
+    ErrorResult,
+    InvalidParams,
+    ToolResult,
+    mcp_carriage,
 )
+from sutura.core.tool.codec import Halves
+from sutura.core.tool.reply import FAILURE_SENTENCE, Reply
 from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import lifespan_of
 from sutura.transports.mcp.tools import tools_for
 
 if TYPE_CHECKING:  # the service, and the compiler under it, load once the handshake is answered
     from sutura.boundary.service import Service
-
-UNKNOWN_TOOL: Final = "unknown tool: tools/list names the tools this server offers"
 
 log = logging.getLogger("sutura.mcp")
 
@@ -103,19 +99,16 @@ def _error_result(sentence: str) -> types.CallToolResult:
 
 def result_of(reply: Reply) -> types.CallToolResult:
     """A reply as MCP carries it (raises the JSON-RPC error for a malformed call)."""
-    match reply:
-        case Answered() | Declined():
-            return tool_result(reply.halves)
-        case Malformed():
-            raise _invalid_params(reply.sentence())
-        case NotOffered():
-            raise _invalid_params(UNKNOWN_TOOL)
-        case NotPermitted():
-            return _error_result(reply.sentence())
-        case Failed():
-            return _error_result(reply.sentence())
+    carriage = mcp_carriage(reply)
+    match carriage:
+        case ToolResult(halves=halves):
+            return tool_result(halves)
+        case ErrorResult(sentence=sentence):
+            return _error_result(sentence)
+        case InvalidParams(message=message):
+            raise _invalid_params(message)
         case _:
-            assert_never(reply)
+            assert_never(carriage)
 
 
 def local_caller() -> Caller:
@@ -125,26 +118,6 @@ def local_caller() -> Caller:
 
 Instructions = Callable[[Caller], str]
 """The ``initialize`` instructions a caller is given (the agent prompt, as far as it may act)."""
-
-
-def permitted(offered: frozenset[Capability], caller: Caller) -> frozenset[Capability]:
-    """The offered capabilities ``caller`` holds the scopes for: the tools it is shown."""
-    return frozenset(capability for capability in offered if caller.permits(capability))
-
-
-class Shedding(Protocol):
-    """Admission of a tool call that runs a query: a slot for the block, or ``Shed``."""
-
-    def slot(self) -> AbstractContextManager[None]:
-        """Hold one slot for the block; raises :class:`ShedError` when none is free."""
-        ...
-
-
-class ShedError(Exception):
-    """No slot was free: the call is answered ``isError``, "ask again shortly"."""
-
-
-SHED_SENTENCE: Final = "The server is at capacity: ask again shortly."
 
 
 class Tools:
@@ -168,7 +141,7 @@ class Tools:
 
     def listed(self, caller: Caller) -> types.ListToolsResult:
         """The tools ``caller`` is shown (built once per set of scopes)."""
-        shown = permitted(self._offered, caller)
+        shown = shown_to(self._offered, caller)
         if shown not in self._listed:
             self._listed[shown] = types.ListToolsResult(tools=list(tools_for(shown)))
         return self._listed[shown]
@@ -188,9 +161,7 @@ class Tools:
         try:
             with self._admitted(capability):
                 service = await ctx.lifespan_context.service()
-                caller = self._new_caller()
-                deadline = service.settings.limits.deadline_seconds
-                reply = await service.call(capability, params.arguments, caller, deadline)
+                reply = await service.call(capability, params.arguments, self._new_caller())
         except ShedError:
             return _error_result(SHED_SENTENCE)
         except Exception:
@@ -226,43 +197,22 @@ class _CallerServer(Server[ServiceHolder]):
         """Set by the SDK's constructor; the caller's instructions replace it."""
 
 
-def instructions_of(context: Loaded) -> Instructions:
-    """The agent prompt as ``caller`` may act on it: a caller without the raw SQL tool's scope
-    is not told about it (built once per set of scopes)."""
-    settings = context.loaded.settings
-    prompts: dict[bool, str] = {}
-
-    def instructions(caller: Caller) -> str:
-        run_sql = settings.tools.run_sql.enabled and caller.permits(Capability.RUN_SQL)
-        if run_sql not in prompts:
-            prompts[run_sql] = render_prompt(
-                context.pinned,
-                prose=settings.prompt.catalog_prose,
-                limits=settings.limits,
-                run_sql_enabled=run_sql,
-                operator_instructions=context.instructions,
-            )
-        return prompts[run_sql]
-
-    return instructions
-
-
 def tool_server(
     context: Loaded,
     tools: Tools,
     new_caller: NewCaller,
     lifespan: Callable[[Any], AbstractAsyncContextManager[ServiceHolder]],
-    instructions_for: Instructions | None = None,
+    instructions_for: Instructions,
 ) -> Server[ServiceHolder]:
     """The SDK server over ``tools``: one handler table, whatever transport serves it.
 
-    ``instructions_for`` says what a caller is told at ``initialize`` (by default the
-    deployment's prompt, without the raw SQL tool for a caller not holding its scope)."""
+    ``instructions_for`` says what a caller is told at ``initialize``: its agent prompt, from
+    the one builder (:class:`~sutura.boundary.prompts.Prompts`)."""
     resource = physical_schema_resource(context)
     return _CallerServer(
         "sutura",
         version=__version__,
-        instructions_for=instructions_of(context) if instructions_for is None else instructions_for,
+        instructions_for=instructions_for,
         new_caller=new_caller,
         lifespan=lifespan,
         on_list_tools=tools.list_tools,
@@ -287,8 +237,12 @@ def mcp_server(
         return Failure(loaded.failure())
     context = loaded.unwrap()
     settings = context.loaded.settings
-    tools = Tools(offered_by(settings.tools.run_sql.enabled), new_caller, admission)
+    tools = Tools(agent_tools(settings), new_caller, admission)
     errors: list[str] = []
-    server = tool_server(context, tools, new_caller, lifespan_of(context, errors))
+    # The handshake is answered before any service is opened: its prompts are built from the
+    # loaded definitions, by the builder a service uses for /mcp.
+    prompts = Prompts(context.pinned, settings, context.instructions)
+    lifespan = lifespan_of(context, errors)
+    server = tool_server(context, tools, new_caller, lifespan, prompts.for_caller)
     longest = settings.limits.deadline_seconds
     return Success(McpServer(server=server, start_errors=errors, longest_call=longest))

@@ -7,7 +7,7 @@ pinned. The first ``tools/list`` or tool call begins the start: in a worker thre
 already on its way is not held up), the service's modules are imported, the compiler with them,
 and each source's SQL dialect is loaded by compiling one question per source, with the garbage
 collector paused and what was built frozen out of later collections (as ``sutura mcp``
-composes, :mod:`sutura.transports.cli.composing`); then the service is opened
+composes, :mod:`sutura.boundary.composing`); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
 and closes it at the end.
 
@@ -28,10 +28,10 @@ import anyio
 import anyio.to_thread
 from returns.pipeline import is_successful
 
+from sutura.boundary.composing import composing
 from sutura.boundary.loading import Loaded, utc_today
 from sutura.core.definitions.model import Metric
 from sutura.core.nouns.question import Question, Range
-from sutura.transports.cli.composing import composing
 
 if TYPE_CHECKING:  # imported by the start itself, once the handshake is answered
     from sutura.boundary.service import Service
@@ -56,16 +56,17 @@ def warm(loaded: Loaded) -> None:
     of later collections: it is kept for the whole run."""
     with composing():
         import sutura.boundary.startup  # noqa: F401  (what opening the service needs)
-        from sutura.core.sql.planning import plan_question
+        from sutura.boundary.planning import Planner
 
         today = utc_today()
+        planner = Planner(loaded.loaded.settings, lambda: today)  # the planner a service uses
         catalog = loaded.pinned.catalog
         warmed: set[str] = set()
         for metric in catalog.metrics:
             model = catalog.model(metric.model)
             if model is None or model.source in warmed:
                 continue
-            planned = plan_question(_probe(metric), loaded.pinned, loaded.loaded.settings, today)
+            planned = planner.plan(_probe(metric), loaded.pinned, None)  # the whole catalog
             if is_successful(planned):
                 warmed.add(model.source)
 

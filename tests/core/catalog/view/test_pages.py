@@ -14,6 +14,7 @@ from sutura.core.prompt import render_prompt
 from sutura.core.settings import LimitsSettings
 from sutura.core.text.escape import escape_text, has_lone_surrogate, is_escaped
 from sutura.core.text.untrusted import PROSE
+from sutura.core.tool.capability import Capability
 from sutura.core.tool.codec import catalog_halves, decode_catalog
 from tests.core.untrusted_samples import METRIC_DIGEST, pinned
 
@@ -187,7 +188,7 @@ def test_the_prompt_of_a_large_catalog_carries_a_compact_index_of_every_name() -
         _large(600),
         prose=CatalogProse.QUOTED,
         limits=LimitsSettings(),
-        run_sql_enabled=False,
+        tools=frozenset({Capability.DESCRIBE_CATALOG, Capability.ASK_METRIC}),
         operator_instructions=None,
     )
     lines = prompt.split("\n")
@@ -200,7 +201,7 @@ def test_the_prompt_of_a_large_catalog_carries_a_compact_index_of_every_name() -
         pinned(),
         prose=CatalogProse.QUOTED,
         limits=LimitsSettings(),
-        run_sql_enabled=False,
+        tools=frozenset({Capability.DESCRIBE_CATALOG, Capability.ASK_METRIC}),
         operator_instructions=None,
     )
     assert "metric: revenue" in small.split("\n") and "metrics:\t" not in small

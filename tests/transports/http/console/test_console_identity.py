@@ -50,8 +50,12 @@ async def test_the_helpers_refuse_a_token_the_api_refuses(http: httpx.AsyncClien
 
 @pytest.mark.parametrize(
     "scope",
-    ["sutura:catalog.read sutura:metrics.ask", "sutura:catalog.read"],
-    ids=["may-ask", "may-not-ask"],
+    [
+        "sutura:catalog.read sutura:metrics.ask sutura:metrics.compile",
+        "sutura:catalog.read sutura:metrics.ask",
+        "sutura:catalog.read",
+    ],
+    ids=["may-ask-and-compile", "may-ask-not-compile", "may-not-ask"],
 )
 async def test_a_caller_sees_through_the_console_what_the_api_gives_that_caller(
     http: httpx.AsyncClient, scope: str
@@ -61,21 +65,29 @@ async def test_a_caller_sees_through_the_console_what_the_api_gives_that_caller(
         shown = await http.post("/console/agent/ask_metric", json=EXAMPLE_QUESTION, headers=token)
         api = await http.post("/v1/query", json=EXAMPLE_QUESTION, headers=token)
         compiled = await http.post("/console/compile", json=EXAMPLE_QUESTION, headers=token)
+        api_compiled = await http.post("/v1/compile", json=EXAMPLE_QUESTION, headers=token)
     view = shown.json()
     assert (view["http_status"], view["http_body"].encode()) == (api.status_code, api.content)
+    assert (compiled.status_code, compiled.content) == (
+        api_compiled.status_code,
+        api_compiled.content,
+    )
     if api.status_code == 200:
-        assert view["mcp_channel"] == "result" and compiled.status_code == 200
-        assert compiled.json()["sql"]
+        assert view["mcp_channel"] == "result"
     else:
         assert api.json()["code"] == "insufficient_scope"
         assert view["mcp_channel"] == "error_result" and "sutura:metrics.ask" in view["text"]
-        assert (compiled.status_code, compiled.content) == (api.status_code, api.content)
+    if "sutura:metrics.compile" in scope:
+        assert compiled.status_code == 200 and compiled.json()["sql"]
+    else:
+        assert compiled.json()["code"] == "insufficient_scope"
+        assert "sutura:metrics.compile" in compiled.json()["detail"]
 
 
 async def test_the_compiler_refuses_a_hidden_metric_as_the_api_refuses_a_missing_one(
     http: httpx.AsyncClient,
 ) -> None:
-    token = _bearer(scope="sutura:catalog.read sutura:metrics.ask")  # no group: open metrics
+    token = _bearer(scope="sutura:metrics.ask sutura:metrics.compile")  # no group: open metrics
     hidden = {**EXAMPLE_QUESTION, "metrics": ["return_rate"]}
     missing = {**EXAMPLE_QUESTION, "metrics": ["no_such_metric"]}
     with anyio.fail_after(30):

@@ -1,24 +1,19 @@
-"""The console helpers' bodies: a call as both surfaces carry it, and a compiled question.
+"""The console's agent view: a call as both surfaces carry it.
 
 :class:`AgentView` puts side by side what an agent receives for one capability call: the MCP
-tool result (its text block, and how MCP carries it) and the body the ``/v1`` route sends,
-byte for byte (for an answer or a refusal that body is the structured half, the very bytes of
-MCP's ``structuredContent``). :class:`CompiledView` is ``sutura compile``'s statement.
+tool result (its text block, and how MCP carries it, as
+:func:`~sutura.core.tool.carriage.mcp_carriage` says) and the body the ``/v1`` route sends, byte
+for byte (for an answer or a refusal that body is the structured half, the very bytes of MCP's
+``structuredContent``).
 """
 
-import datetime
-import decimal
 from enum import StrEnum
-
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
+from typing import assert_never
 
 from sutura.core.nouns.frozen import Frozen
-from sutura.core.sql.compiled import CompiledQuery
-from sutura.core.text.escape import escape_text
+from sutura.core.tool.carriage import ErrorResult, InvalidParams, ToolResult, mcp_carriage
 from sutura.core.tool.reply import Reply, outcome_code
 from sutura.transports.http.replies import response_of
-from sutura.transports.mcp.server import result_of
 
 
 class McpChannel(StrEnum):
@@ -43,32 +38,17 @@ class AgentView(Frozen, frozen=True):
     """The ``/v1`` route's body, byte for byte (UTF-8 by construction)."""
 
 
-class CompiledParameter(Frozen, frozen=True):
-    """One bound value: its placeholder number, its type and its exact text (escaped)."""
-
-    position: int
-    type: str
-    text: str
-
-
-class CompiledView(Frozen, frozen=True):
-    """A question compiled as ``query`` would run it, touching no data."""
-
-    dialect: str
-    sql: str
-    parameters: list[CompiledParameter]
-    plan: list[str]
-    columns: list[str]
-
-
 def _mcp_side(reply: Reply) -> tuple[McpChannel, str]:
-    try:
-        result = result_of(reply)
-    except MCPError as error:
-        return McpChannel.INVALID_PARAMS, error.error.message
-    (block,) = result.content
-    text = block.text if isinstance(block, types.TextContent) else ""
-    return (McpChannel.ERROR_RESULT if result.is_error else McpChannel.RESULT), text
+    carriage = mcp_carriage(reply)
+    match carriage:
+        case ToolResult(halves=halves):
+            return McpChannel.RESULT, halves.text
+        case ErrorResult(sentence=sentence):
+            return McpChannel.ERROR_RESULT, sentence
+        case InvalidParams(message=message):
+            return McpChannel.INVALID_PARAMS, message
+        case _:
+            assert_never(carriage)
 
 
 def agent_view(reply: Reply) -> AgentView:
@@ -83,35 +63,4 @@ def agent_view(reply: Reply) -> AgentView:
         text=text,
         http_status=response.status_code or 200,  # unset: the route's own 200
         http_body=body.decode("utf-8"),
-    )
-
-
-def _type_of(value: object) -> str:
-    match value:
-        case bool():
-            return "boolean"
-        case int():
-            return "integer"
-        case decimal.Decimal():
-            return "decimal"
-        case datetime.date():
-            return "date"
-        case str():
-            return "text"
-        case _:
-            return type(value).__name__
-
-
-def compiled_view(query: CompiledQuery) -> CompiledView:
-    """The statement, its parameters (typed, exact text) and its plan."""
-    parameters = [
-        CompiledParameter(position=i, type=_type_of(p), text=escape_text(str(p)))
-        for i, p in enumerate(query.params, 1)
-    ]
-    return CompiledView(
-        dialect=query.dialect,
-        sql=query.sql,
-        parameters=parameters,
-        plan=list(query.plan),
-        columns=list(query.columns),
     )
