@@ -21,6 +21,7 @@ from sutura.core.nouns.answer import Answer
 from sutura.core.nouns.notices import OMITTED_NOTICE, QUOTED_NOTICE
 from sutura.core.nouns.prose import CatalogProse
 from sutura.core.nouns.refusal import RefusalCode
+from sutura.core.tool.carriage import UNKNOWN_TOOL
 from sutura.core.tool.codec import decode_outcome, encode, halves_of
 from sutura.core.tool.reply import FAILURE_SENTENCE
 from sutura.transports.mcp.server import mcp_server
@@ -203,6 +204,29 @@ async def test_an_unknown_tool_is_invalid_params_that_does_not_echo_its_name(quo
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("SECRET_tool", {})
     assert raised.value.code == -32602 and "SECRET" not in raised.value.message
+
+
+async def test_an_agent_is_not_shown_compile_question_unless_the_operator_lists_it(
+    quoted: Path,
+) -> None:
+    with anyio.fail_after(30):
+        async with connected(wiring(quoted), "auto") as client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("compile_question", EXAMPLE_QUESTION)
+            told = client.instructions or ""
+        on = wiring(quoted, SUTURA__TOOLS__COMPILE_QUESTION__ENABLED="true")
+        async with connected(on, "auto") as client:
+            listed_on = [tool.name for tool in (await client.list_tools()).tools]
+            shown = await client.call_tool("compile_question", EXAMPLE_QUESTION)
+            told_on = client.instructions or ""
+    assert listed == ["describe_catalog", "ask_metric"]
+    assert (raised.value.code, raised.value.message) == (-32602, UNKNOWN_TOOL)
+    assert "compile_question" not in told and "SELECT" not in told
+    assert listed_on == ["describe_catalog", "ask_metric", "compile_question"]
+    assert "- `compile_question`:" in told_on
+    assert not shown.is_error and structured_of(shown)["sql"].startswith("SELECT")
+    assert text_of(shown).startswith("-- dialect: duckdb\nSELECT")
 
 
 @pytest.mark.parametrize("mode", MODES)
