@@ -1,4 +1,6 @@
-"""Imports run one way: root → transports → boundary → core. The core does no I/O."""
+"""Imports run one way: root → transports → boundary → core. The core does no I/O, its
+packages import only the ones below them, and no transport imports a sibling (but the command
+line, which starts the servers)."""
 
 import ast
 from pathlib import Path
@@ -65,6 +67,51 @@ def test_the_boundary_never_imports_a_transport_or_the_root(path: Path) -> None:
 @pytest.mark.parametrize("path", _modules("transports"), ids=lambda p: p.name)
 def test_a_transport_never_imports_the_root(path: Path) -> None:
     assert "root" not in {_layer_of(name) for name in _imports(path)}
+
+
+COMPOSER = "cli"
+"""The transport that starts the others (``sutura serve``, ``sutura mcp``): it alone may import
+a sibling, to hand one server what another serves (``/mcp`` to the HTTP app)."""
+
+
+def _transport_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["sutura", "transports"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def _sibling_imports(root: Path) -> list[str]:
+    """Each import in ``root`` (the transports' directory) of one transport by another."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if len(parts) < 2 or parts[0] == COMPOSER:
+            continue
+        theirs = {_transport_of(name) for name in _imports(path)} - {None, parts[0]}
+        problems += [f"{path.relative_to(root)}: imports transports.{t}" for t in sorted(theirs)]
+    return problems
+
+
+def test_a_transport_never_imports_a_sibling_but_the_composer() -> None:
+    assert _sibling_imports(SRC / "transports") == []
+
+
+def test_the_sibling_gate_refuses_a_transport_importing_another(tmp_path: Path) -> None:
+    root = tmp_path / "transports"
+    planted = {
+        "http/app.py": "from sutura.transports.mcp.remote import RemoteMcp\n",
+        "http/routes.py": "from sutura.transports.http.auth import Guard\n",
+        "mcp/starting.py": "import sutura.transports.cli.composing\n",
+        "cli/cmd_serve.py": "from sutura.transports.mcp.remote import remote_mcp\n",
+    }
+    for name, text in planted.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert _sibling_imports(root) == [
+        "http/app.py: imports transports.mcp",
+        "mcp/starting.py: imports transports.cli",
+    ]
 
 
 def test_every_layer_has_modules() -> None:
