@@ -88,7 +88,11 @@ def _sibling_imports(root: Path) -> list[str]:
         parts = path.relative_to(root).parts
         if len(parts) < 2 or parts[0] == COMPOSER:
             continue
-        theirs = {_transport_of(name) for name in _imports(path)} - {None, parts[0]}
+        theirs = {
+            found
+            for name in _imports(path)
+            if (found := _transport_of(name)) is not None and found != parts[0]
+        }
         problems += [f"{path.relative_to(root)}: imports transports.{t}" for t in sorted(theirs)]
     return problems
 

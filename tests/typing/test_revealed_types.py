@@ -47,7 +47,7 @@ from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import Settings
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery
-from sutura.core.sql.planning import plan_question
+from sutura.boundary.planning import Planner
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.render import render_answer
 from sutura.core.tool import arguments as tool_arguments
@@ -112,7 +112,7 @@ REVEALED = [
         f"{_RESULT}[sutura.core.question.resolve.Resolved, {_REFUSAL} | {_QUESTION_ERROR}]",
     ),
     Revealed(
-        "plan_question(question, pinned, settings, today)",
+        "Planner(settings, lambda: today).plan(question, pinned, None)",
         f"{_RESULT}[tuple[sutura.core.question.resolve.Resolved,"
         f" sutura.core.sql.compiled.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
     ),
@@ -121,9 +121,13 @@ REVEALED = [
         "sutura.core.sql.compiled.CompiledQuery",
     ),
     Revealed(
-        "tool_arguments.decode_arguments(Capability.ASK_METRIC, arguments)",
-        f"{_RESULT}[sutura.core.tool.capability.CatalogRequest | {_QUESTION}"
-        " | sutura.core.raw.request.RawStatement, sutura.core.tool.reply.Malformed]",
+        "service.plan(question, caller)",
+        f"{_RESULT}[tuple[sutura.core.question.resolve.Resolved,"
+        f" sutura.core.sql.compiled.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
+    ),
+    Revealed(
+        "tool_arguments.decode_catalog_request(arguments)",
+        f"{_RESULT}[sutura.core.tool.capability.CatalogRequest, sutura.core.tool.reply.Malformed]",
     ),
     Revealed(
         "tool_arguments.decode_question(arguments)", f"{_RESULT}[{_QUESTION}, {_QUESTION_ERROR}]"

@@ -285,7 +285,6 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {
             "core/tool/capability.py": 5,
             "core/tool/reply.py": 2,
-            "core/tool/arguments.py": 1,
             "core/prompt.py": 1,
             "boundary/service.py": 1,
             "transports/mcp/tools.py": 2,

@@ -398,7 +398,8 @@ def execute_on_engine(
 ) -> RawOutcome:
     """The outcome of a statement run on the locked instance alone, without either parser.
 
-    The gates are :func:`run_checked`'s; the tests call this to show the lockdown holds without
+    The gates are the worker's (:func:`sutura.boundary.sources.duckdb_raw_worker.answer`); the
+    tests call this to show the lockdown holds without
     them.
     """
     try:

@@ -1,8 +1,9 @@
 """The validated catalog: models, relationships and metrics as closed families of frozen values.
 
-These are the shapes the compiler and the renderers read. They are built only by
-``catalog_parse`` (one document) and ``catalog_check`` (the whole catalog), which reject
-anything outside the closed vocabulary.
+These are the shapes the compiler and the renderers read. They are built only from the
+catalog's documents (:mod:`sutura.core.catalog.document`, one document at a time) and its checks
+(:mod:`sutura.core.catalog.checks`, the whole catalog), which reject anything outside the closed
+vocabulary.
 """
 
 import datetime

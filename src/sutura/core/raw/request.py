@@ -1,6 +1,7 @@
 """The raw SQL tool's input: ``{"statement": "..."}``, and nothing else.
 
-Kept apart from the read-only check (``raw_statement``), so decoding it needs no SQL parser.
+Kept apart from the read-only check (:mod:`sutura.core.raw.check`), so decoding it needs no
+SQL parser.
 """
 
 from typing import Annotated, Final

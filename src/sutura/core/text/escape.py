@@ -2,9 +2,10 @@ r"""The closed escape set, and the one escaper every text surface uses for untru
 
 A character is *escaped* when ``not ch.isprintable()`` (every control, format, separator other
 than the ASCII space, private-use, unassigned and surrogate code point of the running Python's
-Unicode database), when it is a Default_Ignorable_Code_Point (``unicode_ignorable``), or when it
-is the backslash. It is rendered ``\t``, ``\n``, ``\r`` or ``\\``, otherwise ``\uXXXX`` or
-``\UXXXXXXXX`` in lowercase hex. Nothing else is ever changed.
+Unicode database), when it is a Default_Ignorable_Code_Point
+(:mod:`sutura.core.text.ignorable`), or when it is the backslash. It is rendered ``\t``,
+``\n``, ``\r`` or ``\\``, otherwise ``\uXXXX`` or ``\UXXXXXXXX`` in lowercase hex. Nothing else
+is ever changed.
 
 A *cell* (an answer's value, a column label, a name) adds three rules: NULL is ``\N`` and the
 empty string ``\e`` (whole-cell tokens, so no cell renders as nothing; the literal texts ``\N``

@@ -1,4 +1,4 @@
-"""The one decoder of every capability's arguments, from whatever a transport received.
+"""The decoders of every capability's arguments, from whatever a transport received.
 
 HTTP hands over the Struct its body decoded to (a body is decoded here too, by
 :mod:`sutura.transports.http.body`) or, for the catalog, its query parameters; MCP the
@@ -7,16 +7,18 @@ flags; the Python API a Struct it already holds. Each becomes the capability's i
 here, or :class:`~sutura.core.tool.reply.Malformed` naming the field and the problem — never
 the value sent.
 
->>> decode_arguments(Capability.DESCRIBE_CATALOG, {}).unwrap()
+>>> decode_catalog_request({}).unwrap()
 CatalogRequest(search=None, page=1)
->>> decode_arguments(Capability.DESCRIBE_CATALOG, {"page": 0}).failure().sentence()
+>>> decode_catalog_request({"page": 0}).failure().sentence()
 'malformed arguments: $.page: Expected `int` >= 1'
->>> decode_arguments(Capability.RUN_SQL, {"statement": 1}).failure().sentence()
+>>> decode_statement_arguments({"statement": 1}).failure().sentence()
 'malformed statement: $.statement: Expected `str`, got `int`'
+>>> decode_question({"metrics": ["revenue"], "grain": "hour"}).failure().field
+'$.grain'
 """
 
 from collections.abc import Mapping
-from typing import Any, assert_never
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
@@ -40,27 +42,6 @@ from sutura.core.tool.reply import Malformed
 
 Arguments = bytes | str | Mapping[str, Any] | Request | None
 """A capability's arguments as a transport holds them: JSON text, parsed JSON, or the Struct."""
-
-
-def decode_arguments(capability: Capability, arguments: Arguments) -> Result[Request, Malformed]:
-    """The capability's input, or what is malformed about the arguments."""
-    match capability:
-        case Capability.DESCRIBE_CATALOG:
-            return decode_catalog_request(arguments).map(_request)
-        case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
-            return (
-                decode_question(arguments)
-                .map(_request)
-                .alt(lambda error: malformed_question(error, capability))
-            )
-        case Capability.RUN_SQL:
-            return decode_statement_arguments(arguments).map(_request)
-        case _:
-            assert_never(capability)
-
-
-def _request(request: Request) -> Request:
-    return request
 
 
 def malformed_question(

@@ -5,7 +5,7 @@ every ``via`` chain walks from the metric's model through existing relationships
 that has the dimension's column, visiting each model once; relationships join existing models
 on existing columns, onto the target model's declared primary key (so a join never repeats a
 row), and no relationship joins two sources (``crossing``). Knowledge documents refer to what
-exists (``check_knowledge``).
+exists (:mod:`.knowledge`).
 """
 
 import datetime

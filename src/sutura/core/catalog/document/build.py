@@ -1,7 +1,8 @@
 """Written documents to validated catalog values, one kind at a time.
 
 A :class:`Checker` stops at the first problem with a :class:`CatalogError` at its key path;
-``catalog_parse`` catches it and returns it as a value.
+:func:`~sutura.core.catalog.document.parse.parse_document` catches it and returns it as a
+value.
 """
 
 import datetime

@@ -2,7 +2,7 @@
 
 Only the document itself is checked here (vocabulary, names, ``zero_denominator`` exactly for a
 ratio); whether the referents exist and can be aligned is checked with the whole catalog
-(``check_derived``).
+(:mod:`sutura.core.catalog.checks.derived`).
 """
 
 from typing import assert_never

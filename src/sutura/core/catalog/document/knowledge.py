@@ -3,7 +3,7 @@
 Each document is checked on its own here (names, words, one-of forms, repeats, the example's
 question decoded by the question's own decoder); what it refers to — metrics, dimensions,
 values, and whether the example's question would be answered — is checked across the catalog
-in ``check_knowledge``.
+in :mod:`sutura.core.catalog.checks.knowledge`.
 """
 
 from returns.pipeline import is_successful

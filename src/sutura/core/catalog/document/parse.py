@@ -2,7 +2,8 @@
 
 The first problem found is returned as a :class:`CatalogError` naming the file, the line and
 the key path. Checks across documents (a metric's columns exist on its model, ``via`` chains
-resolve, names are unique, knowledge refers to what exists) are in ``catalog_check``.
+resolve, names are unique, knowledge refers to what exists) are in
+:mod:`sutura.core.catalog.checks`.
 
 >>> text = "---\\nkind: metric\\nname: revenue\\n---\\n"
 >>> parse_document("metrics/revenue.md", text).failure().sentence()

@@ -1,8 +1,9 @@
 """The shape of each catalog document kind as written: every leaf is text.
 
 These Structs only fix which keys exist (unknown keys are refused at every depth) and how they
-nest. Closed vocabularies, names and one-of forms are checked afterwards by ``catalog_parse``,
-which turns a written document into the validated values of ``catalog``.
+nest. Closed vocabularies, names and one-of forms are checked afterwards by
+:func:`~sutura.core.catalog.document.parse.parse_document`, which turns a written document into
+the validated values of :mod:`sutura.core.definitions.model`.
 """
 
 from typing import Any

@@ -4,7 +4,8 @@ r"""The physical schema: the models behind the metrics, listed only when the ope
 metrics are computed from, as one text, descriptive only: nothing in it is certified, a
 question still has no field for a table or a column, and every name in it is untrusted content.
 It is off (``hidden``) by default and carried by MCP alone, as a resource
-(:data:`PHYSICAL_SCHEMA_URI`), never by the prompt, ``describe_catalog`` or HTTP. The text::
+(:data:`~sutura.core.nouns.physical.PHYSICAL_SCHEMA_URI`), never by the prompt,
+``describe_catalog`` or HTTP. The text::
 
     <the physical-schema notice>
     <the catalog prose notice>
