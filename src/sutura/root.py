@@ -1,7 +1,21 @@
-"""Composition root: settings → catalog → sources → service → transport.
+"""Composition root of the ``sutura`` console script: the process environment → the command line.
 
-The only module that knows every room. Transports receive what they need from here and never
-read settings files, catalogs or sources on their own.
+Who opens what, in order:
+
+1. :func:`main` (here) reads the process environment, once, and hands the command line a
+   :class:`Wiring` over it; nothing else in the package reads the environment (the Python
+   API's :mod:`sutura.api` is the other composition root).
+2. The command runs (:mod:`sutura.transports.cli.commands`); when it needs them it calls
+   :meth:`Wiring.load`, which reads the settings files and variables and the catalog files
+   (:func:`sutura.boundary.loading.load`): the one place they are read.
+3. A command that calls opens the service (:func:`sutura.boundary.startup.open_service`), which
+   opens the sources and the raw runner, checks the models and reproduces the anchors, and
+   closes them all when its block ends; ``sutura serve`` and ``sutura mcp`` do so inside the
+   server they start (:mod:`sutura.transports.http.serve`, :mod:`sutura.transports.mcp.starting`),
+   and ``sutura serve`` hands the HTTP app the ``/mcp`` endpoint
+   (:func:`sutura.transports.cli.cmd_serve.mcp_of`).
+
+No transport opens a settings file, a catalog file or a source on its own.
 """
 
 import os
