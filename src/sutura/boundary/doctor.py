@@ -17,7 +17,6 @@ from returns.pipeline import is_successful
 from sutura import __version__
 from sutura.boundary.loading import Loaded
 from sutura.boundary.settings_files import CONFIG_DIR_VAR, ENVIRONMENT_VAR, LoadedSettings
-from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_source
 from sutura.boundary.startup import open_service
 from sutura.core.settings import Environment
@@ -94,12 +93,7 @@ def layers(environ: Mapping[str, str]) -> list[Layer]:
 async def source_states(loaded: LoadedSettings, environ: Mapping[str, str]) -> list[SourceState]:
     """Every configured source opened and closed again: reachable, or why not."""
     settings = loaded.settings
-    context = SourceContext(
-        base_dir=loaded.base_dir,
-        limits=settings.limits,
-        time_zone=settings.catalog.time_zone,
-        environ=environ,
-    )
+    context = loaded.source_context(environ)
     states = []
     for alias, source_settings in sorted(settings.sources.items()):
         opened = await open_source(alias, source_settings, context)

@@ -14,7 +14,6 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.schema_files import modeline_for, write_schema_copies
 from sutura.boundary.settings_files import LoadedSettings
-from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.introspect import Found, introspect
 from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
@@ -107,12 +106,7 @@ async def _found(
     loaded: LoadedSettings, environ: Mapping[str, str], alias: str, request: InitRequest
 ) -> Result[Found, str]:
     settings = loaded.settings
-    context = SourceContext(
-        base_dir=loaded.base_dir,
-        limits=settings.limits,
-        time_zone=settings.catalog.time_zone,
-        environ=environ,
-    )
+    context = loaded.source_context(environ)
     opened = await open_source(alias, settings.sources[alias], context)
     if not is_successful(opened):
         return Failure(f"settings: sources.{alias}: {opened.failure()}")

@@ -51,13 +51,7 @@ class Loaded(Frozen, frozen=True):
 
     def source_context(self) -> SourceContext:
         """What opening a source needs beyond its own settings."""
-        settings = self.loaded.settings
-        return SourceContext(
-            base_dir=self.loaded.base_dir,
-            limits=settings.limits,
-            time_zone=settings.catalog.time_zone,
-            environ=self.environ,
-        )
+        return self.loaded.source_context(self.environ)
 
 
 def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]:

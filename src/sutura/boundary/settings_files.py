@@ -16,6 +16,7 @@ from sutura.boundary.settings.error import SettingsError
 from sutura.boundary.settings.layers import Layer, environment_layer, merge
 from sutura.boundary.settings.schema import layer_key_errors
 from sutura.boundary.settings.yaml_file import read_settings_file
+from sutura.boundary.sources.context import SourceContext
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import Environment, Settings, unsafe_combinations
 
@@ -34,6 +35,16 @@ class LoadedSettings(Frozen, frozen=True):
     def resolve(self, path: str) -> Path:
         """An absolute path for a path written in the settings."""
         return (self.base_dir / path).resolve()
+
+    def source_context(self, environ: Mapping[str, str]) -> SourceContext:
+        """What opening a source needs beyond its own settings, secrets looked up in
+        ``environ`` (the environment the composition root read)."""
+        return SourceContext(
+            base_dir=self.base_dir,
+            limits=self.settings.limits,
+            time_zone=self.settings.catalog.time_zone,
+            environ=environ,
+        )
 
 
 def load_settings(environ: Mapping[str, str]) -> Result[LoadedSettings, list[SettingsError]]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # a command imports the service, compiler and flags it uses w
     from sutura.boundary.loading import Loaded
     from sutura.boundary.service import Service
     from sutura.core.nouns.question import QuestionError
+    from sutura.core.tool.arguments import Arguments
 
 
 def register(verbs: Verbs, command: str | None = None) -> None:
@@ -236,20 +237,30 @@ def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
-def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
-    """``sutura compile``: the compile_question call, without opening any source."""
-    from sutura.core.tool.arguments import decode_question
-    from sutura.core.tool.capability import Capability
-    from sutura.transports.cli.calling import call_once
+def _asked(args: argparse.Namespace, wiring: Wiring) -> "Arguments | int":
+    """The question the flags spell, or the exit code after teaching a grain or refusing the
+    flags (a usage error)."""
     from sutura.transports.cli.question_args import UsageError, question_arguments
     from sutura.transports.cli.teaching import unknown_grain
 
     if (taught := unknown_grain(args, wiring)) is not None:
         return taught
     try:
-        question = decode_question(question_arguments(args))
+        return question_arguments(args)
     except UsageError as problem:
         return _usage(str(problem))
+
+
+def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
+    """``sutura compile``: the compile_question call, without opening any source."""
+    from sutura.core.tool.arguments import decode_question
+    from sutura.core.tool.capability import Capability
+    from sutura.transports.cli.calling import call_once
+
+    arguments = _asked(args, wiring)
+    if isinstance(arguments, int):
+        return arguments
+    question = decode_question(arguments)
     if not is_successful(question):  # before the settings are read, as a usage error is
         return _malformed(question.failure())
     return call_once(
@@ -262,15 +273,10 @@ def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     from sutura.core.tool.capability import Capability
     from sutura.transports.cli.calling import call_once
     from sutura.transports.cli.formats import chosen_format
-    from sutura.transports.cli.question_args import UsageError, question_arguments
-    from sutura.transports.cli.teaching import unknown_grain
 
-    if (taught := unknown_grain(args, wiring)) is not None:
-        return taught
-    try:
-        arguments = question_arguments(args)
-    except UsageError as problem:
-        return _usage(str(problem))
+    arguments = _asked(args, wiring)
+    if isinstance(arguments, int):
+        return arguments
     fmt = chosen_format(args, terminal=sys.stdout.isatty())
     return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt)
 
