@@ -138,6 +138,7 @@ async def test_every_call_leaves_one_audit_record_naming_what_was_asked_never_a_
         await call(service, Capability.ASK_METRIC, {**REVENUE, "metrics": ["payroll"]})
         await call(service, Capability.ASK_METRIC, {**REVENUE, "sql": "x"})
         await call(service, Capability.RUN_SQL, {"statement": "SELECT 1"})
+        await call(service, Capability.COMPILE_QUESTION, filtered)
     records = _records(caplog)
     outcomes = [(r["capability"], r["outcome"]) for r in records]
     assert outcomes == [
@@ -146,8 +147,10 @@ async def test_every_call_leaves_one_audit_record_naming_what_was_asked_never_a_
         ("ask_metric", "metric_unknown"),
         ("ask_metric", "malformed"),
         ("run_sql", "not_offered"),
+        ("compile_question", "answer"),
     ]
     assert records[1]["metrics"] == ["revenue"] and records[1]["rows"] == 1
+    assert records[5]["metrics"] == ["revenue"] and "rows" not in records[5]
     assert all(r["subject"] == "local:test" and r["request_id"] == "test" for r in records)
     assert all(r["definition_digest"] == service.definitions().digest for r in records)
     assert "web" not in caplog.text
