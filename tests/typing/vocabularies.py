@@ -288,6 +288,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/prompt.py": 1,
             "boundary/service.py": 1,
             "transports/mcp/tools.py": 2,
+            "transports/mcp/server.py": 1,
             "transports/http/routes.py": 1,
             "transports/http/wire.py": 1,
         },

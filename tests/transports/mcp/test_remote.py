@@ -3,6 +3,7 @@
 
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,17 +13,21 @@ import pytest
 from litestar import Litestar
 from mcp import Client
 
-from sutura.boundary.admission import SHED_SENTENCE
+from sutura.boundary.admission import SHED_SENTENCE, ShedError
+from sutura.boundary.prompts import Prompts, agent_tools
 from sutura.core.nouns.answer import Answer
 from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Scope
 from sutura.core.tool.codec import decode_outcome
-from sutura.transports.mcp.server import mcp_server
+from sutura.transports.mcp.remote import _Opened
+from sutura.transports.mcp.server import Tools, mcp_server, tool_server
+from tests.services import serving
 from tests.transports.http.deployments import (
     AUTH,
     QUESTION,
     SLOW_TABLE,
     assembled,
+    environ,
     write_deployment,
 )
 from tests.transports.mcp.configs import HOSTILE_QUESTION, carried_cells, hostile_config
@@ -207,3 +212,43 @@ async def test_a_call_past_the_shared_slots_is_shed_as_an_error_result(tmp_path:
     ran = [r for r in results if not r.is_error]
     assert [text_of(r) for r in shed] == [SHED_SENTENCE]
     assert [structured_of(r)["reason"]["code"] for r in ran] == ["deadline_exceeded"]
+
+
+class _Full:
+    """Admission with no slot free, ever."""
+
+    def slot(self) -> AbstractContextManager[None]:
+        """No slot: shed at once."""
+        raise ShedError
+
+
+async def test_only_a_call_that_runs_a_query_waits_for_a_slot(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path, settings="tools:\n  compile_question:\n    enabled: true\n")
+    loaded = wiring(config).load().unwrap()
+    settings = loaded.loaded.settings
+    with anyio.fail_after(30):
+        async with serving(environ(config)) as service:
+            tools = Tools(agent_tools(settings), _ask_only_and_compile, _Full())
+
+            @asynccontextmanager
+            async def opened(_server: Any) -> AsyncIterator[Any]:
+                yield _Opened(service)
+
+            prompts = Prompts(loaded.pinned, settings, loaded.instructions)
+            server = tool_server(loaded, tools, _ask_only_and_compile, opened, prompts.for_caller)
+            async with Client(server, mode="legacy") as client:
+                asked = await client.call_tool("ask_metric", QUESTION)
+                compiled = await client.call_tool("compile_question", QUESTION)
+                catalog = await client.call_tool("describe_catalog", {})
+    assert asked.is_error and text_of(asked) == SHED_SENTENCE
+    assert not compiled.is_error and structured_of(compiled)["sql"]
+    assert not catalog.is_error
+
+
+def _ask_only_and_compile(request_id: str = "r") -> Caller:
+    return Caller(
+        subject="agent-7",
+        scopes=frozenset({Scope.CATALOG_READ, Scope.METRICS_ASK, Scope.METRICS_COMPILE}),
+        audiences=EveryAudience.EVERY,
+        request_id=request_id,
+    )

@@ -170,10 +170,21 @@ class Tools:
         return result_of(reply)
 
     def _admitted(self, capability: Capability) -> AbstractContextManager[None]:
-        """A slot for a call that runs a query; the catalog needs none."""
-        if self._admission is None or capability is Capability.DESCRIBE_CATALOG:
+        """A slot for a call that runs a query; the catalog and a compilation need none."""
+        if self._admission is None or not _runs_a_query(capability):
             return nullcontext()
         return self._admission.slot()
+
+
+def _runs_a_query(capability: Capability) -> bool:
+    """Whether ``capability`` runs a statement on a source (and so takes an admission slot)."""
+    match capability:
+        case Capability.ASK_METRIC | Capability.RUN_SQL:
+            return True
+        case Capability.DESCRIBE_CATALOG | Capability.COMPILE_QUESTION:
+            return False
+        case _:
+            assert_never(capability)
 
 
 class _CallerServer(Server[ServiceHolder]):
