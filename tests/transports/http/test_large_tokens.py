@@ -3,9 +3,7 @@
 longer one — whatever its length, finished or still arriving — gets the documented ``401``
 with its challenge, never the parser's bare ``400``."""
 
-import os
 import re
-import sys
 from collections.abc import AsyncIterator
 from contextlib import suppress
 from pathlib import Path
@@ -20,11 +18,11 @@ from sutura.transports.http.connections import MAX_HEAD_BYTES
 from sutura.transports.http.wire import FailureCode, encode_wire, failure_body
 from tests.transports.http.deployments import TOKEN, write_deployment
 from tests.transports.http.inbound_deployment import write_multi_user
+from tests.transports.http.served import serving
 from tests.transports.http.tokens import KeyPair, claims, mint
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-SUTURA: Final = Path(sys.executable).with_name("sutura")
 MAX_TOKEN: Final = 65536
 PAIR: Final = KeyPair("k1")
 CHALLENGE: Final = (
@@ -40,25 +38,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def _serve(config: Path) -> AsyncIterator[tuple[str, int]]:
-    log = config / "stderr.log"
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
-    command = [str(SUTURA), "serve", "--host", "127.0.0.1", "--port", "0"]
-    with log.open("wb") as stderr:
-        process = await anyio.open_process(
-            command, env={**base, "SUTURA_CONFIG_DIR": str(config)}, stderr=stderr
-        )
-    try:
-        with anyio.fail_after(60):
-            while not (found := re.search(r"127\.0\.0\.1:([0-9]+)", log.read_text())):
-                await anyio.sleep(0.05)
-        yield "127.0.0.1", int(found.group(1))
-    finally:
-        process.kill()
-        with anyio.fail_after(10):
-            await process.wait()
-
-
 @pytest.fixture(scope="module")
 async def multi_user(
     tmp_path_factory: pytest.TempPathFactory, example_dir: Path
@@ -66,14 +45,14 @@ async def multi_user(
     """A multi-user deployment reading tokens of up to 65,536 bytes."""
     inbound = f"    max_token_bytes: {MAX_TOKEN}\n"
     config = write_multi_user(tmp_path_factory.mktemp("tokens"), example_dir, PAIR, inbound=inbound)
-    async for address in _serve(config):
+    async with serving(config) as address:
         yield address
 
 
 @pytest.fixture(scope="module")
 async def single_user(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tuple[str, int]]:
     """A single-user deployment with a static token."""
-    async for address in _serve(write_deployment(tmp_path_factory.mktemp("static"))):
+    async with serving(write_deployment(tmp_path_factory.mktemp("static"))) as address:
         yield address
 
 

@@ -4,24 +4,21 @@ number of them holds a connection: 300 from one token leave ``/health`` and a re
 answering (``server.max_connections`` is 256)."""
 
 import json
-import os
 import re
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Final
 
 import anyio
 import httpx
 import pytest
-from anyio.abc import Process, SocketStream
+from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from tests.transports.http.deployments import AUTH, QUESTION, TOKEN, write_deployment
+from tests.transports.http.served import serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-SUTURA: Final = Path(sys.executable).with_name("sutura")
 STREAMS: Final = 300
 """More than ``server.max_connections`` (256 by default)."""
 ANSWER_SECONDS: Final = 10.0
@@ -36,23 +33,8 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 async def url(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
     """``sutura serve`` over the test deployment, with its default connection cap."""
-    config = write_deployment(tmp_path_factory.mktemp("streams"))
-    log = config / "stderr.log"
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SUTURA")}
-    command = [str(SUTURA), "serve", "--host", "127.0.0.1", "--port", "0"]
-    with log.open("wb") as stderr:
-        process: Process = await anyio.open_process(
-            command, env={**base, "SUTURA_CONFIG_DIR": str(config)}, stderr=stderr
-        )
-    try:
-        with anyio.fail_after(30):
-            while not (found := re.search(r"http://127\.0\.0\.1:[0-9]+", log.read_text())):
-                await anyio.sleep(0.05)
-        yield found.group()
-    finally:
-        process.kill()
-        with anyio.fail_after(10):
-            await process.wait()
+    async with serving(write_deployment(tmp_path_factory.mktemp("streams"))) as (host, port):
+        yield f"http://{host}:{port}"
 
 
 def _request(method: str) -> bytes:
