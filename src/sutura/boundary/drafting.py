@@ -20,6 +20,7 @@ from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
+from sutura.core.catalog.model import table_label
 from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
@@ -75,14 +76,16 @@ async def init_catalog(
     name = alias.unwrap()
     settings = loaded.settings.sources[name]
     dialect = dialect_of(settings)
-    if request.schema is not None and dialect != "postgres":
-        return Failure([f"init: --schema applies to postgres sources; {name} is {dialect}"])
+    if request.schema is not None and dialect not in ("postgres", "spark"):
+        return Failure(
+            [f"init: --schema applies to postgres and spark sources; {name} is {dialect}"]
+        )
     found = await _found(loaded, environ, name, request)
     if not is_successful(found):
         return Failure([found.failure()])
     tables = found.unwrap()
     if tables.missing:
-        have = ", ".join(t.table for t in tables.tables) or "none"
+        have = ", ".join(table_label(t.table) for t in tables.tables) or "none"
         return Failure(
             [
                 f"init: --table {quoted(m)}: the source {name} has no such table"

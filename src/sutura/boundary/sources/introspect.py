@@ -7,11 +7,17 @@ check will find. Each engine is asked in its own catalog:
 - DuckDB: ``information_schema.tables`` and ``duckdb_constraints()`` of the current schema
   (a directory of CSV/Parquet files is one table per file, with no keys);
 - PostgreSQL: ``pg_class`` and ``pg_constraint`` of one schema (``public`` unless named);
-- Spark: ``SHOW TABLES`` of the current database (no keys).
+- Spark: ``SHOW TABLES`` of the current database, or ``SHOW TABLES IN`` the one named (such as
+  ``global_temp``, whose views may hold any name), with no keys.
+
+Every name a source reports is one identifier, dots and all: a table of a named schema is the
+path ``(schema, table)``, never a text split at its dots.
 """
 
 from collections.abc import Sequence
 from typing import Final, NamedTuple, assert_never
+
+from sqlglot import exp
 
 from sutura.boundary.sources.skeleton import Source
 from sutura.core.catalog.draft import FoundForeignKey, FoundTable
@@ -78,9 +84,10 @@ async def introspect(
     chosen = [n for n in names if not only or n in only]
     missing = [n for n in only if n not in names]
     primary, foreign = await _keys(source, schema, deadline_at)
+    default = schema is None or (source.dialect == "postgres" and schema == "public")
     tables = []
     for name in chosen:
-        table = name if schema in (None, "public") else f"{schema}.{name}"
+        table = (name,) if default else (schema or "", name)
         probe = schema_probe(
             Model(name="m", source=source.alias, table=table, columns=()), source.dialect
         )
@@ -92,7 +99,7 @@ async def introspect(
                 primary_key=primary.get(name, ()),
             )
         )
-    qualified = {name: t.table for name, t in zip(chosen, tables, strict=True)}
+    qualified = {(name,): t.table for name, t in zip(chosen, tables, strict=True)}
     keys = [
         FoundForeignKey(
             name=fk.name,
@@ -117,8 +124,13 @@ async def _table_names(source: Source, schema: str | None, deadline_at: float) -
             fetched = await source.fetch(_POSTGRES_TABLES, params, MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
         case "spark":
-            fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
-            return sorted(str(row[1]) for row in fetched.rows)
+            if schema is None:
+                fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
+                return sorted(str(row[1]) for row in fetched.rows)
+            named = exp.to_identifier(schema, quoted=True).sql(dialect="spark")
+            fetched = await source.fetch(f"SHOW TABLES IN {named}", [], MAX_TABLES, deadline_at)
+            # The session's own temporary views are listed in every database: not this one's.
+            return sorted(str(row[1]) for row in fetched.rows if str(row[0]) == schema)
         case _:
             assert_never(source.dialect)
 
@@ -146,9 +158,9 @@ async def _keys(
             foreign.append(
                 FoundForeignKey(
                     name=str(name),
-                    origin_table=str(table),
+                    origin_table=(str(table),),
                     origin_columns=origin,
-                    target_table=str(target),
+                    target_table=(str(target),),
                     target_columns=tuple(str(c) for c in _listed(target_columns)),
                 )
             )

@@ -24,7 +24,7 @@ omitted by ``prompt.catalog_prose`` like every description.
 from enum import StrEnum
 from typing import Final, assert_never
 
-from sutura.core.catalog.model import Column, Model
+from sutura.core.catalog.model import Column, Model, table_label
 from sutura.core.catalog.pinned import PinnedDefinitions
 from sutura.core.catalog.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.catalog.wire import quoted_lines
@@ -77,7 +77,7 @@ def _model_lines(model: Model, prose: CatalogProse) -> list[str]:
     lines = [
         f"model: {escape_cell(model.name)}",
         f"source: {escape_cell(model.source)}",
-        f"table: {escape_cell(model.table)}",
+        f"table: {escape_cell(table_label(model.table))}",
     ]
     if model.primary_key is not None:
         lines.append(f"primary key: {escape_cell(model.primary_key)}")

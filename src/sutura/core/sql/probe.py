@@ -4,8 +4,11 @@ It names the table exactly as a compiled question does (the same quoting, the sa
 schema), so a table it finds is the table every question reads.
 
 >>> from sutura.core.catalog.model import Model
->>> print(schema_probe(Model(name="m", source="s", table="sales.orders", columns=()), "postgres"))
+>>> def probe(*path: str) -> None:
+...     print(schema_probe(Model(name="m", source="s", table=path, columns=()), "postgres"))
+>>> probe("sales", "orders"); probe("main.victim")
 SELECT * FROM "sales"."orders" AS "t0" LIMIT 0
+SELECT * FROM "main.victim" AS "t0" LIMIT 0
 """
 
 from sqlglot import exp
