@@ -93,8 +93,16 @@ async def init_catalog(
             ]
             + ([f"init: tables found: {have}"] if not request.tables else [])
         )
+    unread = [
+        f"table {quoted(table_label(t))}: the source would not describe it to this role"
+        " (a missing grant?), so no model"
+        for t in tables.unreadable
+    ]
     if not tables.tables:
-        return Failure([f"init: the source {name} holds no table to draft a model from"])
+        return Failure(
+            [f"init: the source {name} holds no table to draft a model from"]
+            + [f"init: {note}" for note in unread]
+        )
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     schemas = write_schema_copies(loaded.base_dir, replace=False)
     # Every draft sits one directory down (models/, metrics/, relationships/).
@@ -102,7 +110,8 @@ async def init_catalog(
     draft = draft_catalog(
         name, tables.tables, tables.foreign_keys, schema_modeline=line, dialect=dialect
     )
-    return Success(_write(catalog_dir, draft))
+    report = _write(catalog_dir, draft)
+    return Success(report._replace(notes=[*unread, *report.notes]))
 
 
 async def _found(

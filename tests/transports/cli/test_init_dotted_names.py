@@ -92,7 +92,8 @@ def test_init_check_compile_and_query_read_dotted_names_as_themselves_on_duckdb(
 @pytest.fixture
 def postgres_config(tmp_path: Path, postgres_dsn: str) -> Iterator[Path]:
     """A scratch database: the schema ``main`` with a table ``victim``, and in ``public`` the
-    tables ``main.victim``, ``..`` and ``q"uo.te``; the reader may read them all."""
+    tables ``main.victim``, ``..`` and ``q"uo.te``, which the reader may read, and ``private``,
+    which it may not."""
     with scratch_database(postgres_dsn) as scratch:
         with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
             reader = sql.Identifier(scratch.reader)
@@ -101,6 +102,7 @@ def postgres_config(tmp_path: Path, postgres_dsn: str) -> Iterator[Path]:
             admin.execute("INSERT INTO main.victim VALUES (1, 'not this table')")
             admin.execute(sql.SQL("GRANT USAGE ON SCHEMA main TO {}").format(reader))
             admin.execute(sql.SQL("GRANT SELECT ON main.victim TO {}").format(reader))
+            admin.execute("CREATE TABLE private (id integer)")  # the reader may not read it
             for table in (DOTTED, DOTS, QUOTED):
                 name = sql.Identifier(table)
                 admin.execute(
@@ -126,6 +128,8 @@ def test_init_check_compile_and_query_read_dotted_names_as_themselves_on_postgre
 ) -> None:
     drafted = _drafted(postgres_config, capsys)
     assert sorted(drafted.models) == ["main_victim", "q_uo_te", "table"]
+    note = "table 'private': the source would not describe it to this role (a missing grant?)"
+    assert note in drafted.out
     _assert_read_as_themselves(drafted, capsys)
 
 

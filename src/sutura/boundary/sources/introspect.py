@@ -21,7 +21,8 @@ from sqlglot import exp
 
 from sutura.boundary.sources.skeleton import Source
 from sutura.core.catalog.draft import FoundForeignKey, FoundTable
-from sutura.core.catalog.model import Model
+from sutura.core.catalog.model import Model, TablePath
+from sutura.core.outcome.fault import Fault
 from sutura.core.sql.probe import schema_probe
 
 MAX_TABLES: Final = 10_000
@@ -71,6 +72,8 @@ class Found(NamedTuple):
     tables: list[FoundTable]
     foreign_keys: list[FoundForeignKey]
     missing: list[str]
+    unreadable: list[TablePath]
+    """Tables the source lists but would not describe (a missing grant): left out, each named."""
 
 
 async def introspect(
@@ -78,28 +81,24 @@ async def introspect(
 ) -> Found:
     """The tables of ``source`` (only those named in ``only``, when any), their columns and keys.
 
-    Raises the driver's own error, as ``fetch`` and ``describe`` do.
+    Raises the driver's own error, as ``fetch`` and ``describe`` do — except a table the source
+    refuses to describe (the statement's own fault: a missing grant), which is left out.
     """
     names = await _table_names(source, schema, deadline_at)
     chosen = [n for n in names if not only or n in only]
     missing = [n for n in only if n not in names]
     primary, foreign = await _keys(source, schema, deadline_at)
     default = schema is None or (source.dialect == "postgres" and schema == "public")
-    tables = []
+    tables: list[FoundTable] = []
+    unreadable: list[TablePath] = []
     for name in chosen:
         table = (name,) if default else (schema or "", name)
-        probe = schema_probe(
-            Model(name="m", source=source.alias, table=table, columns=()), source.dialect
-        )
-        columns = await source.describe(probe, deadline_at)
-        tables.append(
-            FoundTable(
-                table=table,
-                columns=tuple((str(c), str(t)) for c, t in columns),
-                primary_key=primary.get(name, ()),
-            )
-        )
-    qualified = {(name,): t.table for name, t in zip(chosen, tables, strict=True)}
+        columns = await _described(source, table, deadline_at)
+        if columns is None:
+            unreadable.append(table)
+            continue
+        tables.append(FoundTable(table=table, columns=columns, primary_key=primary.get(name, ())))
+    qualified = {(t.table[-1],): t.table for t in tables}
     keys = [
         FoundForeignKey(
             name=fk.name,
@@ -111,7 +110,24 @@ async def introspect(
         for fk in foreign
         if fk.origin_table in qualified and fk.target_table in qualified
     ]
-    return Found(tables=tables, foreign_keys=keys, missing=missing)
+    return Found(tables=tables, foreign_keys=keys, missing=missing, unreadable=unreadable)
+
+
+async def _described(
+    source: Source, table: TablePath, deadline_at: float
+) -> tuple[tuple[str, str], ...] | None:
+    """The table's columns, or None when the source refuses the statement that reads them."""
+    probe = schema_probe(
+        Model(name="m", source=source.alias, table=table, columns=()), source.dialect
+    )
+    try:
+        columns = await source.describe(probe, deadline_at)
+    except Exception as error:
+        classified = source.classify(error)
+        if classified is None or classified.fault is not Fault.STATEMENT:
+            raise
+        return None
+    return tuple((str(c), str(t)) for c, t in columns)
 
 
 async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:
