@@ -13,9 +13,10 @@ accepts connections until the process runs out of file descriptors, after which 
   (:func:`head_limit`), so every token the verifier may accept reaches it and every longer one
   gets the verifier's answer: when the header that passes the limit is the one carrying the
   token, the answer is the ``401 unauthorized`` every refused token gets, with its
-  ``WWW-Authenticate`` challenge. The limit also holds for a header still arriving: the
-  parser keeps a header's bytes until its line ends, so a head not yet complete is refused
-  once it has passed the limit by one read;
+  ``WWW-Authenticate`` challenge (then the connection lingers a moment, so the client reads
+  it). The limit also holds for a header still arriving: the parser keeps a header's bytes
+  until its line ends, so a head not yet complete is refused once it has passed the limit by
+  one read;
 * holds at most ``max_connections`` connections: a connection past the cap takes the place of
   the one that has waited longest for headers (an idle or half-written one), so a flood of idle
   connections cannot lock out a real request; when every connection is busy with a request, the
@@ -48,6 +49,11 @@ logs, the listener)."""
 MAX_HEAD_BYTES: Final = 16 * 1024
 """The most a request line and its headers may hold (names, values and the target), beside
 the token (:func:`head_limit`)."""
+
+LINGER_SECONDS: Final = 1.0
+"""How long a connection refused for a token too long to read goes on reading (and dropping)
+what the client still sends, its refusal sent and its side closed: closed at once with bytes
+unread, the client's kernel would reset it and could drop the refusal unread."""
 
 _NAME_BYTES: Final = 64
 """How much of the line a header still arriving begins with is kept, to read its name."""
@@ -127,6 +133,7 @@ class BoundedHttp(HttpToolsProtocol):
     _arrived = 0
     _line = b""
     _too_long: bytes | None = None
+    _lingering = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the header clock; past the cap, make room (or close this one)."""
@@ -143,6 +150,8 @@ class BoundedHttp(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         """Start the clock when the first bytes of a request's headers arrive; stop it once
         they are all in. Refuse a head still arriving once it has passed the limit."""
+        if self._lingering:
+            return  # refused: what still arrives is dropped unread
         if self._header_timer is None and self.waiting_for_headers():
             self._arm()
         within = self._in_head
@@ -172,9 +181,17 @@ class BoundedHttp(HttpToolsProtocol):
         token = self.bounds.token
         if token is not None and name == token.name:
             self.transport.write(token.refusal)
-            self.transport.close()
+            self._linger()
         else:
             self.send_400_response("Invalid HTTP request received.")
+
+    def _linger(self) -> None:
+        """Close the sending side after the refusal, drop what still arrives, and close the
+        connection :data:`LINGER_SECONDS` later (or when the client does)."""
+        self._lingering = True
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def send_400_response(self, msg: str) -> None:
         """The parser's ``400``, or the token's ``401`` when its header passed the limit."""
