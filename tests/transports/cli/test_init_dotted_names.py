@@ -24,6 +24,8 @@ DOTTED: Final = "main.victim"
 """A table of the default schema whose name spells another table's path."""
 DOTS: Final = ".."
 QUOTED: Final = 'q"uo.te'
+YAML_WORDS: Final = ("null", "true", "on")
+"""Tables whose names YAML would read as something other than text."""
 DAYS: Final = ("2024-01-02", "2024-01-03", "2024-02-01")
 """The dotted tables' rows (``victim`` has none of them, and other columns)."""
 MONTHS: Final = ["--grain", "month", "--from", "2024-01-01", "--to", "2024-03-01"]
@@ -78,7 +80,7 @@ def test_init_check_compile_and_query_read_dotted_names_as_themselves_on_duckdb(
     with duckdb.connect(str(tmp_path / "shop.duckdb")) as connection:
         connection.execute("CREATE TABLE victim (a INTEGER, b VARCHAR)")
         connection.execute("INSERT INTO victim VALUES (1, 'not this table')")
-        for table in (DOTTED, DOTS, QUOTED):
+        for table in (DOTTED, DOTS, QUOTED, *YAML_WORDS):
             name = table.replace('"', '""')
             connection.execute(f'CREATE TABLE "{name}" (id INTEGER, happened_on DATE)')
             for i, day in enumerate(DAYS):
@@ -86,7 +88,10 @@ def test_init_check_compile_and_query_read_dotted_names_as_themselves_on_duckdb(
     (tmp_path / "base.yaml").write_text(
         "sources:\n  shop:\n    kind: duckdb\n    path: shop.duckdb\n" + SECURITY, "utf-8"
     )
-    _assert_read_as_themselves(_drafted(tmp_path, capsys), capsys)
+    drafted = _drafted(tmp_path, capsys)
+    for word in YAML_WORDS:  # a model named null is written "null", not YAML's null
+        assert f'name: "{word}"\n' in drafted.models[word]
+    _assert_read_as_themselves(drafted, capsys)
 
 
 @pytest.fixture

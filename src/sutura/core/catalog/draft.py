@@ -191,7 +191,7 @@ def _model(
         notes.append(f"model {name}: the primary key has several columns; none is declared")
     lines = [
         "kind: model",
-        f"name: {name}",
+        f"name: {scalar(name)}",
         f"source: {scalar(source)}",
         f"table: {_table_yaml(table.table)}",
         *([f"primary_key: {scalar(key)}"] if key is not None else []),
@@ -226,8 +226,8 @@ def _metric(name: str, model: str, counted: str, time_column: str) -> str:
     lines = [
         DRAFT_MARK,
         "kind: metric",
-        f"name: {name}",
-        f"model: {model}",
+        f"name: {scalar(name)}",
+        f"model: {scalar(model)}",
         "measure:",
         "  simple:",
         "    aggregate: count",
@@ -265,9 +265,9 @@ def _relationships(
         name = model_name(f"{origin}_{target}", taken)
         lines = [
             "kind: relationship",
-            f"name: {name}",
-            f"origin_model: {origin}",
-            f"target_model: {target}",
+            f"name: {scalar(name)}",
+            f"origin_model: {scalar(origin)}",
+            f"target_model: {scalar(target)}",
             "keys:",
             "  - equal:",
             f"      origin: {scalar(fk.origin_columns[0])}",
