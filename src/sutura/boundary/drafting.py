@@ -7,7 +7,7 @@ already exists is kept as it is and named in the report.
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, assert_never
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -20,7 +20,8 @@ from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
-from sutura.core.catalog.model import table_label
+from sutura.core.definitions.model import table_label
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
@@ -76,7 +77,7 @@ async def init_catalog(
     name = alias.unwrap()
     settings = loaded.settings.sources[name]
     dialect = dialect_of(settings)
-    if request.schema is not None and dialect not in ("postgres", "spark"):
+    if request.schema is not None and not _has_schemas(dialect):
         return Failure(
             [f"init: --schema applies to postgres and spark sources; {name} is {dialect}"]
         )
@@ -165,3 +166,14 @@ def _write(catalog_dir: Path, draft: Draft) -> InitReport:
         notes=list(draft.notes),
         draft_metrics=[m for m in metrics if m in written],
     )
+
+
+def _has_schemas(dialect: Dialect) -> bool:
+    """Whether ``init --schema`` applies: a PostgreSQL schema, or a Spark database, to read."""
+    match dialect:
+        case Dialect.POSTGRES | Dialect.SPARK:
+            return True
+        case Dialect.DUCKDB:
+            return False
+        case _:
+            assert_never(dialect)

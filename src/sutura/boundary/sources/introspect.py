@@ -21,7 +21,8 @@ from sqlglot import exp
 
 from sutura.boundary.sources.skeleton import Source
 from sutura.core.catalog.draft import FoundForeignKey, FoundTable
-from sutura.core.catalog.model import Model, TablePath
+from sutura.core.definitions.model import Model, TablePath
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
 from sutura.core.sql.probe import schema_probe
 
@@ -88,7 +89,7 @@ async def introspect(
     chosen = [n for n in names if not only or n in only]
     missing = [n for n in only if n not in names]
     primary, foreign = await _keys(source, schema, deadline_at)
-    default = schema is None or (source.dialect == "postgres" and schema == "public")
+    default = schema is None or (source.dialect is Dialect.POSTGRES and schema == "public")
     tables: list[FoundTable] = []
     unreadable: list[TablePath] = []
     for name in chosen:
@@ -132,14 +133,14 @@ async def _described(
 
 async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:
     match source.dialect:
-        case "duckdb":
+        case Dialect.DUCKDB:
             fetched = await source.fetch(_DUCKDB_TABLES, [], MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
-        case "postgres":
+        case Dialect.POSTGRES:
             params = [schema or "public"]
             fetched = await source.fetch(_POSTGRES_TABLES, params, MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
-        case "spark":
+        case Dialect.SPARK:
             if schema is None:
                 fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
                 return sorted(str(row[1]) for row in fetched.rows)
@@ -155,12 +156,12 @@ async def _keys(
     source: Source, schema: str | None, deadline_at: float
 ) -> tuple[dict[str, tuple[str, ...]], list[FoundForeignKey]]:
     match source.dialect:
-        case "duckdb":
+        case Dialect.DUCKDB:
             fetched = await source.fetch(_DUCKDB_KEYS, [], MAX_TABLES, deadline_at)
-        case "postgres":
+        case Dialect.POSTGRES:
             params = [schema or "public"] * 2
             fetched = await source.fetch(_POSTGRES_KEYS, params, MAX_TABLES, deadline_at)
-        case "spark":
+        case Dialect.SPARK:
             return {}, []
         case _:
             assert_never(source.dialect)

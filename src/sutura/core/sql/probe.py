@@ -3,9 +3,10 @@
 It names the table exactly as a compiled question does (the same quoting, the same default
 schema), so a table it finds is the table every question reads.
 
->>> from sutura.core.catalog.model import Model
+>>> from sutura.core.definitions.model import Model
+>>> from sutura.core.nouns.dialect import Dialect
 >>> def probe(*path: str) -> None:
-...     print(schema_probe(Model(name="m", source="s", table=path, columns=()), "postgres"))
+...     print(schema_probe(Model(name="m", source="s", table=path, columns=()), Dialect.POSTGRES))
 >>> probe("sales", "orders"); probe("main.victim")
 SELECT * FROM "sales"."orders" AS "t0" LIMIT 0
 SELECT * FROM "main.victim" AS "t0" LIMIT 0
@@ -13,11 +14,11 @@ SELECT * FROM "main.victim" AS "t0" LIMIT 0
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import Model
-from sutura.core.sql.compiled import Dialect
+from sutura.core.definitions.model import Model
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.parts import base_table
 
 
 def schema_probe(model: Model, dialect: Dialect) -> str:
     """``SELECT * FROM <the model's table> LIMIT 0`` in ``dialect``."""
-    return exp.select(exp.Star()).from_(base_table(model)).limit(0).sql(dialect=dialect)
+    return exp.select(exp.Star()).from_(base_table(model)).limit(0).sql(dialect=dialect.value)
