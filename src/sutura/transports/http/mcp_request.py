@@ -25,16 +25,18 @@ stays. ``/mcp`` is stateless and never sends a message unasked, so:
 """
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import anyio
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
+from litestar.types import Send as LitestarSend
 from mcp_types import jsonrpc_message_adapter
 from starlette.types import Message, Receive, Send
 
 from sutura.transports.http.errors import HttpFailureError, failure_code_of
-from sutura.transports.http.wire import FailureCode, encode_wire, failure_body
+from sutura.transports.http.gate import send_failure
+from sutura.transports.http.wire import FailureCode
 
 ALLOW: Final = {"Allow": "POST"}
 _JSON_TYPES: Final = frozenset({b"application/json", b"application/*", b"*/*"})
@@ -118,7 +120,10 @@ def enveloped(send: Send) -> Send:
         nonlocal replaced
         if message["type"] == "http.response.start" and _foreign_failure(message):
             replaced = True
-            await _send_failure(send, failure_code_of(message["status"]))
+            code = failure_code_of(message["status"])
+            allow = ALLOW if code is FailureCode.METHOD_NOT_ALLOWED else None
+            # litestar's and starlette's ASGI types describe the same callable.
+            await send_failure(cast("LitestarSend", send), code, allow)
             return
         if replaced:
             return  # the SDK's own body, dropped
@@ -131,12 +136,3 @@ def _foreign_failure(start: Message) -> bool:
     status: int = start["status"]
     media = dict(start.get("headers", [])).get(b"content-type", b"")
     return status >= 400 and media.split(b";", 1)[0].strip().lower() != b"application/json"
-
-
-async def _send_failure(send: Send, code: FailureCode) -> None:
-    body = failure_body(code)
-    headers = [(b"content-type", b"application/json"), (b"cache-control", b"private, no-store")]
-    if code is FailureCode.METHOD_NOT_ALLOWED:
-        headers.append((b"allow", b"POST"))
-    await send({"type": "http.response.start", "status": body.status, "headers": headers})
-    await send({"type": "http.response.body", "body": encode_wire(body), "more_body": False})
