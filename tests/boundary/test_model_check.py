@@ -22,6 +22,12 @@ EDITS = [
         "orders.md:5: table: the source 'main' has no table 'orders_renamed' this role may read",
     ),
     (
+        "table: orders\n",
+        "table: main.orders\n",  # one name, dot and all: no such table (main's orders is not it)
+        "orders.md:5: table: the source 'main' has no table '\"main.orders\"' this role may read"
+        " (details in the log); a dot is part of a name: write a schema's table as [schema, table]",
+    ),
+    (
         "    type: DECIMAL(12,2)\n",
         "    type: DECIMAL(12,2)\n  - name: discount\n    type: DECIMAL(12,2)\n",
         "orders.md:18: columns[4].name: the table has no column 'discount'",

@@ -93,3 +93,31 @@ def test_symmetric_private_and_encryption_keys_are_never_kept() -> None:
         ]
     }
     assert list(parse_keys(json.dumps(document).encode())) == ["k1"]
+
+
+async def test_a_set_past_its_age_is_read_again_whatever_the_refetch_interval() -> None:
+    issuer = _Issuer(jwks(FIRST))
+    keys = SigningKeys(issuer.read, max_age=60, refetch=300, clock=lambda: issuer.now)
+    assert await keys.key("k1", "RS256") is not None
+    issuer.document = jwks(SECOND)  # the issuer removed k1
+    issuer.now += 59
+    assert await keys.key("k1", "RS256") is not None  # not yet past its age
+    issuer.now += 2
+    assert await keys.key("k1", "RS256") is None
+    assert issuer.reads == 2
+
+
+async def test_a_failed_read_of_a_set_past_its_age_is_retried_at_most_once_per_interval() -> None:
+    issuer = _Issuer(jwks(FIRST))
+    keys = SigningKeys(issuer.read, max_age=10, refetch=30, clock=lambda: issuer.now)
+    await keys.key("k1", "RS256")
+    issuer.fail = True
+    issuer.now += 11
+    for _ in range(20):
+        assert await keys.key("k1", "RS256") is not None  # kept while unreadable
+    assert issuer.reads == 2
+    issuer.now += 10  # min(refetch, max_age) later
+    issuer.fail = False
+    issuer.document = jwks(SECOND)
+    assert await keys.key("k1", "RS256") is None
+    assert issuer.reads == 3

@@ -58,3 +58,22 @@ async def test_a_refused_token_is_never_kept() -> None:
     token = mint(PAIR, claims(aud="https://elsewhere.test/"))
     for _ in range(2):
         assert (await verifier.verify(token)).failure() is Rejection.AUDIENCE
+
+
+async def test_a_kept_token_is_refused_once_its_key_left_the_set_and_the_set_was_read() -> None:
+    world = _World()
+    document = [jwks(PAIR)]
+
+    async def read() -> bytes:
+        world.reads += 1
+        return document[0].encode()
+
+    inbound = InboundSettings(issuer=ISSUER, resource=RESOURCE, jwks_file="x")
+    keys = SigningKeys(read, max_age=20, refetch=30, clock=lambda: world.now)
+    verifier = TokenVerifier(inbound, keys, clock=lambda: world.now)
+    token = mint(PAIR, claims())
+    assert is_successful(await verifier.verify(token))
+    document[0] = jwks(KeyPair("k2"))  # the issuer removed k1
+    world.now += 21  # within the minute a token is kept, past the set's age
+    assert (await verifier.verify(token)).failure() is Rejection.UNKNOWN_KEY
+    assert (await verifier.verify(mint(PAIR, claims(jti="t2")))).failure() is Rejection.UNKNOWN_KEY

@@ -85,7 +85,7 @@ def _model(name: str, columns: tuple[tuple[str, str], ...], key: str) -> Model:
     return Model(
         name=name,
         source=SOURCE,
-        table=name,
+        table=(name,),
         columns=tuple(Column(name=c, type=t) for c, t in columns),
         primary_key=key,
     )

@@ -72,7 +72,7 @@ def pinned(
     model = Model(
         name="sales",
         source="tbl_src",
-        table="fact_sales_2024",
+        table=("fact_sales_2024",),
         columns=tuple(Column(name=n) for n in ("amt_eur_net", "booked_ts", "rgn_cd", "chan_cd")),
     )
     metric = Metric(

@@ -3,7 +3,7 @@
 A :data:`Loaded` names one engine's copy of a workload: a DuckDB file, a scratch PostgreSQL
 database with its reader role, or a Spark Connect server, and the schema (Spark: database)
 holding the tables. :func:`source_settings` is the source document sutura's settings take for
-it, so one catalog (``table: tpch.lineitem``) serves every engine.
+it, so one catalog (``table: [tpch, lineitem]``) serves every engine.
 
 :func:`fetch_cells` runs one statement with the engine's own driver and writes every cell with
 sutura's canonical cell text (:func:`~sutura.core.sql.cells.cell_text`): exact decimals, ISO

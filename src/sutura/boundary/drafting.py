@@ -19,6 +19,7 @@ from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
+from sutura.core.definitions.model import table_label
 from sutura.core.nouns.dialect import traits_of
 from sutura.core.sql.planning import dialect_of
 
@@ -76,13 +77,15 @@ async def init_catalog(
     settings = loaded.settings.sources[name]
     dialect = dialect_of(settings)
     if request.schema is not None and not traits_of(dialect).schemas:
-        return Failure([f"init: --schema applies to postgres sources; {name} is {dialect}"])
+        return Failure(
+            [f"init: --schema applies to postgres and spark sources; {name} is {dialect}"]
+        )
     found = await _found(loaded, environ, name, request)
     if not is_successful(found):
         return Failure([found.failure()])
     tables = found.unwrap()
     if tables.missing:
-        have = ", ".join(t.table for t in tables.tables) or "none"
+        have = ", ".join(table_label(t.table) for t in tables.tables) or "none"
         return Failure(
             [
                 f"init: --table {quoted(m)}: the source {name} has no such table"
@@ -90,8 +93,16 @@ async def init_catalog(
             ]
             + ([f"init: tables found: {have}"] if not request.tables else [])
         )
+    unread = [
+        f"table {quoted(table_label(t))}: the source would not describe it to this role"
+        " (a missing grant?), so no model"
+        for t in tables.unreadable
+    ]
     if not tables.tables:
-        return Failure([f"init: the source {name} holds no table to draft a model from"])
+        return Failure(
+            [f"init: the source {name} holds no table to draft a model from"]
+            + [f"init: {note}" for note in unread]
+        )
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     schemas = write_schema_copies(loaded.base_dir, replace=False)
     # Every draft sits one directory down (models/, metrics/, relationships/).
@@ -99,7 +110,8 @@ async def init_catalog(
     draft = draft_catalog(
         name, tables.tables, tables.foreign_keys, schema_modeline=line, dialect=dialect
     )
-    return Success(_write(catalog_dir, draft))
+    report = _write(catalog_dir, draft)
+    return Success(report._replace(notes=[*unread, *report.notes]))
 
 
 async def _found(

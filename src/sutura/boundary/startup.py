@@ -31,7 +31,7 @@ from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
 from sutura.core.catalog.checks.source_schema import model_problems
 from sutura.core.catalog.error import CatalogError, quoted
-from sutura.core.definitions.model import Model
+from sutura.core.definitions.model import Model, table_label
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
 
@@ -167,15 +167,29 @@ async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[Ca
         source, describe, deadline_seconds=loaded.loaded.settings.limits.deadline_seconds
     )
     if isinstance(found, Faulted):
-        problem = (
-            f"the source {quoted(model.source)} has no table {quoted(model.table)} this role may"
-            " read (details in the log)"
-            if found.fault.value == "statement"
-            else f"the source {quoted(model.source)} could not be asked about the table"
-            f" ({found.fault.value}; details in the log)"
-        )
-        return [document.error("table", problem)]
+        return [document.error("table", _unread(model, found))]
     return [
         document.error(key, problem)
         for key, problem in model_problems(model, found, source.dialect)
     ]
+
+
+def _unread(model: Model, found: Faulted) -> str:
+    """Why a model's table could not be described, as an operator sentence."""
+    source = quoted(model.source)
+    if found.fault.value != "statement":
+        return (
+            f"the source {source} could not be asked about the table"
+            f" ({found.fault.value}; details in the log)"
+        )
+    (only,) = model.table if len(model.table) == 1 else ("",)
+    # A table once written "schema.table" now names one table with a dot in its name.
+    hint = (
+        "; a dot is part of a name: write a schema's table as [schema, table]"
+        if "." in only
+        else ""
+    )
+    return (
+        f"the source {source} has no table {quoted(table_label(model.table))} this role may"
+        f" read (details in the log){hint}"
+    )

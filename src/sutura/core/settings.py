@@ -85,7 +85,7 @@ class InboundSettings(Frozen, frozen=True):
     )
     leeway_seconds: Annotated[int, msgspec.Meta(ge=0, le=300)] = 30
     max_token_bytes: Annotated[int, msgspec.Meta(ge=1024, le=65536)] = 8192
-    jwks_max_age_seconds: Annotated[int, msgspec.Meta(ge=60, le=86400)] = 3600
+    jwks_max_age_seconds: Annotated[int, msgspec.Meta(ge=1, le=86400)] = 60
     jwks_refetch_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 30
     groups_claim: str = "groups"
     authorization_servers: list[str] | None = None

@@ -88,7 +88,8 @@ async def until_active(dsn: str, alias: str, *, count: int, terminate: bool = Fa
 
 
 class Proxy:
-    """A TCP forwarder to the test server that a test can pause (a silent network) or stop.
+    """A TCP forwarder to the test server that a test can pause (a silent network), turn into
+    a blackhole (bytes swallowed either way, connections left open) and recover, or stop.
 
     Started with :meth:`serve` in a task group; :meth:`stop` closes the listener and every
     forwarded connection (the server went away).
@@ -98,9 +99,12 @@ class Proxy:
         self._target = (host, port)
         self._flowing = anyio.Event()
         self._flowing.set()
+        self._swallowing = False
         self._scope = anyio.CancelScope()
         self._stopped = anyio.Event()
         self.port = 0
+        self.swallowed = 0
+        """Bytes dropped while a blackhole."""
 
     async def serve(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         """Listen on a free local port (``self.port``) and forward every connection."""
@@ -123,8 +127,14 @@ class Proxy:
         self._flowing = anyio.Event()
 
     def resume(self) -> None:
-        """Pass bytes again."""
+        """Pass bytes again (what a blackhole swallowed stays lost)."""
+        self._swallowing = False
         self._flowing.set()
+
+    def blackhole(self) -> None:
+        """Drop every byte either way, from now on, keeping every connection open and
+        accepting new ones: a network that went silent mid-conversation."""
+        self._swallowing = True
 
     async def _forward(self, client: anyio.abc.SocketStream) -> None:
         async with (
@@ -141,6 +151,9 @@ class Proxy:
         try:
             async for chunk in source:
                 await self._flowing.wait()
+                if self._swallowing:
+                    self.swallowed += len(chunk)
+                    continue
                 await sink.send(chunk)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             pass

@@ -202,3 +202,51 @@ async def test_a_statement_past_work_mem_is_refused_not_spilled_to_temporary_fil
             with anyio.fail_after(10):
                 outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_a_statement_caught_running_by_a_blackhole_is_refused_and_its_connection_closed(
+    server: PostgresSourceSettings, postgres_dsn: str
+) -> None:
+    """The network swallows every byte while a statement runs: the question is refused by its
+    deadline plus the bounded cancel request, and once the network is back no question is
+    handed the connection that lost its bytes."""
+    proxy = Proxy(server.host, server.port)
+    alias = unique_alias("swallowed")
+    async with anyio.create_task_group() as group:
+        await group.start(proxy.serve)
+        via_proxy = msgspec.structs.replace(server, port=proxy.port, pool_size=1)
+        async with opened(via_proxy, alias) as source:
+            with anyio.fail_after(30):
+                async with anyio.create_task_group() as running:
+
+                    async def slow() -> None:
+                        started = anyio.current_time()
+                        refused.append(
+                            await run_certified(
+                                source,
+                                statement("SELECT 1 FROM pg_sleep(5)"),
+                                deadline_seconds=1.5,
+                                max_rows=1,
+                            )
+                        )
+                        took.append(anyio.current_time() - started)
+
+                    refused: list[object] = []
+                    took: list[float] = []
+                    running.start_soon(slow)
+                    await until_active(postgres_dsn, alias, count=1)
+                    proxy.blackhole()
+                proxy.resume()
+                after = [
+                    await run_certified(
+                        source, statement("SELECT 2"), deadline_seconds=5, max_rows=1
+                    )
+                    for _ in range(3)
+                ]
+        await proxy.stop()
+    (outcome,) = refused
+    expect_refusal(outcome, RefusalCode.DEADLINE_EXCEEDED)
+    assert took[0] < 1.5 + 2.5, took
+    assert [a.unwrap() for a in after] == [[["2"]]] * 3

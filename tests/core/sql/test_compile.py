@@ -63,22 +63,41 @@ def test_the_statement_parses_back_in_its_own_dialect(dialect: Dialect) -> None:
 
 
 def test_identifiers_are_quoted_and_a_quote_inside_a_name_is_doubled() -> None:
-    odd = msgspec.structs.replace(ORDERS, table='ord"ers')
+    odd = msgspec.structs.replace(ORDERS, table=('ord"ers',))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
     sql = compile_question(resolved(), catalog, Dialect.DUCKDB).sql
     assert 'FROM "ord""ers" AS "t0"' in sql
     assert '"t0"."created_at"' in sql and '"t0"."amount"' in sql
 
 
-def test_a_dotted_table_name_is_schema_qualified() -> None:
-    qualified = msgspec.structs.replace(ORDERS, table="lake.sales.orders")
+def test_a_table_path_is_schema_and_catalog_qualified() -> None:
+    qualified = msgspec.structs.replace(ORDERS, table=("lake", "sales", "orders"))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, qualified))
     sql = compile_question(resolved(), catalog, Dialect.POSTGRES).sql
     assert 'FROM "lake"."sales"."orders" AS "t0"' in sql
 
 
+@pytest.mark.parametrize(
+    ("path", "duckdb", "spark"),
+    [
+        (("main.victim",), '"main.victim"', "`main.victim`"),
+        (("..",), '".."', "`..`"),
+        (("sales", "a.b"), '"sales"."a.b"', "`sales`.`a.b`"),
+        (("a`b.c",), '"a`b.c"', "`a``b.c`"),
+    ],
+)
+def test_a_dot_in_a_table_name_is_part_of_the_one_identifier(
+    path: tuple[str, ...], duckdb: str, spark: str
+) -> None:
+    dotted = msgspec.structs.replace(ORDERS, table=path)
+    catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, dotted))
+    assert f"FROM {duckdb} AS" in compile_question(resolved(), catalog, Dialect.DUCKDB).sql
+    assert f"FROM {duckdb} AS" in compile_question(resolved(), catalog, Dialect.POSTGRES).sql
+    assert f"FROM {spark} AS" in compile_question(resolved(), catalog, Dialect.SPARK).sql
+
+
 def test_a_percent_sign_in_a_name_is_doubled_for_psycopg_only() -> None:
-    odd = msgspec.structs.replace(ORDERS, table="orders%")
+    odd = msgspec.structs.replace(ORDERS, table=("orders%",))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
     assert '"orders%%"' in compile_question(resolved(), catalog, Dialect.POSTGRES).sql
     assert '"orders%"' in compile_question(resolved(), catalog, Dialect.DUCKDB).sql
@@ -242,7 +261,7 @@ def _chained_catalog() -> tuple[Model, Relationship, Metric]:
     regions = Model(
         name="regions",
         source="warehouse",
-        table="regions",
+        table=("regions",),
         columns=(Column(name="region"), Column(name="manager")),
     )
     hop = Relationship(

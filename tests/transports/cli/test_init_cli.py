@@ -93,7 +93,7 @@ def test_init_drafts_a_postgres_schema_that_checks_and_answers(
         assert "model order_lines: the primary key has several columns" in out
         assert out.rstrip().endswith(f"next: SUTURA_CONFIG_DIR={tmp_path} sutura check")
         orders = (catalog / "models/orders.md").read_text(encoding="utf-8")
-        assert 'table: "sales.orders"\nprimary_key: order_id\n' in orders
+        assert "table: [sales, orders]\nprimary_key: order_id\n" in orders
         for column, kind in [
             ("order_id", "bigint"),
             ("customer_id", "integer"),
@@ -191,7 +191,7 @@ def test_init_drafts_named_tables_of_a_parquet_directory_that_checks_and_answers
         (["--table", "evnts"], "sutura: init: --table 'evnts': the source lake has no such table"),
         (
             ["--schema", "sales"],
-            "sutura: init: --schema applies to postgres sources; lake is duckdb",
+            "sutura: init: --schema applies to postgres and spark sources; lake is duckdb",
         ),
         (["--source", "main"], "sutura: init: --source 'main': no such source (configured: lake)"),
     ],

@@ -14,8 +14,8 @@ import pytest
 from anyio.abc import Process, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from sutura.transports.http.connections import MAX_HEAD_BYTES
-from tests.transports.http.deployments import AUTH, QUESTION, write_deployment
+from sutura.transports.http.connections import head_limit
+from tests.transports.http.deployments import AUTH, QUESTION, TOKEN, write_deployment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -24,6 +24,8 @@ DESCRIPTORS = 256
 """The server's descriptor limit: the cap is lowered to fit it (256 - 160 = 96 connections)."""
 FLOOD = 400
 HEADER_SECONDS = 2
+HEAD_BYTES = head_limit(len(TOKEN))
+"""The server's head limit: 16 KiB, plus its static token."""
 _LIMITED = (
     "import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, ({n}, {n})); "
     "os.execv(sys.argv[1], sys.argv[1:])"
@@ -128,9 +130,9 @@ async def test_a_flood_of_idle_connections_past_the_descriptor_limit_leaves_it_a
 @pytest.mark.parametrize(
     ("path", "headers"),
     [
-        ("/health", {"X-Big": "a" * (MAX_HEAD_BYTES + 1)}),
+        ("/health", {"X-Big": "a" * (HEAD_BYTES + 1)}),
         ("/health", {f"X-{n}": "b" * 1000 for n in range(20)}),
-        ("/health?" + "q" * MAX_HEAD_BYTES, {}),
+        ("/health?" + "q" * HEAD_BYTES, {}),
     ],
     ids=["one-header", "many-headers", "long-target"],
 )

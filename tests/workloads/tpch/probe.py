@@ -13,7 +13,7 @@ _MODEL: Final = """---
 kind: model
 name: lineitem
 source: main
-table: tpch.lineitem
+table: [tpch, lineitem]
 columns:
   - {name: l_orderkey, type: BIGINT}
   - {name: l_linenumber, type: INTEGER}

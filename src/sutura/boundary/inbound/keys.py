@@ -1,11 +1,15 @@
 """The issuer's signing keys (a JWKS), read from a file or fetched over HTTPS, and kept.
 
-A token naming a key id not held makes the set be read again — at most once every
-``jwks_refetch_seconds``, so a stream of tokens with made-up key ids cannot turn this
-deployment into a client hammering the issuer; a set older than ``jwks_max_age_seconds`` is
-read again on the next use. A set that cannot be read (unreachable, not JSON, too large)
-keeps the keys held before, and the reason goes to the ``sutura.inbound`` log. Only keys
-for signature use with an asymmetric key type are kept.
+A set older than ``jwks_max_age_seconds`` is read again on the next use, before any key of it
+is used — so a key removed from the issuer's set opens no token (new, or verified before and
+kept, see :mod:`.verify`) once that long has passed since its removal. A token naming a key
+id not held makes the set be read again too — at most once every ``jwks_refetch_seconds``, so
+a stream of tokens with made-up key ids cannot turn this deployment into a client hammering
+the issuer; that bound never delays the read of a set past its age. A set that cannot be read
+(unreachable, not JSON, too large) keeps the keys held before, is tried again at most once
+every ``jwks_refetch_seconds`` (or ``jwks_max_age_seconds``, if shorter), and the reason goes
+to the ``sutura.inbound`` log. Only keys for signature use with an asymmetric key type are
+kept.
 """
 
 import logging
@@ -101,11 +105,12 @@ class SigningKeys:
 
     async def key(self, kid: str | None, algorithm: str) -> PyJWK | None:
         """The key ``kid`` prepared for ``algorithm``, or None when the issuer has no such key
-        (or it is not one for that algorithm)."""
-        now = self._clock()
-        stale = self._read_at is None or now - self._read_at > self._max_age
-        if stale or self._pick(kid) is None:
-            await self._refresh(now)
+        (or it is not one for that algorithm). The same key, while the set is not read again,
+        is the same object."""
+        if self._stale(self._clock()):
+            await self._refresh(self._stale)
+        elif self._pick(kid) is None:
+            await self._refresh(self._may_refetch)
         found = self._pick(kid)
         if found is None:
             return None
@@ -125,9 +130,23 @@ class SigningKeys:
         # A token without a key id is verified only against an issuer with a single key.
         return next(iter(self._keys.items())) if len(self._keys) == 1 else None
 
-    async def _refresh(self, now: float) -> None:
+    def _stale(self, now: float) -> bool:
+        """The set is past its age (a failed read is not tried again sooner than the interval)."""
+        if self._read_at is not None and now - self._read_at <= self._max_age:
+            return False
+        tried = self._tried_at
+        if tried is None or tried == self._read_at:
+            return True
+        return now - tried >= min(self._refetch, self._max_age)
+
+    def _may_refetch(self, now: float) -> bool:
+        """A key id not held may read the set again: once per interval."""
+        return self._tried_at is None or now - self._tried_at >= self._refetch
+
+    async def _refresh(self, due: Callable[[float], bool]) -> None:
         async with self._lock:
-            if self._tried_at is not None and now - self._tried_at < self._refetch:
+            now = self._clock()
+            if not due(now):  # another caller read it while this one waited
                 return
             self._tried_at = now
             try:

@@ -10,15 +10,18 @@ to the caller; the token itself is logged nowhere.
 An agent sends the same token with every request for its lifetime, and checking its
 signature costs more than the rest of a small answer, so a token once verified is kept (at
 most ``_KEPT`` of them, each at most ``_KEPT_SECONDS``): the same bytes are accepted again
-only while ``exp`` and ``nbf`` still hold, within the leeway, at the moment of use.
+only while ``exp`` and ``nbf`` still hold, within the leeway, at the moment of use, and while
+the key that verified it is still the issuer's — the key set is consulted at every use, kept
+token or not, so a key removed from it opens no token once the set is read again.
 """
 
 import logging
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import jwt
+from jwt import PyJWK
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -65,6 +68,16 @@ class Verified(Frozen, frozen=True):
     not_before: float | None = None
 
 
+class _Kept(NamedTuple):
+    """A verified token, the key that verified it, and when."""
+
+    verified: Verified
+    kid: str | None
+    algorithm: str
+    key: PyJWK
+    at: float = 0.0
+
+
 class TokenVerifier:
     """Verifies tokens against one issuer's keys, as ``security.inbound`` says."""
 
@@ -73,23 +86,33 @@ class TokenVerifier:
         self._keys = keys
         self._clock = clock
         self._algorithms = frozenset(a.value for a in inbound.algorithms)
-        self._kept: dict[str, tuple[Verified, float]] = {}
+        self._kept: dict[str, _Kept] = {}
 
     async def verify(self, token: str) -> Result[Verified, Rejection]:
         """The token's holder, or why it is not accepted."""
         now = self._clock()
         kept = self._kept.get(token)
-        if kept is not None and now - kept[1] <= _KEPT_SECONDS:
-            result: Result[Verified, Rejection] = self._still_valid(kept[0], now)
+        if kept is not None and await self._still_kept(kept, now):
+            result: Result[Verified, Rejection] = self._still_valid(kept.verified, now)
         else:
-            result = await self._verify(token)
-            if is_successful(result):
+            checked = await self._verify(token)
+            if is_successful(checked):
                 if len(self._kept) >= _KEPT:
                     self._kept.clear()
-                self._kept[token] = (result.unwrap(), now)
+                self._kept[token] = checked.unwrap()._replace(at=now)
+            elif kept is not None:
+                del self._kept[token]
+            result = checked.map(lambda fresh: fresh.verified)
         if not is_successful(result):
             log.info("access token refused: %s", result.failure().value)
         return result
+
+    async def _still_kept(self, kept: _Kept, now: float) -> bool:
+        """Kept for less than ``_KEPT_SECONDS``, and its key the issuer's still (the same key
+        object: the set was not read again since)."""
+        if now - kept.at > _KEPT_SECONDS:
+            return False
+        return await self._keys.key(kept.kid, kept.algorithm) is kept.key
 
     def _still_valid(self, verified: Verified, now: float) -> Result[Verified, Rejection]:
         leeway = self._inbound.leeway_seconds
@@ -99,7 +122,7 @@ class TokenVerifier:
             return Failure(Rejection.NOT_YET_VALID)
         return Success(verified)
 
-    async def _verify(self, token: str) -> Result[Verified, Rejection]:
+    async def _verify(self, token: str) -> Result[_Kept, Rejection]:
         if len(token) > self._inbound.max_token_bytes:
             return Failure(Rejection.TOO_LARGE)
         try:
@@ -127,7 +150,9 @@ class TokenVerifier:
             )
         except jwt.InvalidTokenError as err:
             return Failure(_rejection_of(err))
-        return _verified(claims, self._inbound.groups_claim)
+        return _verified(claims, self._inbound.groups_claim).map(
+            lambda verified: _Kept(verified, kid, header["alg"], key)
+        )
 
     def _header_problem(self, header: dict[str, Any]) -> Rejection | None:
         if header.get("alg") not in self._algorithms:

@@ -7,16 +7,23 @@ check will find. Each engine is asked in its own catalog:
 - DuckDB: ``information_schema.tables`` and ``duckdb_constraints()`` of the current schema
   (a directory of CSV/Parquet files is one table per file, with no keys);
 - PostgreSQL: ``pg_class`` and ``pg_constraint`` of one schema (``public`` unless named);
-- Spark: ``SHOW TABLES`` of the current database (no keys).
+- Spark: ``SHOW TABLES`` of the current database, or ``SHOW TABLES IN`` the one named (such as
+  ``global_temp``, whose views may hold any name), with no keys.
+
+Every name a source reports is one identifier, dots and all: a table of a named schema is the
+path ``(schema, table)``, never a text split at its dots.
 """
 
 from collections.abc import Sequence
 from typing import Final, NamedTuple, assert_never
 
+from sqlglot import exp
+
 from sutura.boundary.sources.skeleton import Source
 from sutura.core.catalog.draft import FoundForeignKey, FoundTable
-from sutura.core.definitions.model import Model
+from sutura.core.definitions.model import Model, TablePath
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.outcome.fault import Fault
 from sutura.core.sql.probe import schema_probe
 
 MAX_TABLES: Final = 10_000
@@ -66,6 +73,8 @@ class Found(NamedTuple):
     tables: list[FoundTable]
     foreign_keys: list[FoundForeignKey]
     missing: list[str]
+    unreadable: list[TablePath]
+    """Tables the source lists but would not describe (a missing grant): left out, each named."""
 
 
 async def introspect(
@@ -73,27 +82,24 @@ async def introspect(
 ) -> Found:
     """The tables of ``source`` (only those named in ``only``, when any), their columns and keys.
 
-    Raises the driver's own error, as ``fetch`` and ``describe`` do.
+    Raises the driver's own error, as ``fetch`` and ``describe`` do — except a table the source
+    refuses to describe (the statement's own fault: a missing grant), which is left out.
     """
     names = await _table_names(source, schema, deadline_at)
     chosen = [n for n in names if not only or n in only]
     missing = [n for n in only if n not in names]
     primary, foreign = await _keys(source, schema, deadline_at)
-    tables = []
+    default = schema is None or (source.dialect is Dialect.POSTGRES and schema == "public")
+    tables: list[FoundTable] = []
+    unreadable: list[TablePath] = []
     for name in chosen:
-        table = name if schema in (None, "public") else f"{schema}.{name}"
-        probe = schema_probe(
-            Model(name="m", source=source.alias, table=table, columns=()), source.dialect
-        )
-        columns = await source.describe(probe, deadline_at)
-        tables.append(
-            FoundTable(
-                table=table,
-                columns=tuple((str(c), str(t)) for c, t in columns),
-                primary_key=primary.get(name, ()),
-            )
-        )
-    qualified = {name: t.table for name, t in zip(chosen, tables, strict=True)}
+        table = (name,) if default else (schema or "", name)
+        columns = await _described(source, table, deadline_at)
+        if columns is None:
+            unreadable.append(table)
+            continue
+        tables.append(FoundTable(table=table, columns=columns, primary_key=primary.get(name, ())))
+    qualified = {(t.table[-1],): t.table for t in tables}
     keys = [
         FoundForeignKey(
             name=fk.name,
@@ -105,7 +111,24 @@ async def introspect(
         for fk in foreign
         if fk.origin_table in qualified and fk.target_table in qualified
     ]
-    return Found(tables=tables, foreign_keys=keys, missing=missing)
+    return Found(tables=tables, foreign_keys=keys, missing=missing, unreadable=unreadable)
+
+
+async def _described(
+    source: Source, table: TablePath, deadline_at: float
+) -> tuple[tuple[str, str], ...] | None:
+    """The table's columns, or None when the source refuses the statement that reads them."""
+    probe = schema_probe(
+        Model(name="m", source=source.alias, table=table, columns=()), source.dialect
+    )
+    try:
+        columns = await source.describe(probe, deadline_at)
+    except Exception as error:
+        classified = source.classify(error)
+        if classified is None or classified.fault is not Fault.STATEMENT:
+            raise
+        return None
+    return tuple((str(c), str(t)) for c, t in columns)
 
 
 async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:
@@ -118,8 +141,13 @@ async def _table_names(source: Source, schema: str | None, deadline_at: float) -
             fetched = await source.fetch(_POSTGRES_TABLES, params, MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
         case Dialect.SPARK:
-            fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
-            return sorted(str(row[1]) for row in fetched.rows)
+            if schema is None:
+                fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
+                return sorted(str(row[1]) for row in fetched.rows)
+            named = exp.to_identifier(schema, quoted=True).sql(dialect="spark")
+            fetched = await source.fetch(f"SHOW TABLES IN {named}", [], MAX_TABLES, deadline_at)
+            # The session's own temporary views are listed in every database: not this one's.
+            return sorted(str(row[1]) for row in fetched.rows if str(row[0]) == schema)
         case _:
             assert_never(source.dialect)
 
@@ -147,9 +175,9 @@ async def _keys(
             foreign.append(
                 FoundForeignKey(
                     name=str(name),
-                    origin_table=str(table),
+                    origin_table=(str(table),),
                     origin_columns=origin,
-                    target_table=str(target),
+                    target_table=(str(target),),
                     target_columns=tuple(str(c) for c in _listed(target_columns)),
                 )
             )

@@ -7,7 +7,10 @@ usually stops a slow statement and the connection stays usable. The statement is
 extended protocol only (every value a bind parameter, so stacked statements are rejected by the
 server) and its rows are streamed: after ``max_rows + 1`` rows the rest is cancelled. The
 transaction always ends in ``ROLLBACK``. A connection found dead before the statement ran (the
-server restarted since it was pooled) is replaced once, after the pool checks its idle ones.
+server restarted since it was pooled) is replaced once, after the pool checks its idle ones. A
+connection the deadline stopped before the server answered — its statement or its ``BEGIN``,
+as on a network that went silent — is closed and never pooled again (the pool opens another):
+after a blackhole, no pooled connection is left waiting for bytes that were swallowed.
 
 **The raw runner** reads through a fresh connection per call (nothing one call sets can reach
 the next), started with ``default_transaction_read_only``, the catalog's time zone and UTF-8.
@@ -223,14 +226,22 @@ class PostgresSource:
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
         """The columns (name, PostgreSQL type) a statement returns; no row is read."""
         connection = await self._acquire()
+        answered = False
         try:
             timeout = sql.Literal(_timeout_ms(deadline_at))
             await connection.execute(_CERTIFIED_BEGIN.format(timeout=timeout))
             cursor = await connection.execute(statement)
+            answered = True
             return [(column.name, column.type_display) for column in cursor.description or ()]
+        except psycopg.Error:
+            answered = True  # the server's answer, an error
+            raise
         finally:
-            await _end(connection, None)
-            await self._put(connection)
+            if answered:
+                await _end(connection, None)
+                await self._put(connection)
+            else:
+                await self._discard(connection, None)
 
     async def close(self) -> None:
         """Close the pool; later fetches fail as ``unavailable``."""
@@ -257,17 +268,35 @@ class PostgresSource:
             log.info("source %s: a pooled connection was dead (%s); checking", self.alias, error)
             await self._pool.check()
             return await self._attempt(statement, params, max_rows, deadline_at, retry=False)
-        canceller: _Canceller | None = _Canceller(connection)
+        except BaseException:  # stopped mid-BEGIN (the deadline): nothing runs to cancel
+            await self._discard(connection, None)
+            raise
+        canceller = _Canceller(connection)
+        answered = False
         try:
             rows = await _stream(connection, statement, params, max_rows)
-            canceller = None
+            answered = True
             return rows
         except psycopg.Error:
-            canceller = None
+            answered = True  # the server's answer, an error
             raise
         finally:
-            await _end(connection, canceller)
-            await self._put(connection)
+            if answered:
+                await _end(connection, None)
+                await self._put(connection)
+            else:
+                await self._discard(connection, canceller)
+
+    async def _discard(self, connection: Connection, running: _Canceller | None) -> None:
+        """Close a connection the deadline stopped mid-statement (perhaps on a network that went
+        silent), after asking the server to stop the statement ``running``: it is never pooled
+        again, since the bytes it was owed may never come, or come when the next statement's
+        are awaited. The pool replaces it."""
+        if running is not None:
+            await running.send()
+        with anyio.CancelScope(shield=True):
+            await connection.close()
+            await self._pool.putconn(connection)
 
     async def _acquire(self) -> Connection:
         """A pooled connection; ``unavailable`` once the server proves unreachable. Waits

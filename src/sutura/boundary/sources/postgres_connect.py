@@ -30,6 +30,10 @@ Connection = psycopg.AsyncConnection[TupleRow]
 Pool = AsyncConnectionPool[Connection]
 
 CONNECT_TIMEOUT_SECONDS: Final = 10
+POOL_CONNECT_SECONDS: Final = 5
+"""How long a pooled connection may take to open (startup and authentication included). A
+connection begun while the network is silent waits this long after the network is back before
+it gives up and the pool tries again, so it bounds how soon questions answer again."""
 # A pool gives up retrying a lost server after this long; the next question then tries anew.
 _RECONNECT_SECONDS: Final = 5.0
 _SSLMODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
@@ -168,7 +172,7 @@ async def open_pool(
     """A bounded pool with its first connection open, or a sentence naming the server."""
     health = PoolHealth(time_zone)
     pool: Pool = AsyncConnectionPool(
-        target.conninfo,
+        make_conninfo(target.conninfo, connect_timeout=POOL_CONNECT_SECONDS),
         kwargs=None if target.password is None else {"password": target.password},
         min_size=1,
         max_size=settings.pool_size,

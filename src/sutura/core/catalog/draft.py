@@ -7,7 +7,7 @@ to review — per model with a date or timestamp column. Every name the source g
 text: it is written as a quoted YAML scalar (or plain when it cannot be read as anything else),
 and a name the catalog would refuse is left out with a note saying why, never forged.
 
->>> orders = FoundTable(table="orders", columns=(("id", "INTEGER"), ("placed", "DATE")),
+>>> orders = FoundTable(table=("orders",), columns=(("id", "INTEGER"), ("placed", "DATE")),
 ...     primary_key=("id",))
 >>> drafted = draft_catalog("main", [orders], [], schema_modeline=None)
 >>> [d.path for d in drafted.documents]
@@ -23,6 +23,7 @@ from typing import Final
 
 from sutura.core.catalog.checks.source_schema import type_name
 from sutura.core.catalog.error import has_unsafe_characters, quoted
+from sutura.core.definitions.model import TablePath, table_label
 from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.grain import GRAIN_ORDER
@@ -49,7 +50,7 @@ _SQL_SPELLING: Final = {
 class FoundTable(Frozen, frozen=True):
     """A table as its source reports it: how a question names it, its columns, its key."""
 
-    table: str
+    table: TablePath
     columns: tuple[tuple[str, str], ...]
     primary_key: tuple[str, ...] = ()
 
@@ -58,9 +59,9 @@ class FoundForeignKey(Frozen, frozen=True):
     """A foreign key: origin columns of one table referencing target columns of another."""
 
     name: str
-    origin_table: str
+    origin_table: TablePath
     origin_columns: tuple[str, ...]
-    target_table: str
+    target_table: TablePath
     target_columns: tuple[str, ...]
 
 
@@ -90,15 +91,15 @@ def scalar(text: str) -> str:
 
 
 def model_name(table: str, taken: set[str]) -> str:
-    """A valid, unused model name for ``table``: its own name when valid, else a spelling of it.
+    """A valid, unused model name for ``table`` (one name: a dot is part of it): its own name
+    when valid, else a spelling of it.
 
     >>> model_name("orders", set()), model_name("Order Lines", set()), model_name("2024", set())
     ('orders', 'order_lines', '_2024')
-    >>> model_name("sales.orders", {"orders"}), model_name("orders", {"orders"})
-    ('orders_2', 'orders_2')
+    >>> model_name("main.victim", set()), model_name("..", set()), model_name("orders", {"orders"})
+    ('main_victim', 'table', 'orders_2')
     """
-    short = table.rsplit(".", 1)[-1]
-    base = short if _NAME.fullmatch(short) else re.sub(r"[^a-z0-9_]+", "_", short.casefold())
+    base = table if _NAME.fullmatch(table) else re.sub(r"[^a-z0-9_]+", "_", table.casefold())
     base = base.strip("_") or "table"
     if not re.match(r"[A-Za-z_]", base):
         base = f"_{base}"
@@ -122,8 +123,8 @@ def draft_catalog(
     """The documents for ``tables`` read from the source ``source``, and the notes to review."""
     notes: list[str] = []
     documents: list[DraftDocument] = []
-    names: dict[str, str] = {}
-    keys: dict[str, str] = {}
+    names: dict[TablePath, str] = {}
+    keys: dict[TablePath, str] = {}
     taken: set[str] = set()
     metric_names: set[str] = set()
     head = "---\n"
@@ -170,27 +171,29 @@ def _model(
     source: str, table: FoundTable, taken: set[str], notes: list[str], dialect: Dialect
 ) -> tuple[str, str, str | None, str | None] | None:
     """The model's name, text, primary key and first time column; None when it cannot be one."""
-    if not table.table or has_unsafe_characters(table.table):
-        notes.append(f"table {quoted(table.table)}: its name has control or invisible characters")
+    label = quoted(table_label(table.table))
+    if not all(table.table) or any(has_unsafe_characters(part) for part in table.table):
+        notes.append(f"table {label}: its name has control or invisible characters")
         return None
     columns = [(c, t) for c, t in table.columns if c and not has_unsafe_characters(c)]
     if len(columns) < len(table.columns):
         left = len(table.columns) - len(columns)
-        notes.append(f"table {quoted(table.table)}: {left} column(s) with unusable names left out")
+        notes.append(f"table {label}: {left} column(s) with unusable names left out")
     if not columns:
-        notes.append(f"table {quoted(table.table)}: no usable column, so no model")
+        notes.append(f"table {label}: no usable column, so no model")
         return None
-    name = model_name(table.table, taken)
-    if name != table.table:
-        notes.append(f"model {name}: named for the table {quoted(table.table)}")
+    own = table.table[-1]
+    name = model_name(own, taken)
+    if name != own:
+        notes.append(f"model {name}: named for the table {label}")
     key = table.primary_key[0] if len(table.primary_key) == 1 else None
     if len(table.primary_key) > 1:
         notes.append(f"model {name}: the primary key has several columns; none is declared")
     lines = [
         "kind: model",
-        f"name: {name}",
+        f"name: {scalar(name)}",
         f"source: {scalar(source)}",
-        f"table: {scalar(table.table)}",
+        f"table: {_table_yaml(table.table)}",
         *([f"primary_key: {scalar(key)}"] if key is not None else []),
         "columns:",
     ]
@@ -198,9 +201,23 @@ def _model(
         spelled = _spelling(spelled, dialect)
         lines += [f"  - name: {scalar(column)}", f"    type: {scalar(spelled)}"]
     times = [c for c, t in columns if type_name(t, dialect).family in _TIME_FAMILIES]
-    body = f"One row per row of the table {table.table!r}. (Drafted by sutura init: describe it.)"
+    body = (
+        f"One row per row of the table {quoted(table_label(table.table))}."
+        " (Drafted by sutura init: describe it.)"
+    )
     text = "\n".join(lines) + "\n---\n" + body + "\n"
     return name, text, key, times[0] if times else None
+
+
+def _table_yaml(path: TablePath) -> str:
+    """``table:``'s value: one name as a scalar, a path as a flow list of scalars.
+
+    >>> _table_yaml(("main.victim",)), _table_yaml(("sales", "orders"))
+    ('"main.victim"', '[sales, orders]')
+    """
+    if len(path) == 1:
+        return scalar(path[0])
+    return "[" + ", ".join(scalar(part) for part in path) + "]"
 
 
 def _metric(name: str, model: str, counted: str, time_column: str) -> str:
@@ -208,8 +225,8 @@ def _metric(name: str, model: str, counted: str, time_column: str) -> str:
     lines = [
         DRAFT_MARK,
         "kind: metric",
-        f"name: {name}",
-        f"model: {model}",
+        f"name: {scalar(name)}",
+        f"model: {scalar(model)}",
         "measure:",
         "  simple:",
         "    aggregate: count",
@@ -228,8 +245,8 @@ def _metric(name: str, model: str, counted: str, time_column: str) -> str:
 
 def _relationships(
     foreign_keys: Iterable[FoundForeignKey],
-    names: dict[str, str],
-    keys: dict[str, str],
+    names: dict[TablePath, str],
+    keys: dict[TablePath, str],
     notes: list[str],
 ) -> list[tuple[str, str]]:
     drafted: list[tuple[str, str]] = []
@@ -247,9 +264,9 @@ def _relationships(
         name = model_name(f"{origin}_{target}", taken)
         lines = [
             "kind: relationship",
-            f"name: {name}",
-            f"origin_model: {origin}",
-            f"target_model: {target}",
+            f"name: {scalar(name)}",
+            f"origin_model: {scalar(origin)}",
+            f"target_model: {scalar(target)}",
             "keys:",
             "  - equal:",
             f"      origin: {scalar(fk.origin_columns[0])}",

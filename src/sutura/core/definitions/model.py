@@ -8,6 +8,7 @@ vocabulary.
 
 import datetime
 import functools
+import json
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
@@ -59,12 +60,34 @@ class Column(Frozen, frozen=True):
     description: str | None = None
 
 
+TablePath = tuple[str, ...]
+"""A table as its source names it: the table's own name last, after its schema (and, before
+that, its catalog or database) when given. Each part is one identifier, whatever it holds:
+a dot inside a part is part of the name."""
+
+
+def table_label(path: TablePath) -> str:
+    """``path`` as sentences name it: its parts joined by dots, a part holding a dot or a
+    double quote (or none at all) written as a JSON string, so the label reads back as exactly
+    one path.
+
+    >>> table_label(("orders",)), table_label(("sales", "orders")), table_label(("Sale Lines",))
+    ('orders', 'sales.orders', 'Sale Lines')
+    >>> table_label(("main.victim",)), table_label(("sales", "a.b"))
+    ('"main.victim"', 'sales."a.b"')
+    """
+    return ".".join(
+        json.dumps(part, ensure_ascii=False) if not part or "." in part or '"' in part else part
+        for part in path
+    )
+
+
 class Model(Frozen, frozen=True):
     """A table in a source."""
 
     name: str
     source: str
-    table: str
+    table: TablePath
     columns: tuple[Column, ...]
     primary_key: str | None = None
     authored_sql: str | None = None

@@ -29,7 +29,8 @@ class Traits(Frozen, frozen=True):
     """How a dialect differs where sutura must know it.
 
     Attributes:
-        schemas: A database holds named schemas ``sutura init --schema`` may read.
+        schemas: A database holds named schemas (a Spark database) ``sutura init --schema`` may
+            read.
         case_sensitive_names: A quoted column name matches exactly (else ignoring case).
         percent_placeholders: The driver's placeholders are ``%s``: a ``%`` in a name is doubled.
         internal_type_names: Types are reported by internal names (``int4``), which a draft
@@ -51,7 +52,7 @@ _DUCKDB: Final = Traits()
 _POSTGRES: Final = Traits(
     schemas=True, case_sensitive_names=True, percent_placeholders=True, internal_type_names=True
 )
-_SPARK: Final = Traits(instant_timestamps=True, rounded_averages=True)
+_SPARK: Final = Traits(schemas=True, instant_timestamps=True, rounded_averages=True)
 
 
 def traits_of(dialect: Dialect) -> Traits:

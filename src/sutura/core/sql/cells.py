@@ -2,20 +2,26 @@
 
 Integers and decimals are exact and never pass through a float; a decimal keeps its scale
 (``0.10`` stays ``0.10``); a float appears only when the source column itself is floating
-point and is written as its shortest round-trip text. Dates and timestamps are ISO 8601. SQL
-NULL is ``None``, distinct from the empty string. A value of any other type is refused with
-:class:`UnsupportedCellError` rather than guessed at.
+point and is written as its shortest round-trip text. A number that is not finite (a float's,
+or PostgreSQL ``numeric``'s) is ``NaN``, ``Infinity`` or ``-Infinity`` whatever its type: the
+spelling DuckDB, PostgreSQL, Python's ``float`` and ``Decimal`` and JavaScript's ``Number``
+all read back as the same value (``nan`` and ``inf`` are not read by the last). Dates and
+timestamps are ISO 8601. SQL NULL is ``None``, distinct from the empty string. A value of any
+other type is refused with :class:`UnsupportedCellError` rather than guessed at.
 
 >>> [cell_text(v) for v in (None, True, 9223372036854775807, decimal.Decimal("0.10"), "")]
 [None, 'true', '9223372036854775807', '0.10', '']
 >>> cell_text(datetime.datetime(2024, 1, 2, 3, 4, 5))
 '2024-01-02T03:04:05'
+>>> [cell_text(v) for v in (math.nan, -math.inf, decimal.Decimal("Infinity"), -0.0)]
+['NaN', '-Infinity', 'Infinity', '-0.0']
 """
 
 import datetime
 import decimal
+import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 
 class UnsupportedCellError(TypeError):
@@ -30,13 +36,29 @@ def _text_of_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
+NAN: Final = "NaN"
+INFINITY: Final = "Infinity"
+NEGATIVE_INFINITY: Final = "-Infinity"
+
+
 def _text_of_decimal(value: decimal.Decimal) -> str:
+    if not value.is_finite():
+        return _non_finite(value.is_nan(), value.is_signed())
     # format 'f' never uses an exponent and keeps the scale (trailing zeros included).
     return format(value, "f")
 
 
 def _text_of_float(value: float) -> str:
+    if not math.isfinite(value):
+        return _non_finite(math.isnan(value), value < 0)
     return repr(value)
+
+
+def _non_finite(nan: bool, negative: bool) -> str:
+    # A NaN's sign and payload mean nothing to SQL: every NaN is one value.
+    if nan:
+        return NAN
+    return NEGATIVE_INFINITY if negative else INFINITY
 
 
 def _text_of_date(value: datetime.date) -> str:

@@ -18,6 +18,7 @@ from sutura.core.definitions.model import (
     Model,
     Relationship,
     RequiredFilter,
+    TablePath,
 )
 from sutura.core.nouns.grain import Grain
 
@@ -38,11 +39,12 @@ def column(name: str, table: str = BASE_ALIAS) -> exp.Column:
     return exp.column(name, table=table, quoted=True)
 
 
-def _table(name: str, alias: str) -> exp.Table:
-    """A quoted table reference; a dotted name is ``[catalog.]schema.table``."""
-    *qualifiers, last = name.split(".")
+def _table(path: TablePath, alias: str) -> exp.Table:
+    """A quoted table reference: each part of the path one quoted identifier, whatever it
+    holds (a dot in a part is part of its name), as ``[[catalog.]schema.]table``."""
+    *qualifiers, last = path
     schema = qualifiers.pop() if qualifiers else None
-    catalog = ".".join(qualifiers) if qualifiers else None
+    catalog = qualifiers.pop() if qualifiers else None
     return exp.Table(
         this=exp.to_identifier(last, quoted=True),
         db=None if schema is None else exp.to_identifier(schema, quoted=True),

@@ -13,6 +13,7 @@ from sutura.core.definitions.model import (
     Metric,
     Model,
     RequiredFilter,
+    table_label,
 )
 from sutura.core.question.resolve import PERIOD, Resolved, Running, Trailing
 from sutura.core.sql.measures import filter_sets
@@ -36,7 +37,7 @@ def plan_lines(
     metrics = resolved.metrics
     lines = [
         f"metrics: {', '.join(resolved.metric_names)}",
-        f"model: {model.name} (table {model.table} in source {model.source})",
+        f"model: {model.name} (table {table_label(model.table)} in source {model.source})",
     ]
     for join in joins:
         kind = "INNER JOIN, filtered" if join.inner else "LEFT JOIN"

@@ -5,9 +5,11 @@ schema), so a table it finds is the table every question reads.
 
 >>> from sutura.core.definitions.model import Model
 >>> from sutura.core.nouns.dialect import Dialect
->>> model = Model(name="m", source="s", table="sales.orders", columns=())
->>> print(schema_probe(model, Dialect.POSTGRES))
+>>> def probe(*path: str) -> None:
+...     print(schema_probe(Model(name="m", source="s", table=path, columns=()), Dialect.POSTGRES))
+>>> probe("sales", "orders"); probe("main.victim")
 SELECT * FROM "sales"."orders" AS "t0" LIMIT 0
+SELECT * FROM "main.victim" AS "t0" LIMIT 0
 """
 
 from sqlglot import exp

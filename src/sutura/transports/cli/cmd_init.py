@@ -35,7 +35,9 @@ def register(verbs: Verbs) -> None:
     )
     init.add_argument("--source", help="the source alias to read (default: the only one)")
     init.add_argument(
-        "--schema", help="postgres: the schema whose tables are drafted (default: public)"
+        "--schema",
+        help="postgres: the schema whose tables are drafted (default: public); spark: the"
+        " database (default: the current one)",
     )
     init.add_argument(
         "--table",

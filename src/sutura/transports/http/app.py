@@ -24,7 +24,7 @@ from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
 from sutura.transports.http.gate import Gate, allowed_hosts_for
 from sutura.transports.http.limits import Admission
-from sutura.transports.http.mcp_route import McpEndpoint, mcp_route
+from sutura.transports.http.mcp_route import McpBounds, McpEndpoint, mcp_route
 from sutura.transports.http.metrics import Metrics, metrics_route
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
 from sutura.transports.http.rate_limit import RateLimiter, rate_limit_guard
@@ -75,7 +75,8 @@ def _handlers(
     base: list[BaseRouteHandler] = [routes.health, routes.openapi_document, *discovery]
     base += capability_routes
     if surfaces.remote is not None:
-        base.append(mcp_route(surfaces.remote, calls.guards, surfaces.allowed))
+        bounds = McpBounds(server.max_body_bytes, server.request_timeout_seconds)
+        base.append(mcp_route(surfaces.remote, calls.guards, surfaces.allowed, bounds))
     if settings.security.metrics_token:
         metrics = Metrics(
             service,

@@ -28,7 +28,7 @@ import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, assert_never
+from typing import Any, Final, NamedTuple, assert_never
 
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
@@ -92,10 +92,20 @@ def _bearer(value: str) -> str | None:
     return presented.strip()
 
 
-class Authentication:
-    """request → :class:`Caller`, or the one ``401``."""
+class TokenCarried(NamedTuple):
+    """The header a caller's token arrives in, and the longest token this deployment reads."""
 
-    def __init__(self, challenge: str) -> None:
+    header: str
+    max_bytes: int
+
+
+class Authentication:
+    """request → :class:`Caller`, or the one ``401`` (its ``challenge`` is the
+    ``WWW-Authenticate`` value; ``carried`` says where a token arrives, None without one)."""
+
+    def __init__(self, challenge: str, carried: TokenCarried | None = None) -> None:
+        self.challenge = challenge
+        self.carried = carried
         self._refused = HttpFailureError.of(
             FailureCode.UNAUTHORIZED, {"WWW-Authenticate": challenge}
         )
@@ -142,8 +152,8 @@ class _Loopback(Authentication):
 
 class _StaticToken(Authentication):
     def __init__(self, token: str) -> None:
-        super().__init__("Bearer")
         self._expected = token.encode("utf-8")
+        super().__init__("Bearer", TokenCarried("authorization", len(self._expected)))
 
     async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
         presented = _bearer(connection.headers.get("authorization", "")) or ""
@@ -161,7 +171,6 @@ class _AccessTokens(Authentication):
         inbound: InboundSettings,
         mapping: Mapping[str, Sequence[str]],
     ) -> None:
-        super().__init__(f'Bearer resource_metadata="{metadata_url(inbound.resource)}"')
         self._verifier = verifier
         self._mapping = mapping
         match inbound.mode:
@@ -171,6 +180,10 @@ class _AccessTokens(Authentication):
                 self._header = inbound.forwarded_header.lower()
             case _:
                 assert_never(inbound.mode)
+        super().__init__(
+            f'Bearer resource_metadata="{metadata_url(inbound.resource)}"',
+            TokenCarried(self._header, inbound.max_token_bytes),
+        )
 
     async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
         values = connection.headers.getall(self._header, [])

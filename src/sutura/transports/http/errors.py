@@ -25,6 +25,7 @@ _BY_STATUS: Final[dict[int, FailureCode]] = {
     401: FailureCode.UNAUTHORIZED,
     404: FailureCode.NOT_FOUND,
     405: FailureCode.METHOD_NOT_ALLOWED,
+    406: FailureCode.NOT_ACCEPTABLE,
     408: FailureCode.TIMEOUT,
     413: FailureCode.TOO_LARGE,
     415: FailureCode.UNSUPPORTED_MEDIA_TYPE,
@@ -44,6 +45,11 @@ class HttpFailureError(Exception):
     def of(cls, code: FailureCode, headers: dict[str, str] | None = None) -> "HttpFailureError":
         """The failure for ``code`` with its fixed sentence."""
         return cls(failure_body(code), headers)
+
+
+def failure_code_of(status: int) -> FailureCode:
+    """The failure a status stands for; ``internal`` for one the channel has no code for."""
+    return _BY_STATUS.get(status, FailureCode.INTERNAL)
 
 
 def _on_failure(_request: Request[Any, Any, Any], exc: HttpFailureError) -> Response[bytes]:

@@ -94,7 +94,7 @@ class Gate:
         if scope["type"] == ScopeType.HTTP:
             host = dict(scope["headers"]).get(b"host")
             if not host_allowed(self.allowed, host):
-                await _send_failure(send, FailureCode.HOST_NOT_ALLOWED)
+                await send_failure(send, FailureCode.HOST_NOT_ALLOWED)
                 return
         await self.app(scope, receive, send)
 
@@ -106,9 +106,10 @@ async def json_guard(connection: ASGIConnection[Any, Any, Any, Any], _h: BaseRou
         raise HttpFailureError.of(FailureCode.UNSUPPORTED_MEDIA_TYPE)
 
 
-async def _send_failure(send: Send, code: FailureCode) -> None:
+async def send_failure(send: Send, code: FailureCode, extra: dict[str, str] | None = None) -> None:
+    """Answer with the failure for ``code`` below any route (and ``extra`` headers)."""
     body = failure_body(code)
     headers = [(b"content-type", b"application/json")]
-    headers += [(k.lower().encode(), v.encode()) for k, v in NO_STORE.items()]
+    headers += [(k.lower().encode(), v.encode()) for k, v in {**NO_STORE, **(extra or {})}.items()]
     await send({"type": "http.response.start", "status": body.status, "headers": headers})
     await send({"type": "http.response.body", "body": encode_wire(body), "more_body": False})

@@ -1,12 +1,14 @@
 """``/mcp``: MCP's streamable HTTP transport, mounted beside ``/v1`` behind the same guards.
 
 The ``Host`` of every request is checked by the gate (:mod:`sutura.transports.http.gate`),
-``/mcp`` included. The MCP transport specification also asks a server to check ``Origin``
-against DNS rebinding, so here, before anything else: an ``Origin``, when sent, must be an
-http(s) origin on a host the server answers to (``server.allowed_hosts``, or its loopback
-names; when any host is answered, the request's own ``Host``), or the request is ``403
-host_not_allowed``. Then the guards every ``/v1`` route has authenticate it (and take a rate
-limit token); then it is served on behalf of the caller they established.
+``/mcp`` included. A method other than ``POST`` is refused first (``405``; see
+:mod:`.mcp_request`). The MCP transport specification also asks a server to check ``Origin``
+against DNS rebinding, so next: an ``Origin``, when sent, must be an http(s) origin on a host
+the server answers to (``server.allowed_hosts``, or its loopback names; when any host is
+answered, the request's own ``Host``), or the request is ``403 host_not_allowed``. Then the
+guards every ``/v1`` route has authenticate it (and take a rate limit token), the body's type
+and the reply's are checked, the body is read and checked as one JSON-RPC message
+(:mod:`.mcp_request`), and it is served on behalf of the caller the guards established.
 
 >>> origin_allowed(b"http://127.0.0.1:5173", ("127.0.0.1",), b"x")
 True
@@ -31,7 +33,15 @@ from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
 from sutura.transports.http.auth import CALLER_KEY, Guard
 from sutura.transports.http.errors import HttpFailureError
-from sutura.transports.http.gate import host_allowed
+from sutura.transports.http.gate import host_allowed, json_guard
+from sutura.transports.http.guards import chained
+from sutura.transports.http.mcp_request import (
+    enveloped,
+    json_accepted,
+    post_only,
+    read_message,
+    replayed,
+)
 from sutura.transports.http.wire import FailureCode
 
 
@@ -81,16 +91,33 @@ def origin_guard(allowed: Sequence[str] | None) -> Guard:
     return guard
 
 
-def mcp_route(
-    remote: McpEndpoint, guards: Sequence[Guard], allowed: Sequence[str] | None
-) -> ASGIRouteHandler:
-    """The ``/mcp`` mount: ``Origin``, then the ``/v1`` guards, then the SDK's transport."""
+class McpBounds:
+    """``server.max_body_bytes`` and ``server.request_timeout_seconds``, as ``/mcp`` applies
+    them to a body."""
 
-    @asgi("/mcp", is_mount=True, guards=[origin_guard(allowed), *guards], copy_scope=False)
+    def __init__(self, max_body_bytes: int, timeout: float) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.timeout = timeout
+
+
+def mcp_route(
+    remote: McpEndpoint,
+    guards: Sequence[Guard],
+    allowed: Sequence[str] | None,
+    bounds: McpBounds,
+) -> ASGIRouteHandler:
+    """The ``/mcp`` mount: the method, ``Origin``, the ``/v1`` guards, the body's and the
+    reply's types, the body itself, then the SDK's transport."""
+    checks = [post_only, origin_guard(allowed), *guards, json_guard, json_accepted]
+
+    @asgi("/mcp", is_mount=True, guards=chained(checks), copy_scope=False)
     async def mcp(scope: Scope, receive: Receive, send: Send) -> None:
         caller: Caller = scope["state"][CALLER_KEY]  # left there by the authentication guard
         # litestar's and starlette's ASGI types describe the same three values.
         asgi_scope, asgi_receive, asgi_send = cast("Any", (scope, receive, send))
-        await remote.serve(caller, asgi_scope, asgi_receive, asgi_send)
+        body = await read_message(
+            scope["headers"], asgi_receive, limit=bounds.max_body_bytes, seconds=bounds.timeout
+        )
+        await remote.serve(caller, asgi_scope, replayed(body, asgi_receive), enveloped(asgi_send))
 
     return mcp

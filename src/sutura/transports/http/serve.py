@@ -25,7 +25,7 @@ from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
 from sutura.transports.http.app import build_app
-from sutura.transports.http.auth import authentication_of, bind_problems
+from sutura.transports.http.auth import Authentication, authentication_of, bind_problems
 from sutura.transports.http.connections import (
     ACCEPT_BACKLOG,
     KERNEL_BACKLOG,
@@ -33,6 +33,8 @@ from sutura.transports.http.connections import (
     bounded_protocol,
     connection_cap,
     descriptor_limit,
+    head_limit,
+    token_header,
 )
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.mcp_route import McpOf
@@ -47,6 +49,7 @@ class Started:
     service: Service
     host: str
     port: int
+    authentication: Authentication
 
 
 @asynccontextmanager
@@ -94,7 +97,15 @@ async def started_app(
         )
         bind_port = settings.server.port if port is None else port
         async with nullcontext() if remote is None else remote.running():
-            yield Success(Started(app=app, service=service, host=bind_host, port=bind_port))
+            yield Success(
+                Started(
+                    app=app,
+                    service=service,
+                    host=bind_host,
+                    port=bind_port,
+                    authentication=authentication,
+                )
+            )
 
 
 class _Server(uvicorn.Server):
@@ -177,9 +188,16 @@ async def serve(
         except OSError as err:
             return [f"server: cannot listen on {started.host}:{started.port} ({err.strerror})"]
         server = loaded.loaded.settings.server
+        carried = started.authentication.carried
         bounds = ConnectionBounds(
             header_seconds=server.header_timeout_seconds,
             max_connections=connection_cap(server.max_connections, descriptor_limit()),
+            head_bytes=head_limit(0 if carried is None else carried.max_bytes),
+            token=(
+                None
+                if carried is None
+                else token_header(carried.header, started.authentication.challenge)
+            ),
         )
         config = uvicorn.Config(
             started.app,

@@ -30,12 +30,14 @@ class FailureCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     NOT_A_QUESTION = "not_a_question"
     NOT_A_STATEMENT = "not_a_statement"
+    NOT_A_MESSAGE = "not_a_message"
     BAD_REQUEST = "bad_request"
     TOOL_NOT_ENABLED = "tool_not_enabled"
     INSUFFICIENT_SCOPE = "insufficient_scope"
     HOST_NOT_ALLOWED = "host_not_allowed"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
     TIMEOUT = "timeout"
     TOO_LARGE = "too_large"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -51,7 +53,12 @@ def failure_status(code: FailureCode) -> int:  # noqa: C901
     match code:
         case FailureCode.UNAUTHORIZED:
             return 401
-        case FailureCode.NOT_A_QUESTION | FailureCode.NOT_A_STATEMENT | FailureCode.BAD_REQUEST:
+        case (
+            FailureCode.NOT_A_QUESTION
+            | FailureCode.NOT_A_STATEMENT
+            | FailureCode.NOT_A_MESSAGE
+            | FailureCode.BAD_REQUEST
+        ):
             return 400
         case (
             FailureCode.TOOL_NOT_ENABLED
@@ -63,6 +70,8 @@ def failure_status(code: FailureCode) -> int:  # noqa: C901
             return 404
         case FailureCode.METHOD_NOT_ALLOWED:
             return 405
+        case FailureCode.NOT_ACCEPTABLE:
+            return 406
         case FailureCode.TIMEOUT:
             return 408
         case FailureCode.TOO_LARGE:
@@ -87,6 +96,10 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     FailureCode.NOT_A_STATEMENT: (
         'The body is not {"statement": "<one SQL query>"}; see the API schema at /openapi.json.'
     ),
+    FailureCode.NOT_A_MESSAGE: (
+        "The body of a request to /mcp must be one JSON-RPC message (a request, a notification "
+        "or a response; not a batch)."
+    ),
     FailureCode.BAD_REQUEST: "The request is malformed; see the API schema at /openapi.json.",
     FailureCode.TOOL_NOT_ENABLED: (
         "The raw SQL tool is not enabled on this deployment; ask a certified question instead."
@@ -104,6 +117,10 @@ FAILURE_DETAILS: Final[dict[FailureCode, str]] = {
     FailureCode.NOT_FOUND: "There is no such route; see the API schema at /openapi.json.",
     FailureCode.METHOD_NOT_ALLOWED: (
         "The route does not accept this method; see the API schema at /openapi.json."
+    ),
+    FailureCode.NOT_ACCEPTABLE: (
+        "The request's Accept header must admit application/json (on /mcp, send "
+        "Accept: application/json, text/event-stream)."
     ),
     FailureCode.TIMEOUT: "The request body did not arrive before the request deadline.",
     FailureCode.TOO_LARGE: "The request body is larger than this deployment accepts.",

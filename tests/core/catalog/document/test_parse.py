@@ -48,7 +48,7 @@ def _sentence(text: str, label: str = LABEL) -> str:
 def test_a_model_keeps_bare_and_detailed_columns_and_its_prose() -> None:
     model = parsed("models/orders.md", ORDERS).definition
     assert isinstance(model, Model)
-    assert model.table == "shop_orders"
+    assert model.table == ("shop_orders",)
     assert model.columns[0] == Column(name="order_id")
     assert model.columns[3] == Column(
         name="amount", type="DECIMAL(12,2)", description="Charged, in euros."
@@ -582,3 +582,44 @@ def test_characters_that_would_shift_line_numbers_or_that_yaml_refuses_are_named
     text: str, sentence: str
 ) -> None:
     assert _sentence(text) == sentence
+
+
+@pytest.mark.parametrize(
+    ("written", "path"),
+    [
+        ("shop_orders", ("shop_orders",)),
+        ('"main.victim"', ("main.victim",)),
+        ('".."', ("..",)),
+        ("[sales, shop_orders]", ("sales", "shop_orders")),
+        ('[lake, sales, "a.b"]', ("lake", "sales", "a.b")),
+    ],
+)
+def test_a_table_is_one_name_or_a_path_and_a_dot_is_part_of_a_name(
+    written: str, path: tuple[str, ...]
+) -> None:
+    model = parsed("models/orders.md", ORDERS.replace("table: shop_orders", f"table: {written}"))
+    assert isinstance(model.definition, Model)
+    assert model.definition.table == path
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        (
+            "[]",
+            "table: expected a table's name, or a list of [schema, table] or [catalog, schema, table]",
+        ),
+        (
+            "[a, b, c, d]",
+            "table: expected a table's name, or a list of [schema, table] or [catalog, schema, table]",
+        ),
+        (
+            '[sales, ""]',
+            "table[1]: expected a non-empty name without control or invisible characters",
+        ),
+        ("{schema: sales}", "table: expected text or a list, got a mapping"),
+    ],
+)
+def test_a_table_path_that_is_not_one_is_named_at_its_key(written: str, problem: str) -> None:
+    text = ORDERS.replace("table: shop_orders", f"table: {written}")
+    assert _sentence(text, "models/orders.md") == f"models/orders.md:5: {problem}"

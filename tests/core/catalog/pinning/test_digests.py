@@ -314,3 +314,20 @@ def test_the_order_of_restricted_audience_ids_does_not_move_the_digest() -> None
         metrics__revenue=REVENUE.replace("audience: open", "audience: {restricted: [b, a]}")
     )
     assert one.digest == two.digest
+
+
+def test_a_table_path_is_its_own_meaning_and_a_plain_name_keeps_its_digest() -> None:
+    spellings = {
+        "one name": "table: shop_orders\n",
+        "the same name as a list": "table: [shop_orders]\n",
+        "one dotted name": 'table: "sales.shop_orders"\n',
+        "a schema and a name": "table: [sales, shop_orders]\n",
+        "a catalog, a schema and a name": "table: [lake, sales, shop_orders]\n",
+    }
+    digests = {
+        case: _pinned(models__orders=ORDERS.replace("table: shop_orders\n", line)).digest
+        for case, line in spellings.items()
+    }
+    assert digests["one name"] == digests["the same name as a list"] == BASE.digest
+    rest = [digests[c] for c in spellings if c not in ("one name", "the same name as a list")]
+    assert len(set(rest)) == len(rest) and BASE.digest not in rest

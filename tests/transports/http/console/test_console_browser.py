@@ -18,7 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Page, sync_playwright
 
-from sutura.core.text.escape import escape_cell, escape_text
+from sutura.core.text.escape import escape_cell, escape_text, is_escaped
 from tests.clock import unclocked
 from tests.transports.http.console.browser import artifacts_dir, require_chromium, serving
 from tests.transports.mcp.configs import HOSTILE_FIRST_DAY, HOSTILE_QUESTION, hostile_config
@@ -365,3 +365,90 @@ def test_the_hostile_corpus_is_shown_as_text_and_executes_nothing(
     )
     assert injected == {"pwned": None, "scripts": 1, "elements": 0, "handlers": 0, "links": 1}
     assert not [line for line in _logged(page) if "dialog" in line or "pageerror" in line]
+
+
+def _yaml(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar (JSON's escapes for controls, the rest raw)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+HOSTILE_FILTER: Final = "68876.06 \u202e60.67886 \u2066\u200b\ufeff\U000e0041 \x1b[31m"
+"""A filter value an example's author wrote: a bidi override, isolates, zero-width, a tag
+character and an ANSI escape."""
+_HOSTILE_EXAMPLE: Final = (
+    "---\nkind: example\nname: one_hostile_label\nasked: ['Units of one label?']\n"
+    "question:\n  metrics: [units]\n  grain: year\n"
+    "  range: {start: 2024-01-01, end: 2025-01-01}\n  dimensions: [label]\n"
+    f"  filters: [{{op: eq, dimension: tag, value: {_yaml(HOSTILE_FILTER)}}}]\n---\n"
+)
+_TAG: Final = (
+    "  - name: tag\n    column: label\n"
+    f"    values: [{_yaml(HOSTILE_FILTER)}, plain]\n    description: {_yaml(HOSTILE_FILTER)}\n"
+)
+"""A filterable dimension whose allowed value (and description) an author wrote hostile."""
+_SHOWN_TEXT: Final = """() => {
+  const shown = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const owner = node.parentElement.closest('[id]');
+    shown.push([owner ? owner.id : 'body', node.data]);
+  }
+  // What a control shows (an option's value is the data a question sends, not shown).
+  const visible = 'textarea, input:not([type=checkbox]):not([type=radio]):not([type=password])';
+  for (const control of document.querySelectorAll(visible)) {
+    shown.push([control.id || control.tagName, control.value]);
+  }
+  for (const element of document.querySelectorAll('[aria-label], [title]')) {
+    shown.push([element.id || element.tagName, element.getAttribute('aria-label') || '']);
+  }
+  return shown;
+}"""
+TABS_SEPARATE: Final = frozenset({"text-half", "catalog-text"})
+"""The text halves, where a raw tab is the column separator (docs/text-format.md)."""
+
+
+def _raw_in(shown: list[list[str]]) -> list[tuple[str, str]]:
+    """Every escape-set character shown raw, and where: everything but the line break (and the
+    text halves' tab); the backslash is the escapes' own mark."""
+    raw = set()
+    for where, text in shown:
+        for ch in set(text) - {"\n", "\\"}:
+            if is_escaped(ch) and not (ch == "\t" and where in TABS_SEPARATE):
+                raw.add((where, f"U+{ord(ch):04X}"))
+    return sorted(raw)
+
+
+def test_every_panel_shows_the_hostile_corpus_visibly(page: Page, tmp_path: Path) -> None:
+    config = _hostile_deployment(tmp_path)
+    (config / "catalog" / "example_hostile.md").write_text(_HOSTILE_EXAMPLE, encoding="utf-8")
+    metric = config / "catalog" / "units.md"
+    dimension = "    description: Hostile labels, one per corpus case.\n"
+    metric.write_text(metric.read_text("utf-8").replace(dimension, dimension + _TAG), "utf-8")
+    with serving(config) as url:
+        page.goto(url + "/")
+        page.wait_for_selector("#metrics li")
+        page.get_by_text("The catalog as the agent reads it").click()
+        page.locator("#catalog-text", has_text=re.compile(r"\S")).wait_for()
+        page.get_by_role("button", name="Load example one_hostile_label").click()
+        page.get_by_role("button", name="Compile (no data read)").click()
+        page.wait_for_selector("#compiled:not([hidden])")
+        page.locator("#compiled-params td").first.wait_for()
+        loaded = page.get_by_label("Question JSON", exact=False).input_value()
+        shown: list[list[str]] = page.evaluate(_SHOWN_TEXT)  # the example loaded, compiled
+        _ask(page)  # the example's question: one hostile label
+        page.get_by_label("Question JSON", exact=False).fill(json.dumps(HOSTILE_QUESTION))
+        _ask(page)  # every hostile label
+        with httpx.Client(base_url=url, timeout=30) as http:
+            answer = http.post("/v1/query", json=HOSTILE_QUESTION).json()
+        shown += page.evaluate(_SHOWN_TEXT)  # both answered
+        structured = _text(page.locator("#structured-half"))
+        page.screenshot(path=str(artifacts_dir() / "hostile-panels.png"), full_page=True)
+    assert _raw_in(shown) == []
+    # The JSON panels still hold the same JSON: only its own escapes were added.
+    shown_answer = json.loads(structured)
+    for body in (shown_answer, answer):
+        del body["provenance"]["computed_at"]  # two asks
+    assert shown_answer == answer
+    assert "\\u202e" in structured
+    assert json.loads(loaded)["filters"][0]["value"] == HOSTILE_FILTER
+    assert "\\u202e60.67886" in loaded

@@ -9,7 +9,7 @@ declared scale must be the source's, because the scale is part of an answer's te
 A type outside these families is compared by its spelling alone.
 
 >>> found = [("amount", "numeric(12,2)"), ("id", "integer")]
->>> model = Model(name="orders", source="main", table="orders",
+>>> model = Model(name="orders", source="main", table=("orders",),
 ...     columns=(Column(name="id", type="BIGINT"), Column(name="amount", type="DECIMAL(12,3)")))
 >>> model_problems(model, found, "postgres")
 [('columns[1].type', "declared 'DECIMAL(12,3)', but the source has 'numeric(12,2)'")]

@@ -15,7 +15,7 @@ import msgspec
 from sutura.core.catalog.document.front_matter import DocumentError, PlainValue, nearest_line
 from sutura.core.catalog.document.written import WrittenColumn, WrittenModel, WrittenRelationship
 from sutura.core.catalog.error import CatalogError, has_unsafe_characters, quoted, safe_text
-from sutura.core.definitions.model import Column, KeyPair, Model, Relationship
+from sutura.core.definitions.model import Column, KeyPair, Model, Relationship, TablePath
 from sutura.core.nouns.frozen import Frozen
 
 NAME_RULE = "a letter or _, then up to 63 letters, digits or _"
@@ -24,6 +24,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _TYPE_WORDS = {"str": "text", "array": "a list", "object": "a mapping", "null": "nothing"}
 _MANY_TO_ONE = "many_to_one"
+_MOST_TABLE_PARTS = 3
 
 WrittenT = TypeVar("WrittenT", bound=Frozen)
 # Keys an author reaches for to describe a whole document: its body is where that goes.
@@ -56,6 +57,18 @@ class Checker:
         if not value or has_unsafe_characters(value):
             self.fail(key, "expected a non-empty name without control or invisible characters")
         return value
+
+    def table(self, key: str, value: str | list[str]) -> TablePath:
+        """``value`` as a table path: one name (a dot is part of it), or a list of one to three
+        names, outermost first (schema, table; or catalog, schema, table)."""
+        if isinstance(value, str):
+            return (self.identifier(key, value),)
+        if not 1 <= len(value) <= _MOST_TABLE_PARTS:
+            self.fail(
+                key,
+                "expected a table's name, or a list of [schema, table] or [catalog, schema, table]",
+            )
+        return tuple(self.identifier(f"{key}[{i}]", part) for i, part in enumerate(value))
 
     def phrase(self, key: str, value: str) -> str:
         """``value`` if it can be a word a user says: not empty, no control characters."""
@@ -144,7 +157,7 @@ def build_model(check: Checker, written: WrittenModel, body: str) -> Model:
     return Model(
         name=check.name("name", written.name),
         source=check.identifier("source", written.source),
-        table=check.identifier("table", written.table),
+        table=check.table("table", written.table),
         columns=columns,
         primary_key=written.primary_key,
         authored_sql=authored_sql(check, written.authored_sql),

@@ -10,7 +10,7 @@ resolve, names are unique, knowledge refers to what exists) are in
 'metrics/revenue.md:1: model: missing required key'
 >>> text = "---\\nkind: model\\nname: sales\\nsource: main\\ntable: orders\\ncolumns: [id]\\n---\\n"
 >>> parse_document("models/sales.md", text).unwrap().definition.table
-'orders'
+('orders',)
 """
 
 from enum import StrEnum

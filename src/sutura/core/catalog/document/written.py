@@ -27,7 +27,7 @@ class WrittenModel(Frozen, frozen=True):
     kind: str
     name: str
     source: str
-    table: str
+    table: str | list[str]
     columns: list[str | WrittenColumn]
     primary_key: str | None = None
     authored_sql: str | None = None

@@ -127,6 +127,11 @@ def _by_name(value: Model | Relationship | Metric | Derived) -> str:
 
 def _model(model: Model) -> dict[str, Any]:
     meaning = _without_absent_sql(_builtins(model))
+    # One name without a dot keeps the spelling it had when a table was text split at its
+    # dots; any other path is a list, so no two meanings share a form.
+    (only,) = model.table if len(model.table) == 1 else ("",)
+    if only and "." not in only:
+        meaning["table"] = only
     meaning["columns"] = _sorted_set(_without_prose(c) for c in meaning["columns"])
     return meaning
 

@@ -23,7 +23,7 @@ omitted by ``prompt.catalog_prose`` like every description.
 """
 
 from sutura.core.catalog.view.wire import quoted_lines
-from sutura.core.definitions.model import Column, Model
+from sutura.core.definitions.model import Column, Model, table_label
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.notices import PHYSICAL_NOTICE
 from sutura.core.nouns.prose import Carried, CatalogProse, catalog_notice
@@ -44,7 +44,7 @@ def _model_lines(model: Model, prose: CatalogProse) -> list[str]:
     lines = [
         f"model: {escape_cell(model.name)}",
         f"source: {escape_cell(model.source)}",
-        f"table: {escape_cell(model.table)}",
+        f"table: {escape_cell(table_label(model.table))}",
     ]
     if model.primary_key is not None:
         lines.append(f"primary key: {escape_cell(model.primary_key)}")

@@ -2,6 +2,9 @@
 // Every byte that came from a data system or a catalog author is set with textContent (or
 // as an attribute value through setAttribute on a fixed attribute name): never innerHTML,
 // never a URL, never code. The page's Content-Security-Policy forbids inline script and eval.
+// And it is shown visibly: every character of the escape set is written as its escape —
+// the project's \uXXXX in text, JSON's own \uXXXX in JSON — so no byte shown is invisible
+// or reorders what follows it, in any panel.
 "use strict";
 
 (function () {
@@ -88,6 +91,38 @@
     return out;
   }
 
+  // JSON as text: every escape-set character the JSON holds raw (JSON escapes only the C0
+  // controls, the quote and the backslash) is written as JSON's own escape, \uXXXX, a
+  // surrogate pair above U+FFFF, so the text shows it and is still the same JSON. Outside
+  // strings JSON has only ASCII, and its own line breaks and spaces are kept.
+  function jsonEscapeOf(ch) {
+    if (ch === "\n" || ch === " " || ch === "\\" || !ESCAPED.test(ch)) return null;
+    let out = "";
+    for (let i = 0; i < ch.length; i += 1) out += "\\u" + ch.charCodeAt(i).toString(16).padStart(4, "0");
+    return out;
+  }
+
+  function jsonString(text) {
+    let out = "";
+    for (const ch of text) { const shown = jsonEscapeOf(ch); out += shown === null ? ch : shown; }
+    return out;
+  }
+
+  // The same, as nodes: each escape a marked span.
+  function jsonShown(text) {
+    const fragment = document.createDocumentFragment();
+    let run = "";
+    for (const ch of text) {
+      const shown = jsonEscapeOf(ch);
+      if (shown === null) { run += ch; continue; }
+      if (run) fragment.append(document.createTextNode(run));
+      run = "";
+      fragment.append(h("span", { class: "esc" }, shown));
+    }
+    if (run) fragment.append(document.createTextNode(run));
+    return fragment;
+  }
+
   // A cell as one line of text, by the same rules as escapedCell.
   function cellString(cell) {
     if (cell === null) return "\\N";
@@ -105,7 +140,7 @@
   }
 
   function say(message) {
-    $("status").textContent = message;
+    $("status").textContent = message; // our sentences, or failureSentence's (escaped)
   }
 
   async function call(method, path, body) {
@@ -185,7 +220,7 @@
       box.append(h("div", {},
         h("p", {}, h("strong", {}, escaped("example: " + example.name))),
         h("ul", {}, ...example.asked.map((a) => h("li", {}, escaped(a)))),
-        h("pre", { class: "half" }, escaped(JSON.stringify(example.question))),
+        h("pre", { class: "half" }, jsonShown(JSON.stringify(example.question))),
         prose(example.description, "example"), load));
     }
   }
@@ -194,8 +229,8 @@
     state.catalog = catalog;
     state.metrics = new Map(catalog.metrics.map((m) => [m.name, m]));
     const p = catalog.provenance;
-    $("definitions").textContent = "definitions " + p.definition_version + " · digest " +
-      p.definition_digest + " · time zone " + p.time_zone + " · prose " + catalog.catalog_prose;
+    clear($("definitions")).append(escaped("definitions " + p.definition_version + " · digest " +
+      p.definition_digest + " · time zone " + p.time_zone + " · prose " + catalog.catalog_prose));
     const list = clear($("metrics"));
     for (const metric of catalog.metrics) list.append(metricItem(metric));
     knowledge(catalog);
@@ -390,7 +425,7 @@
         for (const [key, value] of Object.entries(current)) if (!FORM_FIELDS.includes(key)) kept[key] = value;
       }
     } catch (_err) { /* not JSON yet: the form's question replaces it */ }
-    $("question-json").value = JSON.stringify({ ...questionOfForm(), ...kept }, null, 2);
+    $("question-json").value = jsonString(JSON.stringify({ ...questionOfForm(), ...kept }, null, 2));
   }
 
   // Put a question (an example's) into the form as far as the form can hold it; the JSON
@@ -436,7 +471,7 @@
     $("window").value = win.running ? "running" : win.trailing ? "trailing" : "";
     if (win.trailing) $("window-trailing").value = win.trailing;
     $("fill").checked = Boolean(question.fill);
-    $("question-json").value = JSON.stringify(question, null, 2);
+    $("question-json").value = jsonString(JSON.stringify(question, null, 2));
   }
 
   async function copyJson() {
@@ -459,19 +494,21 @@
     const params = clear($("compiled-params"));
     params.append(h("caption", {}, "Parameters"));
     if (reply.status !== 200 || !reply.json || reply.json.sql === undefined) {
-      $("compiled-sql").textContent = failureSentence(reply);
+      $("compiled-sql").textContent = failureSentence(reply); // escaped
       $("compiled-plan").textContent = "";
       say("The question does not compile.");
       return;
     }
     const view = reply.json;
-    $("compiled-sql").textContent = "-- dialect: " + view.dialect + "\n" + view.sql;
+    // The statement names the authors' tables and columns: its lines are kept, every other
+    // character a name may hold is escaped.
+    clear($("compiled-sql")).append(escapedProse("-- dialect: " + view.dialect + "\n" + view.sql));
     params.append(h("tr", {}, h("th", { scope: "col" }, "$"), h("th", { scope: "col" }, "type"),
       h("th", { scope: "col" }, "value")));
     for (const p of view.parameters) {
-      params.append(h("tr", {}, h("td", {}, "$" + p.position), h("td", {}, p.type), h("td", {}, p.text)));
+      params.append(h("tr", {}, h("td", {}, "$" + p.position), h("td", {}, p.type), h("td", {}, escaped(p.text))));
     }
-    $("compiled-plan").textContent = view.plan.join("\n");
+    clear($("compiled-plan")).append(escapedProse(view.plan.join("\n")));
     say("Compiled for " + view.dialect + "; nothing was run.");
   }
 
@@ -479,8 +516,8 @@
 
   function failureSentence(reply) {
     const body = reply.json;
-    if (body && body.reason) return body.reason.code + " (" + body.reason.status + "): " + body.reason.detail;
-    if (body && body.code) return body.code + " (" + body.status + "): " + body.detail;
+    if (body && body.reason) return escapeString(body.reason.code + " (" + body.reason.status + "): " + body.reason.detail);
+    if (body && body.code) return escapeString(body.code + " (" + body.status + "): " + body.detail);
     return "HTTP " + reply.status;
   }
 
@@ -500,7 +537,7 @@
 
   function renderProvenance(p) {
     const list = clear($("provenance"));
-    const entry = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
+    const entry = (k, v) => [h("dt", {}, escaped(k)), h("dd", {}, escaped(v))];
     list.append(...entry("definitions", p.definition_version + " (digest " + p.definition_digest + ")"));
     for (const m of p.metric_digests) list.append(...entry("metric " + m.metric, m.digest));
     list.append(...entry("time zone", p.time_zone));
@@ -537,7 +574,7 @@
     const x = (i) => L + (periods.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (periods.length - 1));
     const y = (v) => T + (H - T - B) * (1 - (v - low) / (high - low));
     const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H });
-    chart.append(svg("title", {}, metric + " by period"));
+    chart.append(svg("title", {}, escapeString(metric + " by period")));
     chart.append(svg("line", { x1: L, y1: y(low), x2: W - R, y2: y(low), stroke: "#888" }));
     chart.append(svg("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
     for (const v of [low, (low + high) / 2, high]) {
@@ -545,7 +582,7 @@
     }
     const step = Math.max(1, Math.ceil(periods.length / 8));
     periods.forEach((period, i) => {
-      if (i % step === 0) chart.append(svg("text", { x: x(i), y: H - 10, "text-anchor": "middle" }, period));
+      if (i % step === 0) chart.append(svg("text", { x: x(i), y: H - 10, "text-anchor": "middle" }, cellString(period)));
     });
     const colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
     const legend = h("div", { class: "legend" });
@@ -559,20 +596,20 @@
       chart.append(line);
       for (const [i, v] of coords) {
         const dot = svg("circle", { cx: x(i), cy: y(v), r: 3, fill: colors[s] });
-        dot.append(svg("title", {}, key + " · " + periods[i] + " · " + points.get(periods[i])));
+        dot.append(svg("title", {}, key + " · " + cellString(periods[i]) + " · " + points.get(periods[i])));
         chart.append(dot);
       }
       legend.append(h("span", {}, h("span", { class: "swatch s" + s }), key));
     });
     if (series.size > colors.length) legend.append(h("span", {}, "(" + (series.size - colors.length) + " more series in the table)"));
-    box.setAttribute("aria-label", metric + " by period, " + series.size + " series");
+    box.setAttribute("aria-label", escapeString(metric + " by period, " + series.size + " series"));
     box.append(chart, legend);
   }
 
   function renderAnswer(view, question) {
     $("answer").hidden = false;
-    $("text-half").textContent = view.text;
-    $("structured-half").textContent = view.http_body;
+    $("text-half").textContent = view.text; // escaped by the server (docs/text-format.md)
+    clear($("structured-half")).append(jsonShown(view.http_body));
     let body = null;
     try { body = JSON.parse(view.http_body); } catch (_err) { body = null; }
     const refusal = $("refusal");
@@ -590,11 +627,11 @@
     } else {
       $("chart").hidden = true;
       const reason = body && body.reason ? body.reason : body || { code: view.outcome, status: view.http_status, detail: view.text };
-      $("refusal-code").textContent = reason.code;
+      $("refusal-code").textContent = escapeString(String(reason.code));
       $("refusal-status").textContent = String(reason.status);
-      $("refusal-detail").textContent = reason.detail;
-      $("answer-summary").textContent = (body && body.outcome === "refusal" ? "refusal" : "not answered") +
-        " · " + reason.code + " · HTTP " + view.http_status + " · MCP " + view.mcp_channel;
+      clear($("refusal-detail")).append(escaped(String(reason.detail)));
+      $("answer-summary").textContent = escapeString((body && body.outcome === "refusal" ? "refusal" : "not answered") +
+        " · " + reason.code + " · HTTP " + view.http_status + " · MCP " + view.mcp_channel);
     }
     document.body.dataset.outcome = view.outcome;
   }
