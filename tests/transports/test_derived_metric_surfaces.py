@@ -89,3 +89,19 @@ def test_the_cli_describes_a_derived_metric(
     assert document["definition"]["op"] == "difference"
     assert document["definition"]["of"] == ["revenue", "returned_revenue"]
     assert len(document["metric_digest"]) == 64
+
+
+def test_check_and_doctor_count_derived_metrics_among_the_metrics(
+    derived_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loaded = api.load(derived_dir, environ={}).unwrap()
+    catalog = loaded.pinned.catalog
+    total, derived = len(catalog.metrics) + len(catalog.derived), len(catalog.derived)
+    assert derived >= 1
+    environ = Wiring({"SUTURA_CONFIG_DIR": str(derived_dir)})
+    assert run_cli(["check"], environ) == 0
+    checked, _ = capsys.readouterr()
+    assert f"catalog: {total} metrics ({derived} derived), 2 models, 1 relationships" in checked
+    assert run_cli(["doctor"], environ) == 0
+    doctored, _ = capsys.readouterr()
+    assert f"catalog: ok — {total} metrics ({derived} derived), 2 models (" in doctored

@@ -277,7 +277,7 @@ def test_init_drafts_a_duckdb_file_with_keys_and_untrusted_names(
 
     code, out, err = _run(["check"], tmp_path, capsys)
     assert (code, err) == (0, "")
-    assert "catalog: 1 metrics, 2 models, 1 relationships" in out  # shops has no time column
+    assert "catalog: 1 metric, 2 models, 1 relationships" in out  # shops has no time column
     month = ["--grain", "month", "--from", "2024-05-01", "--to", "2024-07-01"]
     code, out, err = _run(["query", "sale_lines_count", *month, "--text"], tmp_path, capsys)
     assert (code, err) == (0, "")

@@ -84,9 +84,11 @@ async def _report(wiring: Wiring) -> tuple[list[str], bool]:
 
 
 def _catalog_line(loaded: "Loaded") -> str:
+    from sutura.transports.cli.present import metrics_counted
+
     catalog = loaded.pinned.catalog
     return (
-        f"catalog: {OK} — {len(catalog.metrics)} metrics, {len(catalog.models)} models"
+        f"catalog: {OK} — {metrics_counted(catalog)}, {len(catalog.models)} models"
         f" ({escape_text(str(loaded.catalog_dir))})"
     )
 

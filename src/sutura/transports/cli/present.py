@@ -10,6 +10,7 @@ from returns.result import Result
 from sutura.boundary.loading import Loaded, utc_today
 from sutura.boundary.service import Service
 from sutura.core.catalog.knowledge import means_metric
+from sutura.core.catalog.model import Catalog
 from sutura.core.outcome.refusal import Refusal
 from sutura.core.question.model import Question, QuestionError
 from sutura.core.sql.compiled import CompiledQuery
@@ -31,7 +32,7 @@ def check_summary(service: Service) -> str:
     return "\n".join(
         [
             "settings: ok",
-            f"catalog: {len(catalog.metrics)} metrics, {len(catalog.models)} models, "
+            f"catalog: {metrics_counted(catalog)}, {len(catalog.models)} models, "
             f"{len(catalog.relationships)} relationships",
             "knowledge: "
             + ", ".join(
@@ -49,6 +50,13 @@ def check_summary(service: Service) -> str:
             f"anchors: {anchored} reproduced",
         ]
     )
+
+
+def metrics_counted(catalog: Catalog) -> str:
+    """How many metrics the catalog holds, derived ones counted too (and said how many)."""
+    total = len(catalog.metrics) + len(catalog.derived)
+    derived = f" ({len(catalog.derived)} derived)" if catalog.derived else ""
+    return f"{_counted(total, 'metric', 'metrics')}{derived}"
 
 
 def _counted(count: int, one: str, many: str) -> str:
