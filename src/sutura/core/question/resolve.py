@@ -435,13 +435,13 @@ def _filters_allowed(metrics: tuple[Metric, ...], filters: list[Filter]) -> Refu
             return found
         if any(d.values is None for d in found):
             return refusal(RefusalCode.DIMENSION_NOT_FILTERABLE)
-        values = _filter_values(item)
+        values = filter_values(item)
         if any(v not in (d.values or ()) for d in found for v in values):
             return refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
     return None
 
 
-def _filter_values(item: Filter) -> tuple[str, ...]:
+def filter_values(item: Filter) -> tuple[str, ...]:
     """The values a filter compares with, once each, in the caller's order."""
     match item:
         case FilterEq():
@@ -467,9 +467,7 @@ def _filter_op(item: Filter) -> FilterOp:
 
 def _resolved_filter(item: Filter) -> ResolvedFilter:
     """The resolved form of an already checked filter."""
-    return ResolvedFilter(
-        dimension=item.dimension, op=_filter_op(item), values=_filter_values(item)
-    )
+    return ResolvedFilter(dimension=item.dimension, op=_filter_op(item), values=filter_values(item))
 
 
 def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionError | None:

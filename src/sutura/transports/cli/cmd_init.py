@@ -50,6 +50,7 @@ def register(verbs: Verbs) -> None:
 def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura init``."""
     from sutura.boundary.drafting import InitRequest, init_catalog
+    from sutura.boundary.settings_files import unset_note
 
     loaded = unwrap_or_report(wiring.settings())
     if isinstance(loaded, int):
@@ -59,7 +60,7 @@ def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     async def main() -> "Result[InitReport, list[str]]":
         return await init_catalog(loaded, wiring.environ, request)
 
-    done = unwrap_or_report(anyio.run(main))
+    done = unwrap_or_report(anyio.run(main).alt(lambda p: [*unset_note(wiring.environ), *p]))
     if isinstance(done, int):
         return done
     emit(init_summary(done, wiring.environ.get("SUTURA_CONFIG_DIR")))

@@ -296,7 +296,7 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
     from sutura.core.tool.capability import Capability
-    from sutura.transports.cli.calling import call_once
+    from sutura.transports.cli.calling import call_once, explain_dimensions
     from sutura.transports.cli.formats import chosen_format
     from sutura.transports.cli.question_args import UsageError, question_arguments
     from sutura.transports.cli.teaching import unknown_grain
@@ -308,7 +308,8 @@ def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     except UsageError as problem:
         return _usage(str(problem))
     fmt = chosen_format(args, terminal=sys.stdout.isatty())
-    return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt)
+    explain = explain_dimensions(arguments)
+    return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt, explain=explain)
 
 
 def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:
