@@ -122,7 +122,8 @@ def _bounds(limits: LimitsSettings) -> str:
             "",
             f"- An answer has at most {limits.max_rows} rows; a larger one is refused, never cut.",
             f"- A question groups by at most {limits.max_dimensions} dimensions.",
-            f"- A period spans at most {limits.max_range_days} days.",
+            f"- A question reads at most {limits.max_range_days} days: its range, with the"
+            " prior range of `compare` or the periods a trailing window reaches back to.",
             f"- A question runs for at most {limits.deadline_seconds:g} seconds.",
         ]
     )

@@ -23,6 +23,7 @@ from sutura.core.catalog.knowledge import (
 )
 from sutura.core.catalog.model import Catalog, Metric
 from sutura.core.catalog.parse import Document
+from sutura.core.outcome.refusal import RefusalCode, refusal
 from sutura.core.question.model import FilterEq, Top
 from sutura.core.settings import LimitsSettings
 from tests.core.catalog_samples import (
@@ -341,8 +342,8 @@ def test_a_caveat_about_an_unknown_metric_is_refused() -> None:
         (
             "range: {start: 2024-01-01, end: 2025-01-01}",
             "range: {start: 2000-01-01, end: 2025-01-01}",
-            "question: ask_metric would refuse this question (time_range_too_long): The requested"
-            " period is longer than the limit allows; ask for a shorter period.",
+            "question: ask_metric would refuse this question (time_range_too_long): "
+            + refusal(RefusalCode.TIME_RANGE_TOO_LONG).detail,
         ),
     ],
 )

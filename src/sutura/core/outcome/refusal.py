@@ -94,7 +94,9 @@ DETAILS: dict[RefusalCode, str] = {
         "The question names more dimensions than the limit allows; group by fewer dimensions."
     ),
     RefusalCode.TIME_RANGE_TOO_LONG: (
-        "The requested period is longer than the limit allows; ask for a shorter period."
+        "The question reads a longer period than the limit allows (its range, with a"
+        " comparison's prior range or the periods a trailing window reaches back to);"
+        " ask for a shorter period."
     ),
     RefusalCode.RESOURCES_EXHAUSTED: (
         "The data system ran out of memory answering this question; "

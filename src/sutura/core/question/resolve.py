@@ -7,8 +7,9 @@ malformed in a way decoding could not see (a metric named twice, an inverted ran
 naming something that is not requested).
 
 The time range is widened to whole periods of the question's grain (start floored, end
-ceiled) so that every period the answer reports is complete; the widened range is the one
-bounded by ``limits.max_range_days`` and the one the compiled query reads.
+ceiled) so that every period the answer reports is complete. ``limits.max_range_days`` bounds
+what the compiled query reads: the widened range, with the prior range of ``compare`` or the
+periods a trailing window reaches back to.
 """
 
 import datetime
@@ -267,6 +268,8 @@ def _derived(
         return Failure(
             QuestionError(field=field, problem="reaches back further than the range limit allows")
         )
+    if days_read(reads or (bounds,)) > max_range_days:
+        return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
     if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
         return Failure(
             QuestionError(
@@ -358,6 +361,16 @@ def _reads(
     if prior_end >= start:
         return ((prior_start, end),)
     return ((prior_start, prior_end), bounds)
+
+
+def days_read(reads: tuple[Bounds, ...]) -> int:
+    """How many days the statement reads: every range read, each day once (the ranges read
+    never overlap), which is what ``limits.max_range_days`` bounds.
+
+    >>> days_read(((datetime.date(2023, 1, 1), datetime.date(2025, 1, 1)),))
+    731
+    """
+    return sum((end - start).days for start, end in reads)
 
 
 def _period_count(bounds: Bounds, grain: Grain) -> int:
