@@ -7,10 +7,10 @@ and the real :class:`Service`; only the clock is fixed, so ``range.last`` has on
 
 The example's rows end on 2025-12-31. :data:`PACK_ROWS` adds a few orders in January 2026 that
 the generator never writes: a NULL status, a group whose only order is cancelled and unpaid, a
-NULL amount, a Sunday, a missing customer, ties, and a week without orders. No anchor reads
-them. ``oracles/<question name>.sql`` is the answer a question must have, written as plain
-DuckDB SQL over the example's tables, independently of the compiler; each engine's answer must
-equal its rows.
+NULL amount, a Sunday, a missing customer, ties, a week without orders, and a day whose only
+order has neither an amount nor a customer. No anchor reads them. ``oracles/<question
+name>.sql`` is the answer a question must have, written as plain DuckDB SQL over the example's
+tables, independently of the compiler; each engine's answer must equal its rows.
 """
 
 import datetime
@@ -48,7 +48,8 @@ INSERT INTO orders VALUES
     (1000006, 5,    DATE '2026-01-12', 5.00,  'shipped',   'web',   true,  false),
     (1000007, 6,    DATE '2026-01-12', 5.00,  'shipped',   'store', true,  false),
     (1000008, NULL, DATE '2026-01-12', 5.00,  'placed',    'web',   true,  false),
-    (1000009, 7,    DATE '2026-01-26', 7.00,  NULL,        'store', false, false)
+    (1000009, 7,    DATE '2026-01-26', 7.00,  NULL,        'store', false, false),
+    (1000010, NULL, DATE '2026-01-28', NULL,  'placed',    'phone', true,  false)
 """
 
 

@@ -35,8 +35,9 @@ from sutura.core.catalog.pinned import PinnedDefinitions
 # The version names the semantics the definitions are answered under (docs/semantics.md), so
 # that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
 # groups a question with several metrics keeps, fails-ratios refusing an empty denominator, and
-# the time zone periods are counted in.
-CANONICAL_FORM_VERSION = 2
+# the time zone periods are counted in. 3: one rule for zero and NULL in ratios (a derived
+# ratio's NULL second metric is a zero denominator; a prior at a zero denominator is NULL).
+CANONICAL_FORM_VERSION = 3
 
 _encoder = msgspec.json.Encoder(order="sorted")
 
