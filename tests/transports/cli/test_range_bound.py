@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.text.render import render_refusal
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli

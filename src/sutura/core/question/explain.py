@@ -10,9 +10,9 @@ region, channel, segment``.
 
 from collections.abc import Iterable
 
-from sutura.core.catalog.model import Catalog, Dimension
-from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.question.model import Question
+from sutura.core.definitions.model import Catalog, Dimension
+from sutura.core.nouns.question import Question
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.question.resolve import filter_values
 from sutura.core.text.escape import escape_text
 

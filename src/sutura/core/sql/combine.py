@@ -32,9 +32,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import assert_never
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.model import DerivedOp, ZeroDenominator
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.definitions.model import DerivedOp, ZeroDenominator
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.refusal import RefusalCode
 
 Number = decimal.Decimal | Fraction
 

@@ -13,7 +13,7 @@ read only for ``compare`` or a window, or left out by ``top``, never refuse: see
 NULL (docs/semantics.md, "Zero and NULL in ratios").
 
 >>> from sutura.core.sql.compiled import Quotient, TermIndex
->>> from sutura.core.catalog.model import ZeroDenominator
+>>> from sutura.core.definitions.model import ZeroDenominator
 >>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
 ...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
 >>> [_quotient_text(r, ratio) for r in (["2", "3"], ["1", "0"], [None, "0"], [None, "4"])]
@@ -29,7 +29,7 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.sql.combine import Refuses, at_zero
 from sutura.core.sql.compiled import CompiledQuery, Output, Passthrough, Quotient, TermIndex
 from sutura.core.sql.derive import derive_rows, fixed
