@@ -99,8 +99,9 @@ DETAILS: dict[RefusalCode, str] = {
         " ask for a shorter period."
     ),
     RefusalCode.RESOURCES_EXHAUSTED: (
-        "The data system ran out of memory answering this question; "
-        "ask for a coarser grain, fewer dimensions or a shorter period."
+        "The data system needed more memory than its operator allows one question; a shorter"
+        " period, a filter or fewer dimensions may fit, and if this question should, the"
+        " operator's memory bound for the source may be too low."
     ),
     RefusalCode.DEADLINE_EXCEEDED: (
         "The question took longer than the deadline allows and was cancelled; "
