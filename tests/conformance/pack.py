@@ -16,6 +16,7 @@ tables, independently of the compiler; each engine's answer must equal its rows.
 import datetime
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Final
 
 import duckdb
 import msgspec
@@ -90,6 +91,7 @@ def tuned(service: Service, case: Case, today: datetime.date) -> Service:
         runner=None,
         offered=frozenset({Capability.ASK_METRIC}),
         today=lambda: today,
+        padded=service.padded,
     )
 
 
@@ -196,3 +198,24 @@ async def expect_groups_of_each_metric_alone(
             assert rows[group][width + index] == row[width], (metric, group)
             groups.add(group)
     assert set(rows) == groups
+
+
+_BY_REGION: Final = {
+    "metrics": ["revenue"],
+    "grain": "year",
+    "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    "dimensions": ["region", "segment"],
+}
+
+
+async def expect_values_asked_back(service: Service) -> None:
+    """Every region an answer shows (a CHAR(n) column on PostgreSQL and Spark) is a value that
+    may be asked back: filtered on it, the answer is that region's rows, none refused."""
+    whole = outcome_of(await call(service, Capability.ASK_METRIC, _BY_REGION))
+    assert isinstance(whole, Answer) and len(whole.rows) >= 8, whole
+    for region in sorted({row[1] for row in whole.rows if row[1] is not None}):
+        assert region in ("east", "north", "south", "west")
+        asked = {**_BY_REGION, "filters": [{"op": "eq", "dimension": "region", "value": region}]}
+        filtered = outcome_of(await call(service, Capability.ASK_METRIC, asked))
+        assert isinstance(filtered, Answer), filtered
+        assert filtered.rows == [row for row in whole.rows if row[1] == region]

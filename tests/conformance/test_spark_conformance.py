@@ -35,6 +35,7 @@ from tests.conformance.pack import (
     environ,
     expect_case,
     expect_groups_of_each_metric_alone,
+    expect_values_asked_back,
     oracle_rows,
     several_metrics,
     text_half_without_source,
@@ -157,3 +158,10 @@ async def test_a_generated_question_has_one_outcome_on_duckdb_and_spark(
 ) -> None:
     with anyio.fail_after(120):
         await expect_one_outcome(served.duckdb, served.spark, question)
+
+
+@pytest.mark.anyio
+async def test_char_values_are_answered_unpadded_and_may_be_asked_back(served: Served) -> None:
+    with anyio.fail_after(120):
+        for service in (served.duckdb, served.spark):
+            await expect_values_asked_back(service)

@@ -38,6 +38,7 @@ from sutura.core.question.resolve import resolve_question
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
 from sutura.core.sql.compile import compile_question
+from sutura.core.sql.padding import Padded, padded_positions, unpadded
 from sutura.core.sql.planning import Plan, dialect_of, plan_question, source_alias
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
@@ -95,6 +96,7 @@ class Service:
         today: Callable[[], datetime.date],
         instructions: str | None = None,
         now: Callable[[], datetime.datetime] | None = None,
+        padded: Padded = frozenset(),
     ) -> None:
         self.settings = settings
         self.pinned = pinned
@@ -109,6 +111,9 @@ class Service:
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
         self.observers = Observers()
+        self.padded = padded
+        """The models' columns whose source pads them (``CHAR(n)``), learnt when startup checks
+        the models: their values are answered without the padding (core/sql/padding.py)."""
 
     async def call(
         self, capability: Capability, arguments: Arguments, caller: Caller, deadline: float
@@ -283,7 +288,8 @@ class Service:
             rows = await run_certified(
                 source, compiled, deadline_seconds=seconds, max_rows=self.settings.limits.max_rows
             )
-            shaped = rows.bind(
+            positions = padded_positions(resolved, seen.catalog, self.padded)
+            shaped = rows.map(lambda fetched: unpadded(fetched, positions)).bind(
                 lambda fetched: shape_rows(compiled, fetched, self.settings.limits.max_rows)
             )
         if not is_successful(shaped):

@@ -29,7 +29,7 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
-from sutura.core.catalog.checks.source_schema import model_problems
+from sutura.core.catalog.checks.source_schema import model_problems, padded_columns
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model
 from sutura.core.sql.probe import schema_probe
@@ -93,7 +93,9 @@ async def _opened_service(
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
-            errors = await _checked(_model_problems(loaded, sources))
+            padded: set[tuple[str, str]] = set()
+            errors = await _checked(_model_problems(loaded, sources, padded))
+            service.padded = frozenset(padded)
         if not errors and data and anchors:
             errors = await _checked(anchor_problems(service))
         yield Failure(errors) if errors else Success(service)
@@ -143,15 +145,20 @@ async def _open_all(
     return [raw.failure()]
 
 
-async def _model_problems(loaded: Loaded, sources: Mapping[str, Source]) -> list[str]:
-    """Every model checked against the table its source really has."""
+async def _model_problems(
+    loaded: Loaded, sources: Mapping[str, Source], padded: set[tuple[str, str]]
+) -> list[str]:
+    """Every model checked against the table its source really has; the columns the source
+    pads (``CHAR(n)``) added to ``padded`` as (model, column)."""
     errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source]))
+        errors.extend(await _model_errors(loaded, model, sources[model.source], padded))
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
-async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[CatalogError]:
+async def _model_errors(
+    loaded: Loaded, model: Model, source: Source, padded: set[tuple[str, str]]
+) -> list[CatalogError]:
     document = loaded.catalog.model_document(model.name)
     if document is None:  # every model comes from a document
         return []
@@ -172,6 +179,7 @@ async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[Ca
             f" ({found.fault.value}; details in the log)"
         )
         return [document.error("table", problem)]
+    padded.update((model.name, name) for name in padded_columns(model, found, source.dialect))
     return [
         document.error(key, problem)
         for key, problem in model_problems(model, found, source.dialect)

@@ -30,7 +30,8 @@ from sutura.core.nouns.grain import GRAIN_ORDER
 # that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
 # groups a question with several metrics keeps, fails-ratios refusing an empty denominator, and
 # the time zone periods are counted in. 3: one rule for zero and NULL in ratios (a derived
-# ratio's NULL second metric is a zero denominator; a prior at a zero denominator is NULL).
+# ratio's NULL second metric is a zero denominator; a prior at a zero denominator is NULL),
+# and CHAR(n) values answered without their padding.
 CANONICAL_FORM_VERSION = 3
 
 _encoder = msgspec.json.Encoder(order="sorted")
