@@ -29,6 +29,7 @@ from sutura.core.sql.cells import cell_text
 from sutura.core.text.render import SOURCE_PREFIX
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.codec import halves_of
+from sutura.core.tool.reply import Answered
 from tests.refusals import expect_refusal
 from tests.services import call, serving
 
@@ -219,3 +220,27 @@ async def expect_values_asked_back(service: Service) -> None:
         filtered = outcome_of(await call(service, Capability.ASK_METRIC, asked))
         assert isinstance(filtered, Answer), filtered
         assert filtered.rows == [row for row in whole.rows if row[1] == region]
+
+
+async def extents_of(service: Service) -> dict[str, tuple[str, str] | None]:
+    """Each metric's first and last day of data, as ``describe_catalog`` states them."""
+    reply = await call(service, Capability.DESCRIBE_CATALOG, None)
+    assert isinstance(reply, Answered), reply
+    metrics = reply.halves.structured_object()["metrics"]
+    return {
+        m["name"]: None if "data" not in m else (m["data"]["first"], m["data"]["last"])
+        for m in metrics
+    }
+
+
+async def expect_the_same_extents(first: Service, second: Service) -> None:
+    """Both engines state where every metric's data is, and the same days (a derived metric's:
+    both referents' together)."""
+    on_first, on_second = await extents_of(first), await extents_of(second)
+    assert on_first == on_second
+    assert all(days is not None for days in on_first.values()), on_first
+    assert on_first["revenue"] == ("2023-01-01", "2026-01-28")  # PACK_ROWS reach the 28th
+    paid = on_first["active_customers"]
+    assert paid is not None
+    # revenue ÷ active customers: the days either has rows on
+    assert on_first["revenue_per_active_customer"] == ("2023-01-01", max("2026-01-28", paid[1]))

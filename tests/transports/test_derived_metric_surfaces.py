@@ -73,8 +73,12 @@ async def test_describe_catalog_lists_a_derived_metric_in_both_halves(derived_di
     assert {"net_revenue", "revenue_per_active_customer"} <= digests
     lines = halves.text.split("\n")
     at = lines.index("metric: revenue_per_active_customer")
-    assert lines[at + 1 : at + 3] == [
+    # Its data: both referents' days together (revenue's and active customers' alike here).
+    revenue = metrics["revenue"]["data"]
+    assert ratio["data"] == {**revenue, "as_of": ratio["data"]["as_of"]}
+    assert lines[at + 1 : at + 4] == [
         "grains: day, week, month, quarter, year",
+        f"data: from {revenue['first']} to {revenue['last']} (as of {ratio['data']['as_of']})",
         "> Revenue per paying customer; NULL where nobody paid.",
     ]
 

@@ -22,11 +22,12 @@ from returns.pipeline import is_successful
 from returns.result import Result
 
 from sutura.boundary.answer_cache import CacheCounts, SourceCache, cache_key, source_caches
+from sutura.boundary.extents import DataExtents
 from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import Observers, Stage
 from sutura.boundary.resolutions import Resolutions, view_key
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
-from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.catalog import CatalogView, Extents
 from sutura.core.catalog.view.pages import CatalogPages
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import Answer, ExecutedAs, Outcome, Refused
@@ -106,7 +107,8 @@ class Service:
         self._clock = now
         self._caches = source_caches(settings.sources)
         self._instructions = instructions
-        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions)
+        self._extents = DataExtents(pinned, settings, sources, self._now, utc_instant)
+        self._whole = _View.of(pinned, EveryAudience.EVERY, settings, instructions, {})
         self._resolutions = Resolutions()
         self._views: dict[frozenset[str], _View] = {}
         self.offered = offered
@@ -139,11 +141,24 @@ class Service:
         return reply
 
     def prompt_for(self, caller: Caller) -> str:
-        """The agent prompt as ``caller`` may read it: their view of the catalog."""
+        """The agent prompt as ``caller`` may read it: their view of the catalog, with where
+        each metric's data is as last asked."""
         view = self._view(caller)
         if view.prompt is None:
-            view.prompt = deployment_prompt(view.pinned, self.settings, self._instructions)
+            view.prompt = deployment_prompt(
+                view.pinned, self.settings, self._instructions, self._extents.known
+            )
         return view.prompt
+
+    async def refresh_extents(self) -> None:
+        """Ask the sources where each metric's data is, when not known or older than its
+        source's answers may be (boundary/extents.py); the views are rebuilt with it."""
+        if await self._extents.refresh():
+            known = dict(self._extents.known)
+            self._whole = _View.of(
+                self.pinned, EveryAudience.EVERY, self.settings, self._instructions, known
+            )
+            self._views.clear()
 
     def _view(self, caller: Caller) -> "_View":
         """The catalog as ``caller`` sees it, derived once per set of audiences."""
@@ -156,7 +171,9 @@ class Service:
                     pinned = seen_by(self.pinned, audiences)
                     if len(self._views) >= _MAX_VIEWS:  # bounded: made-up group sets
                         self._views.clear()
-                    view = _View.of(pinned, audiences, self.settings, self._instructions)
+                    view = _View.of(
+                        pinned, audiences, self.settings, self._instructions, self._extents.known
+                    )
                     self._views[audiences] = view
                 return view
             case _:
@@ -200,6 +217,9 @@ class Service:
                 request = decode_catalog_request(arguments)
                 if not is_successful(request):
                     return request.failure()
+                if self.sources:
+                    with anyio.move_on_after(min(deadline, self.settings.limits.deadline_seconds)):
+                        await self.refresh_extents()
                 return self._view(caller).page(request.unwrap())
             case Capability.ASK_METRIC:
                 question = decode_question(arguments)
@@ -381,10 +401,11 @@ class _View:
         audiences: Audiences,
         settings: Settings,
         instructions: str | None,
+        extents: Extents,
     ) -> "_View":
         """The view of ``pinned`` (what ``audiences`` see) under the operator's prose setting
-        and instructions."""
-        catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
+        and instructions, with where each of its metrics' data is, as far as it is known."""
+        catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions, extents)
         return cls(pinned, view_key(audiences), catalog)
 
     def page(self, request: CatalogRequest) -> Reply:

@@ -47,10 +47,12 @@ async def open_service(
     anchors: bool = True,
     data: bool = True,
     now: Callable[[], datetime.datetime] | None = None,
+    extents: bool = False,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     """A service for the block: sources opened, models checked, anchors reproduced (unless
-    ``anchors`` is false) — or every reason there is none. Whatever was opened is closed when
-    the block ends, however it ends.
+    ``anchors`` is false), where each metric's data is asked (with ``extents``: a server that
+    starts) — or every reason there is none. Whatever was opened is closed when the block
+    ends, however it ends.
 
     Without ``data`` nothing is opened: the service offers ``describe_catalog`` alone (what
     ``sutura catalog`` shows without touching a data system). ``now`` is the wall clock an
@@ -62,6 +64,8 @@ async def open_service(
             yield Failure([sink.failure()])
             return
         async with _opened_service(loaded, anchors=anchors, data=data, now=now) as opened:
+            if extents and is_successful(opened):
+                await opened.unwrap().refresh_extents()
             yield opened
 
 

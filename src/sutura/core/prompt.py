@@ -23,7 +23,7 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 ('# sutura: certified answers about data', 'Answer in French.')
 """
 
-from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.catalog import CatalogView, Extents
 from sutura.core.catalog.view.pages import PageCuts
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.prose import CatalogProse
@@ -55,7 +55,8 @@ _WORKFLOW = """## Workflow
 2. Map the user's words onto it: a glossary term names the metric (and the value) it means; a
    term recorded as not defined has no certified answer, so say so instead of improvising one.
 3. Ask `ask_metric` about one metric: a grain the metric lists; a bounded period, either
-   `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`; only
+   `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`, within
+   the days its `data:` line says the data holds (outside them an answer has no rows); only
    dimensions the metric lists; filters only on filterable dimensions, with allowed values.
    For growth, add `compare: {to: previous_period | previous_year}` (prior, change and
    relative change per metric); for cumulative or rolling totals of a sum or count,
@@ -217,9 +218,11 @@ def render_prompt(
     limits: LimitsSettings,
     run_sql_enabled: bool,
     operator_instructions: str | None,
+    extents: Extents | None = None,
 ) -> str:
-    """The agent prompt, in markdown; total (it escapes what it cannot carry raw)."""
-    view = CatalogView.of(pinned, prose, operator_instructions)
+    """The agent prompt, in markdown; total (it escapes what it cannot carry raw). ``extents``
+    (where each metric's data is) are known once a service asked its sources."""
+    view = CatalogView.of(pinned, prose, operator_instructions, extents)
     catalog = _Catalog(view)
     sections = [
         _INTRO,
@@ -238,14 +241,18 @@ def render_prompt(
 
 
 def deployment_prompt(
-    pinned: PinnedDefinitions, settings: Settings, operator_instructions: str | None
+    pinned: PinnedDefinitions,
+    settings: Settings,
+    operator_instructions: str | None,
+    extents: Extents | None = None,
 ) -> str:
     """The agent prompt of a deployment over ``pinned`` (the whole catalog, or one caller's
-    view of it), read from its settings alone."""
+    view of it), read from its settings (and, once known, where each metric's data is)."""
     return render_prompt(
         pinned,
         prose=settings.prompt.catalog_prose,
         limits=settings.limits,
         run_sql_enabled=settings.tools.run_sql.enabled,
         operator_instructions=operator_instructions,
+        extents=extents,
     )

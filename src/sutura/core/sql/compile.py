@@ -130,7 +130,7 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     if resolved.joined:
         plan = (*plan, _JOINED_PLAN)
     return CompiledQuery(
-        sql=_render(tree, dialect),
+        sql=render_statement(tree, dialect),
         params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
         columns=answer_columns(resolved),
         plan=plan,
@@ -516,7 +516,7 @@ def _averages_as_quotients(dialect: Dialect) -> bool:
             assert_never(dialect)
 
 
-def _render(tree: exp.Select, dialect: Dialect) -> str:
+def render_statement(tree: exp.Select, dialect: Dialect) -> str:
     """The statement text; for postgres (psycopg's ``%s`` style) a ``%`` in a name is doubled."""
     match dialect:
         case Dialect.POSTGRES:

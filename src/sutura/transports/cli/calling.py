@@ -50,18 +50,26 @@ def with_service(
     *,
     anchors: bool,
     data: bool = True,
+    without_data: str | None = None,
 ) -> T | int:
     """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
-    there is no service."""
+    there is no service. With ``without_data``, a service whose sources do not open is
+    reported on stderr, followed by that sentence, and replaced by one that opens none."""
 
     async def main() -> T | list[str]:
         loaded = wiring.load()
         if not is_successful(loaded):
             return loaded.failure()
         async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
-            if not is_successful(started):
+            if is_successful(started):
+                return await use(loaded.unwrap(), started.unwrap())
+            if without_data is None:
                 return started.failure()
-            return await use(loaded.unwrap(), started.unwrap())
+            problems = started.failure()
+        for line in [*problems, without_data]:
+            print(f"sutura: {line}", file=sys.stderr)
+        async with open_service(loaded.unwrap(), anchors=False, data=False) as offline:
+            return await use(loaded.unwrap(), offline.unwrap())
 
     result: T | list[str] = anyio.run(main)
     return report(result) if isinstance(result, list) else result
@@ -81,6 +89,7 @@ def call_once(
     anchors: bool = True,
     data: bool = True,
     explain: Explain | None = None,
+    without_data: str | None = None,
 ) -> int:
     """Make one capability call and print its reply, then what ``explain`` says about it on
     stderr; the exit code."""
@@ -91,7 +100,7 @@ def call_once(
         reply = await service.call(capability, arguments, caller, deadline)
         return reply, [] if explain is None else explain(loaded, reply)
 
-    called = with_service(wiring, use, anchors=anchors, data=data)
+    called = with_service(wiring, use, anchors=anchors, data=data, without_data=without_data)
     if isinstance(called, int):
         return called
     reply, notes = called

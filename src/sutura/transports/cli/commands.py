@@ -71,10 +71,12 @@ def _register_catalog(verbs: Verbs) -> None:
     catalog = verbs.add(
         "catalog",
         "the catalog as an agent reads it (describe_catalog)",
-        "Prints what describe_catalog returns (metrics, glossary, caveats, terms not defined, "
-        "worked questions): the text half, or the structured half with --json. Honours "
-        "prompt.catalog_prose. A catalog larger than a page (16 KB of text), or a search, "
-        "comes a page at a time. Touches no data.",
+        "Prints what describe_catalog returns (metrics with where their data is, glossary, "
+        "caveats, terms not defined, worked questions): the text half, or the structured half "
+        "with --json. Honours prompt.catalog_prose. A catalog larger than a page (16 KB of "
+        "text), or a search, comes a page at a time. Opens the sources to ask where each "
+        "metric's data is (no anchor is reproduced); when they do not open, says so and prints "
+        "the catalog without it.",
         "sutura catalog --search 'net sales' --page 2",
     )
     catalog.add_argument(
@@ -245,8 +247,15 @@ def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
+WITHOUT_DATA: Final = (
+    "catalog: shown without where each metric's data is (no data line): the sources did not open"
+)
+
+
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
-    """``sutura catalog``: the describe_catalog call, without opening any source."""
+    """``sutura catalog``: the describe_catalog call, its sources opened (no anchor) so that it
+    states where each metric's data is, as an agent reads it; without them if they do not
+    open."""
     from sutura.core.tool.capability import Capability
     from sutura.transports.cli.calling import call_once
 
@@ -255,7 +264,14 @@ def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
         arguments["search"] = args.search
     if args.page is not None:
         arguments["page"] = args.page
-    return call_once(wiring, Capability.DESCRIBE_CATALOG, arguments, as_json=args.json, data=False)
+    return call_once(
+        wiring,
+        Capability.DESCRIBE_CATALOG,
+        arguments,
+        as_json=args.json,
+        anchors=False,
+        without_data=WITHOUT_DATA,
+    )
 
 
 def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
