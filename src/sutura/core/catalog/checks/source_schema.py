@@ -16,6 +16,7 @@ A type outside these families is compared by its spelling alone.
 """
 
 import re
+from collections.abc import Callable
 from typing import Final, NamedTuple, assert_never
 
 from sutura.core.catalog.error import quoted
@@ -92,6 +93,11 @@ def _agrees(declared: TypeName, found: TypeName) -> bool:
     if declared.family != found.family:
         return False
     return declared.scale is None or found.scale is None or declared.scale == found.scale
+
+
+def column_fold(dialect: Dialect) -> Callable[[str], str]:
+    """How the engine matches a quoted column name: as written, or ignoring case."""
+    return (lambda name: name) if _case_sensitive(dialect) else str.casefold
 
 
 def model_problems(
