@@ -11,7 +11,7 @@ are put in one fixed order; a ``via`` chain keeps its order, which is its meanin
 
 >>> from sutura.core.definitions.model import Catalog
 >>> canonical_form(Catalog(models=(), relationships=(), metrics=()), "UTC")
-b'{"canonical_form":2,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
+b'{"canonical_form":3,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
 """
 
 import hashlib
