@@ -220,7 +220,7 @@ CORE_ORDER = (
     "prompt",
     "json_schemas",
 )
-CATALOG_ORDER = ("error", "document", "checks", "pinning", "view", "draft")
+CATALOG_ORDER = ("error", "document", "checks", "pinning", "view", "draft", "drift")
 ORDERS = {"sutura.core": CORE_ORDER, "sutura.core.catalog": CATALOG_ORDER}
 
 

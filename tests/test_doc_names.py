@@ -48,11 +48,13 @@ NOT_OURS: Final = frozenset(
         "information_schema.tables",
         "document.write",
         "global_temp",
+        "hash_mem_multiplier",
     }
 )
 """Other systems' names that docs and docstrings rightly use: PostgreSQL's setting, DuckDB's
 table function, a library, Spark's three-part table name and session setting, the SQL
-catalog, the browser's DOM, Spark's database of global temporary views."""
+catalog, the browser's DOM, Spark's database of global temporary views, PostgreSQL's hash
+memory setting."""
 WRONG_ON_PURPOSE: Final = frozenset({"A__B", "SECTION__KEY", "SERVER__PORT__X", "SERVER____PORT"})
 """Variables the settings docs spell as placeholders, or as examples of what is refused."""
 _FILES: Final = re.compile(r"\.(?:png|md|json|ya?ml|py|txt|html|css|js|svg|sql|csv|duckdb)$")

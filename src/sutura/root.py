@@ -46,9 +46,11 @@ class Wiring:
 
     def settings(self) -> "Result[LoadedSettings, list[str]]":
         """Settings only (no catalog read, no data touched)."""
-        from sutura.boundary.settings_files import load_settings
+        from sutura.boundary.settings_files import load_settings, unset_note
 
-        return load_settings(self.environ).alt(lambda errors: [e.sentence() for e in errors])
+        return load_settings(self.environ).alt(
+            lambda errors: [*unset_note(self.environ), *(e.sentence() for e in errors)]
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

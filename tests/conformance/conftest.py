@@ -1,4 +1,5 @@
-"""One example catalog and dataset, served by DuckDB and by PostgreSQL, for the whole session."""
+"""One example catalog and dataset, served by DuckDB and by PostgreSQL (a customer's region and
+segment there as CHAR(n)), for the whole session."""
 
 import json
 import shutil
@@ -6,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+import psycopg
 import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
@@ -15,6 +17,12 @@ from tests.postgres import copy_from_duckdb, scratch_database
 from tests.services import serving
 
 PASSWORD_VAR = "SUTURA_CONFORMANCE_PASSWORD"
+# A customer's region and segment as CHAR(n), which PostgreSQL pads with blanks (TPC-H's DDL
+# writes its names so): every answer must still equal DuckDB's, which has no such type.
+FIXED_LENGTH = (
+    "ALTER TABLE customers ALTER COLUMN sales_region TYPE char(8),"
+    " ALTER COLUMN customer_segment TYPE char(12)",
+)
 ORDERS = 20_000
 
 
@@ -54,6 +62,9 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
     oracles = oracle_rows(database)
     with scratch_database(postgres_dsn) as scratch:
         copy_from_duckdb(database, scratch, root)
+        with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
+            for statement in FIXED_LENGTH:
+                admin.execute(statement)
         postgres = {
             "kind": "postgres",
             "host": scratch.host,

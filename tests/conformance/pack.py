@@ -7,15 +7,16 @@ and the real :class:`Service`; only the clock is fixed, so ``range.last`` has on
 
 The example's rows end on 2025-12-31. :data:`PACK_ROWS` adds a few orders in January 2026 that
 the generator never writes: a NULL status, a group whose only order is cancelled and unpaid, a
-NULL amount, a Sunday, a missing customer, ties, and a week without orders. No anchor reads
-them. ``oracles/<question name>.sql`` is the answer a question must have, written as plain
-DuckDB SQL over the example's tables, independently of the compiler; each engine's answer must
-equal its rows.
+NULL amount, a Sunday, a missing customer, ties, a week without orders, and a day whose only
+order has neither an amount nor a customer. No anchor reads them. ``oracles/<question
+name>.sql`` is the answer a question must have, written as plain DuckDB SQL over the example's
+tables, independently of the compiler; each engine's answer must equal its rows.
 """
 
 import datetime
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Final
 
 import duckdb
 import msgspec
@@ -29,6 +30,7 @@ from sutura.core.sql.cells import cell_text
 from sutura.core.text.render import SOURCE_PREFIX
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.codec import halves_of
+from sutura.core.tool.reply import Answered
 from tests.refusals import expect_refusal
 from tests.services import call, serving, settings_of, sources_of
 
@@ -49,7 +51,8 @@ INSERT INTO orders VALUES
     (1000006, 5,    DATE '2026-01-12', 5.00,  'shipped',   'web',   true,  false),
     (1000007, 6,    DATE '2026-01-12', 5.00,  'shipped',   'store', true,  false),
     (1000008, NULL, DATE '2026-01-12', 5.00,  'placed',    'web',   true,  false),
-    (1000009, 7,    DATE '2026-01-26', 7.00,  NULL,        'store', false, false)
+    (1000009, 7,    DATE '2026-01-26', 7.00,  NULL,        'store', false, false),
+    (1000010, NULL, DATE '2026-01-28', NULL,  'placed',    'phone', true,  false)
 """
 
 
@@ -96,6 +99,7 @@ def tuned(
         runner=None,
         offered=frozenset({Capability.ASK_METRIC, Capability.COMPILE_QUESTION}),
         today=lambda: today,
+        padded=service.padded,
     )
 
 
@@ -202,3 +206,48 @@ async def expect_groups_of_each_metric_alone(
             assert rows[group][width + index] == row[width], (metric, group)
             groups.add(group)
     assert set(rows) == groups
+
+
+_BY_REGION: Final = {
+    "metrics": ["revenue"],
+    "grain": "year",
+    "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    "dimensions": ["region", "segment"],
+}
+
+
+async def expect_values_asked_back(service: Service) -> None:
+    """Every region an answer shows (a CHAR(n) column on PostgreSQL and Spark) is a value that
+    may be asked back: filtered on it, the answer is that region's rows, none refused."""
+    whole = outcome_of(await call(service, Capability.ASK_METRIC, _BY_REGION))
+    assert isinstance(whole, Answer) and len(whole.rows) >= 8, whole
+    for region in sorted({row[1] for row in whole.rows if row[1] is not None}):
+        assert region in ("east", "north", "south", "west")
+        asked = {**_BY_REGION, "filters": [{"op": "eq", "dimension": "region", "value": region}]}
+        filtered = outcome_of(await call(service, Capability.ASK_METRIC, asked))
+        assert isinstance(filtered, Answer), filtered
+        assert filtered.rows == [row for row in whole.rows if row[1] == region]
+
+
+async def extents_of(service: Service) -> dict[str, tuple[str, str] | None]:
+    """Each metric's first and last day of data, as ``describe_catalog`` states them."""
+    reply = await call(service, Capability.DESCRIBE_CATALOG, None)
+    assert isinstance(reply, Answered), reply
+    metrics = reply.halves.structured_object()["metrics"]
+    return {
+        m["name"]: None if "data" not in m else (m["data"]["first"], m["data"]["last"])
+        for m in metrics
+    }
+
+
+async def expect_the_same_extents(first: Service, second: Service) -> None:
+    """Both engines state where every metric's data is, and the same days (a derived metric's:
+    both referents' together)."""
+    on_first, on_second = await extents_of(first), await extents_of(second)
+    assert on_first == on_second
+    assert all(days is not None for days in on_first.values()), on_first
+    assert on_first["revenue"] == ("2023-01-01", "2026-01-28")  # PACK_ROWS reach the 28th
+    paid = on_first["active_customers"]
+    assert paid is not None
+    # revenue ÷ active customers: the days either has rows on
+    assert on_first["revenue_per_active_customer"] == ("2023-01-01", max("2026-01-28", paid[1]))

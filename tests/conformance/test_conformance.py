@@ -34,6 +34,8 @@ from tests.conformance.pack import (
     ask_service,
     expect_case,
     expect_groups_of_each_metric_alone,
+    expect_the_same_extents,
+    expect_values_asked_back,
     several_metrics,
     text_half_without_source,
 )
@@ -181,3 +183,20 @@ def _metrics(question: dict[str, object]) -> list[str]:
     metrics = question["metrics"]
     assert isinstance(metrics, list)
     return [str(m) for m in metrics]
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_char_values_are_answered_unpadded_and_may_be_asked_back(served: Served) -> None:
+    with anyio.fail_after(60):
+        for service in (served.duckdb, served.postgres):
+            await expect_values_asked_back(service)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_the_catalog_states_where_each_metrics_data_is_as_duckdb_does(
+    served: Served,
+) -> None:
+    with anyio.fail_after(120):
+        await expect_the_same_extents(served.duckdb, served.postgres)

@@ -35,6 +35,8 @@ from tests.conformance.pack import (
     environ,
     expect_case,
     expect_groups_of_each_metric_alone,
+    expect_the_same_extents,
+    expect_values_asked_back,
     oracle_rows,
     several_metrics,
     text_half_without_source,
@@ -151,3 +153,18 @@ async def test_a_generated_question_has_one_outcome_on_duckdb_and_spark(
 ) -> None:
     with anyio.fail_after(120):
         await expect_one_outcome(served.duckdb, served.spark, question)
+
+
+@pytest.mark.anyio
+async def test_char_values_are_answered_unpadded_and_may_be_asked_back(served: Served) -> None:
+    with anyio.fail_after(120):
+        for service in (served.duckdb, served.spark):
+            await expect_values_asked_back(service)
+
+
+@pytest.mark.anyio
+async def test_the_catalog_states_where_each_metrics_data_is_as_duckdb_does(
+    served: Served,
+) -> None:
+    with anyio.fail_after(120):
+        await expect_the_same_extents(served.duckdb, served.spark)

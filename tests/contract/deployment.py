@@ -8,7 +8,8 @@ engine holds a few views whose only purpose is to make the engine itself refuse 
 
 - ``endless`` never finishes (DuckDB: 10¹¹ generated rows; PostgreSQL: ``pg_sleep``);
 - ``heavy`` needs more memory than the engine may use (DuckDB: ``memory_limit``; PostgreSQL:
-  ``temp_file_limit = 0`` and ``work_mem = 64kB`` on the scratch database);
+  ``temp_file_limit = 0`` on the scratch database, as docs/sources.md's role recipe sets it,
+  and a ``memory_budget`` of 64MB: ``work_mem`` 16MB in each of ``main``'s two sessions);
 - ``refusing`` casts a region name to an integer, which the engine refuses at run time;
 - ``blobs`` carries the region as bytes, which have no canonical text;
 - ``dying`` (PostgreSQL) terminates the very backend that reads it.
@@ -236,7 +237,6 @@ def postgres_deployment(root: Path, dsn: str) -> Iterator[Deployment]:
                 )
             database = sql.Identifier(scratch.database)
             admin.execute(sql.SQL("ALTER DATABASE {} SET temp_file_limit = 0").format(database))
-            admin.execute(sql.SQL("ALTER DATABASE {} SET work_mem = '64kB'").format(database))
         source = {
             "kind": "postgres",
             "host": scratch.host,
@@ -245,6 +245,7 @@ def postgres_deployment(root: Path, dsn: str) -> Iterator[Deployment]:
             "user": scratch.reader,
             "password_env": PASSWORD_VAR,
             "sslmode": "disable",
+            "memory_budget": "64MB",
         }
         _write_settings(
             root,

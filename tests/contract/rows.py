@@ -52,8 +52,12 @@ _RAW_REFUSED: Final = {
 _REFUSAL_MCP: Final = Mcp(Channel.RESULT, "refusal")
 _RAW_REFUSAL_MCP: Final = Mcp(Channel.RESULT, "raw_refusal")
 _DECLINED_CLI: Final = Cli(1, Stream.STDOUT)
+_EXPLAINED_CLI: Final = Cli(1, Stream.STDOUT, explained=True)
 _PROBLEM_CLI: Final = Cli(1, Stream.STDERR)
 _USAGE_CLI: Final = Cli(2, Stream.STDERR)
+
+
+_EXPLAINED: Final = (RefusalCode.DIMENSION_NOT_PERMITTED, RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
 
 
 def _refusal(
@@ -67,7 +71,7 @@ def _refusal(
         code=code.value,
         http=http,
         mcp=_REFUSAL_MCP,
-        cli=_DECLINED_CLI,
+        cli=_EXPLAINED_CLI if code in _EXPLAINED else _DECLINED_CLI,
         api="Refused",
         provoked=provoked,
         **more,
@@ -197,7 +201,7 @@ REFUSALS: Final = (
         _REFUSED[422],
         _question(["heavy_units"]),
         "a distinct count over 10⁶–10⁸ generated rows: DuckDB past `limits.memory_limit: 8MB`, "
-        "PostgreSQL past `temp_file_limit = 0`",
+        "PostgreSQL past `memory_budget: 64MB` under `temp_file_limit = 0`",
     ),
     _refusal(
         RefusalCode.DEADLINE_EXCEEDED,

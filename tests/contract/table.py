@@ -123,15 +123,18 @@ class Mcp:
 
 @dataclass(frozen=True)
 class Cli:
-    """A command's exit code and the stream that carries the reply."""
+    """A command's exit code and the stream that carries the reply; ``explained``: a person
+    also reads on stderr what the refusal is about (the dimension, what the metric lists)."""
 
     exit: int
     stream: Stream
+    explained: bool = False
 
     def cell(self) -> str:
         """As the doc's table writes it."""
         what = "text half" if self.stream is Stream.STDOUT else "`sutura: <sentence>`"
-        return f"{self.exit}, {self.stream.value} ({what})"
+        told = "; stderr names the dimension and what the metric lists" if self.explained else ""
+        return f"{self.exit}, {self.stream.value} ({what}){told}"
 
 
 @dataclass(frozen=True)

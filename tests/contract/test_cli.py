@@ -55,7 +55,9 @@ def test_every_row_comes_out_of_the_command_line_as_the_table_says(
     assert code == row.cli.exit, (out, err)
     match row.cli.stream:
         case Stream.STDOUT:
-            assert err == ""
+            told = [line for line in err.split("\n") if line]
+            assert bool(told) is row.cli.explained, err
+            assert all(line.startswith("sutura: the metric units ") for line in told), err
             check_text_half(row, out)
         case Stream.STDERR:
             assert out == ""

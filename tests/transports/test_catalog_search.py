@@ -6,6 +6,7 @@ unknown argument are refused by name; the prompt carries a compact index instead
 metric."""
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,10 @@ async def test_mcp_describe_catalog_pages_the_whole_catalog_and_searches_it(larg
         async with connected(wiring(large)) as client_:
             first = await client_.call_tool("describe_catalog", {})
             searched = await client_.call_tool("describe_catalog", {"search": "payroll"})
+            later = [
+                await client_.call_tool("describe_catalog", {"search": "payroll", "page": n})
+                for n in range(2, structured_of(searched)["page"]["pages"] + 1)
+            ]
             named = await client_.call_tool("describe_catalog", {"search": metric_name(123)})
             with pytest.raises(MCPError) as past:
                 await client_.call_tool("describe_catalog", {"page": 10_000})
@@ -57,13 +62,13 @@ async def test_mcp_describe_catalog_pages_the_whole_catalog_and_searches_it(larg
         f"page: 1 of {pages} ({METRICS} of {METRICS} metrics match; "
         "next: describe_catalog with page 2 and the same search)"
     )
-    shown = [m["name"] for m in structured_of(searched)["metrics"]]
+    shown = [m["name"] for r in (searched, *later) for m in structured_of(r)["metrics"]]
     # equal scores keep the catalog's order, which is by name
     expected = sorted(n for n in map(metric_name, range(METRICS)) if n.startswith("payroll_"))
     assert shown == expected
     assert structured_of(searched)["page"] == {
         "page": 1,
-        "pages": 1,
+        "pages": 1 + len(later),
         "matching": len(expected),
         "total": METRICS,
     }
@@ -125,8 +130,20 @@ async def test_mcp_and_http_and_the_cli_give_the_same_page(
     code = await anyio.to_thread.run_sync(run_cli, argv, cli)  # it runs its own event loop
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
-    assert over_mcp == over_http == json.loads(out)
+    # Three services, each asked where the data is when it started: the same days, at three
+    # instants.
+    assert _unclocked(over_mcp) == _unclocked(over_http) == _unclocked(json.loads(out))
+    assert all("data" in metric for metric in over_mcp["metrics"])
     assert over_mcp["page"]["page"] == 3
     code = await anyio.to_thread.run_sync(run_cli, ["catalog", "--page", "9999"], cli)
     out, err = capsys.readouterr()
     assert code == 2 and "page 9999 is past the last page" in err
+
+
+def _unclocked(body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` with the instant each metric's extent was asked left out."""
+    metrics = [
+        {**m, "data": {k: v for k, v in m["data"].items() if k != "as_of"}} if "data" in m else m
+        for m in body["metrics"]
+    ]
+    return {**body, "metrics": metrics}

@@ -73,8 +73,12 @@ async def test_describe_catalog_lists_a_derived_metric_in_both_halves(derived_di
     assert {"net_revenue", "revenue_per_active_customer"} <= digests
     lines = halves.text.split("\n")
     at = lines.index("metric: revenue_per_active_customer")
-    assert lines[at + 1 : at + 3] == [
+    # Its data: both referents' days together (revenue's and active customers' alike here).
+    revenue = metrics["revenue"]["data"]
+    assert ratio["data"] == {**revenue, "as_of": ratio["data"]["as_of"]}
+    assert lines[at + 1 : at + 4] == [
         "grains: day, week, month, quarter, year",
+        f"data: from {revenue['first']} to {revenue['last']} (as of {ratio['data']['as_of']})",
         "> Revenue per paying customer; NULL where nobody paid.",
     ]
 
@@ -89,3 +93,19 @@ def test_the_cli_describes_a_derived_metric(
     assert document["definition"]["op"] == "difference"
     assert document["definition"]["of"] == ["revenue", "returned_revenue"]
     assert len(document["metric_digest"]) == 64
+
+
+def test_check_and_doctor_count_derived_metrics_among_the_metrics(
+    derived_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loaded = api.load(derived_dir, environ={}).unwrap()
+    catalog = loaded.pinned.catalog
+    total, derived = len(catalog.metrics) + len(catalog.derived), len(catalog.derived)
+    assert derived >= 1
+    environ = Wiring({"SUTURA_CONFIG_DIR": str(derived_dir)})
+    assert run_cli(["check"], environ) == 0
+    checked, _ = capsys.readouterr()
+    assert f"catalog: {total} metrics ({derived} derived), 2 models, 1 relationships" in checked
+    assert run_cli(["doctor"], environ) == 0
+    doctored, _ = capsys.readouterr()
+    assert f"catalog: ok — {total} metrics ({derived} derived), 2 models (" in doctored

@@ -155,7 +155,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
         ZeroDenominator,
         "YIELDS_ZERO",
-        {"core/sql/shape.py": 1, "core/sql/combine.py": 1},
+        {"core/sql/combine.py": 1},
     ),
     enum_row(
         "a_new_derived_op_fails_mypy_where_derived_values_are_computed",

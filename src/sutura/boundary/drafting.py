@@ -12,15 +12,18 @@ from typing import NamedTuple
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.boundary.catalog_files import read_document, walk_catalog
 from sutura.boundary.schema_files import modeline_for, write_schema_copies
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.boundary.sources.introspect import Found, introspect
 from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
-from sutura.core.catalog.draft import Draft, draft_catalog
+from sutura.core.catalog.document.parse import parse_document
+from sutura.core.catalog.draft import Draft, FoundTable, draft_catalog
+from sutura.core.catalog.drift import ModelDrift, model_drift
 from sutura.core.catalog.error import quoted
-from sutura.core.definitions.model import table_label
-from sutura.core.nouns.dialect import traits_of
+from sutura.core.definitions.model import Model, table_label
+from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
@@ -35,13 +38,16 @@ class InitRequest(NamedTuple):
 
 
 class InitReport(NamedTuple):
-    """What was written, what was kept, and what the author should review."""
+    """What was written, what was kept, and what the author should review: what changed in
+    the source since the authored models were written, and the drafts offered beside them."""
 
     catalog_dir: Path
     written: list[str]
     kept: list[str]
     notes: list[str]
     draft_metrics: list[str]
+    changed: tuple[str, ...] = ()
+    offered: tuple[str, ...] = ()
 
 
 def chosen_source(loaded: LoadedSettings, asked: str | None) -> Result[str, str]:
@@ -111,7 +117,60 @@ async def init_catalog(
         name, tables.tables, tables.foreign_keys, schema_modeline=line, dialect=dialect
     )
     report = _write(catalog_dir, draft)
-    return Success(report._replace(notes=[*unread, *report.notes]))
+    authored = _authored_models(catalog_dir, name)
+    every = not request.tables
+    drifts = model_drift(authored, tables.tables, dialect, every_table=every)
+    offered = _offer(catalog_dir, drifts, tables.tables, name, line, dialect)
+    changed = [text for drift in drifts for text in drift.lines()]
+    return Success(
+        report._replace(
+            notes=[*unread, *report.notes], changed=tuple(changed), offered=tuple(offered)
+        )
+    )
+
+
+def _authored_models(catalog_dir: Path, alias: str) -> list[tuple[str, Model]]:
+    """The models of the catalog (file, model) that read ``alias``; a file that does not parse
+    (an author mid-edit) is passed over: ``sutura check`` names it."""
+    files = walk_catalog(catalog_dir)
+    found: list[tuple[str, Model]] = []
+    for label, path in files.unwrap() if is_successful(files) else []:
+        text = read_document(label, path)
+        parsed = parse_document(label, text.unwrap()) if is_successful(text) else None
+        if parsed is None or not is_successful(parsed):
+            continue
+        match parsed.unwrap().definition:
+            case Model() as model if model.source == alias:
+                found.append((label, model))
+            case _:  # another source's model, or not a model
+                continue
+    return found
+
+
+def _offer(
+    catalog_dir: Path,
+    drifts: list[ModelDrift],
+    tables: Sequence[FoundTable],
+    alias: str,
+    modeline: str | None,
+    dialect: Dialect,
+) -> list[str]:
+    """The fresh draft of each changed table, written beside its authored model as
+    ``<file>.draft`` (not a ``.md`` the catalog reads); the author's file is never touched."""
+    by_table = {table.table: table for table in tables}
+    offered = []
+    for drift in drifts:
+        table = by_table.get(drift.table)
+        if table is None:
+            continue
+        draft = draft_catalog(alias, [table], [], schema_modeline=modeline, dialect=dialect)
+        model = next((d for d in draft.documents if d.path.startswith("models/")), None)
+        if model is None:
+            continue
+        beside = f"{drift.file}.draft"
+        (catalog_dir / beside).write_text(model.text, encoding="utf-8", newline="\n")
+        offered.append(beside)
+    return offered
 
 
 async def _found(

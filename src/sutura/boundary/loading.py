@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
 from sutura.boundary.prompts import Prompts
-from sutura.boundary.settings_files import LoadedSettings, load_settings
+from sutura.boundary.settings_files import LoadedSettings, load_settings, unset_note
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import run_sql_problems
 from sutura.core.catalog.error import CatalogError, quoted
@@ -70,11 +70,16 @@ def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]
 
 
 def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
-    """Settings and catalog, validated together; every problem as one operator sentence.
+    """Settings and catalog, validated together; every problem as one operator sentence,
+    after where settings were looked for when ``SUTURA_CONFIG_DIR`` is unset.
 
     ``environ`` is the environment the composition root read: its ``SUTURA_*`` variables are
     settings, and secrets named in the settings are looked up in it.
     """
+    return _load(environ).alt(lambda problems: [*unset_note(environ), *problems])
+
+
+def _load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     settings = load_settings(environ)
     if not is_successful(settings):
         return Failure([e.sentence() for e in settings.failure()])

@@ -11,6 +11,7 @@ local caller's. Each prompt is made on first use and kept per (view, tools shown
 from collections.abc import Callable
 from typing import Final
 
+from sutura.core.catalog.view.catalog import Extents
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.prompt import render_prompt
 from sutura.core.settings import Settings
@@ -46,7 +47,8 @@ class Prompts:
     """The agent prompt of each caller of a deployment over ``pinned``.
 
     ``seen`` gives the definitions a caller's audiences see (by default derived here; a service
-    hands its own views, so each is derived once).
+    hands its own views, so each is derived once); ``extents``, where each metric's data is,
+    once a service asked its sources.
     """
 
     def __init__(
@@ -55,8 +57,10 @@ class Prompts:
         settings: Settings,
         instructions: str | None,
         seen: Seen | None = None,
+        extents: Extents | None = None,
     ) -> None:
         self._settings = settings
+        self._extents = extents
         self._instructions = instructions
         self._seen: Seen = seen or (lambda audiences: seen_by(pinned, audiences))
         self._tools = agent_tools(settings)
@@ -77,6 +81,7 @@ class Prompts:
                 limits=settings.limits,
                 tools=shown,
                 operator_instructions=self._instructions,
+                extents=self._extents,
             )
             self._kept[key] = prompt
         return prompt

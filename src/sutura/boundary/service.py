@@ -27,6 +27,7 @@ from returns.pipeline import is_successful
 from returns.result import Result
 
 from sutura.boundary.answer_cache import AnswerCaches, CacheCounts, cache_key
+from sutura.boundary.extents import DataExtents
 from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import CallWatcher, Observers, Stage, Tracing
 from sutura.boundary.planning import Planner
@@ -41,6 +42,7 @@ from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
+from sutura.core.sql.padding import Padded, padded_positions, unpadded
 from sutura.core.sql.planning import Plan
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
@@ -95,6 +97,7 @@ class Service:
         today: Callable[[], datetime.date],
         instructions: str | None = None,
         now: Callable[[], datetime.datetime] | None = None,
+        padded: Padded = frozenset(),
     ) -> None:
         self._settings = settings
         self._pinned = pinned
@@ -103,13 +106,16 @@ class Service:
         self._offered = offered
         self._today = today
         self._clock = now
+        self._instructions = instructions
         self._observers = Observers()
+        self._extents = DataExtents(pinned, settings, sources, self._now, utc_instant)
         self._views = Views(pinned, settings, instructions)
-        self._prompts = Prompts(
-            pinned, settings, instructions, lambda audiences: self._views.of(audiences).pinned
-        )
+        self._prompts = self._prompts_over(self._views)
         self._planner = Planner(settings, today, self._observers)
         self._answers = AnswerCaches(settings.sources)
+        self.padded = padded
+        """The models' columns whose source pads them (``CHAR(n)``), learnt when startup checks
+        the models: their values are answered without the padding (core/sql/padding.py)."""
 
     async def call(
         self,
@@ -143,6 +149,26 @@ class Service:
         """The agent prompt ``caller`` is given: the catalog its audiences see, the tools its
         scopes permit (:class:`~sutura.boundary.prompts.Prompts`)."""
         return self._prompts.for_caller(caller)
+
+    async def refresh_extents(self) -> None:
+        """Ask the sources where each metric's data is, when not known or older than its
+        source's answers may be (boundary/extents.py); the views and prompts are made again
+        with it."""
+        if await self._extents.refresh():
+            known = dict(self._extents.known)
+            self._views = Views(self._pinned, self._settings, self._instructions, known)
+            self._prompts = self._prompts_over(self._views)
+
+    def _prompts_over(self, views: Views) -> Prompts:
+        """Every caller's prompt over ``views`` (each view derived once), with where each
+        metric's data is as last asked."""
+        return Prompts(
+            self._pinned,
+            self._settings,
+            self._instructions,
+            lambda audiences: views.of(audiences).pinned,
+            dict(self._extents.known),
+        )
 
     def plan(self, question: Question, caller: Caller) -> Result[Plan, Refusal | QuestionError]:
         """``question`` planned over the catalog ``caller`` sees, touching no data (a hidden
@@ -206,6 +232,7 @@ class Service:
                 request = decode_catalog_request(arguments)
                 if not is_successful(request):
                     return request.failure()
+                await self._extents_within(deadline)
                 return self._views.of(caller.audiences).page(request.unwrap())
             case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
                 question = decode_question(arguments)
@@ -228,6 +255,13 @@ class Service:
                     return _raw_reply(raw)
             case _:
                 assert_never(capability)
+
+    async def _extents_within(self, deadline: float) -> None:
+        """Where each metric's data is, asked again when due, within the call's deadline (a
+        source that does not answer leaves the catalog as it was)."""
+        if self._sources:
+            with anyio.move_on_after(min(deadline, self._settings.limits.deadline_seconds)):
+                await self.refresh_extents()
 
     def _now(self) -> datetime.datetime:
         """The injected wall clock, or :func:`utc_now` (read at the call, so a test may pin it)."""
@@ -282,7 +316,10 @@ class Service:
             rows = await run_certified(
                 source, compiled, deadline_seconds=seconds, max_rows=max_rows
             )
-            shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
+            positions = padded_positions(resolved, view.pinned.catalog, self.padded)
+            shaped = rows.map(lambda fetched: unpadded(fetched, positions)).bind(
+                lambda fetched: shape_rows(compiled, fetched, max_rows)
+            )
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]

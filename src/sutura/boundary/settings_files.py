@@ -19,8 +19,9 @@ from sutura.boundary.settings.yaml_file import read_settings_file
 from sutura.boundary.sources.context import SourceContext
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import Environment, Settings, unsafe_combinations
+from sutura.core.text.escape import escape_text
 
-__all__ = ["LoadedSettings", "SettingsError", "load_settings"]
+__all__ = ["LoadedSettings", "SettingsError", "load_settings", "unset_note"]
 
 CONFIG_DIR_VAR = "SUTURA_CONFIG_DIR"
 ENVIRONMENT_VAR = "SUTURA_ENVIRONMENT"
@@ -45,6 +46,19 @@ class LoadedSettings(Frozen, frozen=True):
             time_zone=self.settings.catalog.time_zone,
             environ=environ,
         )
+
+
+def unset_note(environ: Mapping[str, str]) -> list[str]:
+    """Where settings were looked for, when ``SUTURA_CONFIG_DIR`` is unset (else nothing): the
+    line that goes before any problem loading them, since a problem then is most often that.
+    """
+    if environ.get(CONFIG_DIR_VAR):
+        return []
+    return [
+        f"{CONFIG_DIR_VAR} is unset, so no settings file was read (base.yaml is looked for in"
+        " the directory it names): the built-in defaults and SUTURA__ variables apply, and"
+        f" relative paths start at {escape_text(str(Path.cwd()))}"
+    ]
 
 
 def load_settings(environ: Mapping[str, str]) -> Result[LoadedSettings, list[SettingsError]]:

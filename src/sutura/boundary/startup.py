@@ -29,7 +29,7 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
-from sutura.core.catalog.checks.source_schema import model_problems
+from sutura.core.catalog.checks.source_schema import model_problems, padded_columns
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model, table_label
 from sutura.core.sql.probe import schema_probe
@@ -48,10 +48,12 @@ async def open_service(
     anchors: bool = True,
     data: bool = True,
     now: Callable[[], datetime.datetime] | None = None,
+    extents: bool = False,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     """A service for the block: sources opened, models checked, anchors reproduced (unless
-    ``anchors`` is false) — or every reason there is none. Whatever was opened is closed when
-    the block ends, however it ends.
+    ``anchors`` is false), where each metric's data is asked (with ``extents``: a server that
+    starts) — or every reason there is none. Whatever was opened is closed when the block
+    ends, however it ends.
 
     Without ``data`` nothing is opened: the service offers ``describe_catalog`` and
     ``compile_question`` alone (what ``sutura catalog`` and ``sutura compile`` show without
@@ -64,6 +66,8 @@ async def open_service(
             yield Failure([sink.failure()])
             return
         async with _opened_service(loaded, anchors=anchors, data=data, now=now) as opened:
+            if extents and is_successful(opened):
+                await opened.unwrap().refresh_extents()
             yield opened
 
 
@@ -95,7 +99,9 @@ async def _opened_service(
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
-            errors = await _checked(_model_problems(loaded, sources))
+            padded: set[tuple[str, str]] = set()
+            errors = await _checked(_model_problems(loaded, sources, padded))
+            service.padded = frozenset(padded)
         if not errors and data and anchors:
             at_once = loaded.loaded.settings.server.max_concurrent_queries
             errors = await _checked(anchor_problems(service, at_once))
@@ -146,15 +152,20 @@ async def _open_all(
     return [raw.failure()]
 
 
-async def _model_problems(loaded: Loaded, sources: Mapping[str, Source]) -> list[str]:
-    """Every model checked against the table its source really has."""
+async def _model_problems(
+    loaded: Loaded, sources: Mapping[str, Source], padded: set[tuple[str, str]]
+) -> list[str]:
+    """Every model checked against the table its source really has; the columns the source
+    pads (``CHAR(n)``) added to ``padded`` as (model, column)."""
     errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source]))
+        errors.extend(await _model_errors(loaded, model, sources[model.source], padded))
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
-async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[CatalogError]:
+async def _model_errors(
+    loaded: Loaded, model: Model, source: Source, padded: set[tuple[str, str]]
+) -> list[CatalogError]:
     document = loaded.catalog.model_document(model.name)
     if document is None:  # every model comes from a document
         return []
@@ -168,6 +179,7 @@ async def _model_errors(loaded: Loaded, model: Model, source: Source) -> list[Ca
     )
     if isinstance(found, Faulted):
         return [document.error("table", _unread(model, found))]
+    padded.update((model.name, name) for name in padded_columns(model, found, source.dialect))
     return [
         document.error(key, problem)
         for key, problem in model_problems(model, found, source.dialect)

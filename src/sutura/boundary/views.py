@@ -11,7 +11,7 @@ from typing import Final, assert_never
 from returns.pipeline import is_successful
 
 from sutura.boundary.resolutions import view_key
-from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.catalog import CatalogView, Extents
 from sutura.core.catalog.view.pages import CatalogPages
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import Refused
@@ -51,12 +51,18 @@ class View:
 
 
 class Views:
-    """Every caller's view of ``pinned``, under the operator's prose setting and instructions."""
+    """Every caller's view of ``pinned``, under the operator's prose setting and instructions,
+    with where each metric's data is as far as ``extents`` know it."""
 
     def __init__(
-        self, pinned: PinnedDefinitions, settings: Settings, instructions: str | None
+        self,
+        pinned: PinnedDefinitions,
+        settings: Settings,
+        instructions: str | None,
+        extents: Extents | None = None,
     ) -> None:
         self._pinned = pinned
+        self._extents = extents
         self._prose = settings.prompt.catalog_prose
         self._instructions = instructions
         self._whole = self._made(pinned, EveryAudience.EVERY)
@@ -79,7 +85,8 @@ class Views:
                 assert_never(audiences)
 
     def _made(self, pinned: PinnedDefinitions, audiences: Audiences) -> View:
-        return View(pinned, audiences, CatalogView.of(pinned, self._prose, self._instructions))
+        catalog = CatalogView.of(pinned, self._prose, self._instructions, self._extents)
+        return View(pinned, audiences, catalog)
 
 
 def _catalog_reply(view: CatalogView) -> Reply:

@@ -25,7 +25,7 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 
 from typing import assert_never
 
-from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.catalog import CatalogView, Extents
 from sutura.core.catalog.view.pages import PageCuts
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.prose import CatalogProse
@@ -67,7 +67,8 @@ _WORKFLOW = """## Workflow
 2. Map the user's words onto it: a glossary term names the metric (and the value) it means; a
    term recorded as not defined has no certified answer, so say so instead of improvising one.
 3. Ask `ask_metric` about one metric: a grain the metric lists; a bounded period, either
-   `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`; only
+   `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`, within
+   the days its `data:` line says the data holds (outside them an answer has no rows); only
    dimensions the metric lists; filters only on filterable dimensions, with allowed values.
    For growth, add `compare: {to: previous_period | previous_year}` (prior, change and
    relative change per metric); for cumulative or rolling totals of a sum or count,
@@ -134,7 +135,8 @@ def _bounds(limits: LimitsSettings) -> str:
             "",
             f"- An answer has at most {limits.max_rows} rows; a larger one is refused, never cut.",
             f"- A question groups by at most {limits.max_dimensions} dimensions.",
-            f"- A period spans at most {limits.max_range_days} days.",
+            f"- A question reads at most {limits.max_range_days} days: its range, with the"
+            " prior range of `compare` or the periods a trailing window reaches back to.",
             f"- A question runs for at most {limits.deadline_seconds:g} seconds.",
         ]
     )
@@ -248,10 +250,12 @@ def render_prompt(
     limits: LimitsSettings,
     tools: frozenset[Capability],
     operator_instructions: str | None,
+    extents: Extents | None = None,
 ) -> str:
     """The agent prompt over ``pinned`` (what the agent may see of the catalog) naming
-    ``tools`` (what it is shown), in markdown; total (it escapes what it cannot carry raw)."""
-    view = CatalogView.of(pinned, prose, operator_instructions)
+    ``tools`` (what it is shown), in markdown; total (it escapes what it cannot carry raw).
+    ``extents`` (where each metric's data is) are known once a service asked its sources."""
+    view = CatalogView.of(pinned, prose, operator_instructions, extents)
     catalog = _Catalog(view)
     sections = [
         _INTRO,

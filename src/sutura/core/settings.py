@@ -179,6 +179,9 @@ class PostgresSourceSettings(Frozen, tag="postgres", tag_field="kind", frozen=Tr
     password_file: str | None = None
     sslmode: str = "prefer"
     pool_size: Annotated[int, msgspec.Meta(ge=1, le=64)] = 4
+    memory_budget: str = "512MB"
+    """What the pool's sessions may use for sorts and hashes together: each sets ``work_mem``
+    to it over twice ``pool_size`` (``boundary/sources/postgres_memory.py``)."""
     posture: Posture = Posture.SHARED_SERVICE_USER
     cache: CacheSettings = msgspec.field(default_factory=CacheSettings)
 

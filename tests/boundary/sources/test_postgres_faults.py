@@ -178,10 +178,11 @@ async def test_running_out_of_temporary_space_is_resources_exhausted(
         with psycopg.connect(postgres_dsn, autocommit=True) as admin:
             name = sql.Identifier(scratch.database)
             admin.execute(sql.SQL("ALTER DATABASE {} SET temp_file_limit = 0").format(name))
-            admin.execute(sql.SQL("ALTER DATABASE {} SET work_mem = '64kB'").format(name))
-        tight = msgspec.structs.replace(server, database=scratch.database)
-        async with opened(tight, unique_alias("tight")) as source:
-            big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**5)
+        tight = msgspec.structs.replace(
+            server, database=scratch.database, pool_size=1, memory_budget="32MB"
+        )
+        async with opened(tight, unique_alias("tight")) as source:  # work_mem 16MB
+            big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**6)
             with anyio.fail_after(10):
                 outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)
@@ -193,12 +194,11 @@ async def test_a_statement_past_work_mem_is_refused_not_spilled_to_temporary_fil
     server: PostgresSourceSettings, postgres_dsn: str
 ) -> None:
     with scratch_database(postgres_dsn) as scratch:
-        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
-            name = sql.Identifier(scratch.database)
-            admin.execute(sql.SQL("ALTER DATABASE {} SET work_mem = '64kB'").format(name))
-        tight = msgspec.structs.replace(server, database=scratch.database)
-        async with opened(tight, unique_alias("nospill")) as source:
-            big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**5)
+        tight = msgspec.structs.replace(
+            server, database=scratch.database, pool_size=1, memory_budget="32MB"
+        )
+        async with opened(tight, unique_alias("nospill")) as source:  # work_mem 16MB
+            big_sort = statement("SELECT g FROM generate_series(1, %s) AS g ORDER BY g DESC", 10**6)
             with anyio.fail_after(10):
                 outcome = await run_certified(source, big_sort, deadline_seconds=5, max_rows=1)
     expect_refusal(outcome, RefusalCode.RESOURCES_EXHAUSTED)

@@ -82,7 +82,7 @@ def test_doctor_names_an_unreachable_source_and_still_reports_the_rest(
     lines = out.split("\n")
     assert "settings: ok" in lines
     assert (
-        f"  main (postgres): NOT reachable: source main: cannot connect to PostgreSQL at"
+        f"  main (postgres): NOT usable: source main: cannot connect to PostgreSQL at"
         f" 127.0.0.1:{UNREACHABLE_PORT}/postgres (details in the log)"
     ) in lines
     assert any(line.startswith("catalog: ok — 5 metrics") for line in lines)

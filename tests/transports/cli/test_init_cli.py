@@ -2,6 +2,7 @@
 tests create, drafted, checked and asked — never the example."""
 
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -277,7 +278,7 @@ def test_init_drafts_a_duckdb_file_with_keys_and_untrusted_names(
 
     code, out, err = _run(["check"], tmp_path, capsys)
     assert (code, err) == (0, "")
-    assert "catalog: 1 metrics, 2 models, 1 relationships" in out  # shops has no time column
+    assert "catalog: 1 metric, 2 models, 1 relationships" in out  # shops has no time column
     month = ["--grain", "month", "--from", "2024-05-01", "--to", "2024-07-01"]
     code, out, err = _run(["query", "sale_lines_count", *month, "--text"], tmp_path, capsys)
     assert (code, err) == (0, "")
@@ -286,3 +287,118 @@ def test_init_drafts_a_duckdb_file_with_keys_and_untrusted_names(
         ["2024-05-01", "2"],
         ["2024-06-01", "1"],
     ]
+
+
+def _rerun_after_a_change(
+    root: Path, capsys: pytest.CaptureFixture[str], change: Callable[[], None], *argv: str
+) -> str:
+    """``init``, an author's edit of the drafted model ``visits``, ``change`` to the source,
+    then ``init`` again: its output (the edited model checked untouched)."""
+    code, out, err = _run(["init", *argv], root, capsys)
+    assert (code, err) == (0, ""), out
+    model = root / "catalog/models/visits.md"
+    edited = model.read_text(encoding="utf-8").replace(
+        "(Drafted by sutura init: describe it.)", "One row per visit, as the door counts them."
+    )
+    model.write_text(edited, encoding="utf-8")
+    change()
+    code, out, err = _run(["init", *argv], root, capsys)
+    assert (code, err) == (0, ""), out
+    assert model.read_text(encoding="utf-8") == edited  # the author's edit, never overwritten
+    assert "  kept  models/visits.md (it exists; nothing was overwritten)" in out
+    offered = (root / "catalog/models/visits.md.draft").read_text(encoding="utf-8")
+    assert "  - name: channel\n" in offered and "  - name: spent\n" not in offered
+    lines = out.split("\n")
+    at = lines.index(
+        "offered beside them (the source's columns now; your files are kept as they are):"
+    )
+    assert lines[at + 1] == "  wrote models/visits.md.draft"
+    # The offer is no catalog document: check reads the author's model, and names the column
+    # the table lost.
+    code, _, err = _run(["check"], root, capsys)
+    assert code == 1 and "the table has no column 'spent'" in err
+    return out
+
+
+def test_init_again_after_a_duckdb_file_changed_says_what_changed_and_offers_drafts_beside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "door.duckdb"
+    with duckdb.connect(str(data)) as connection:
+        connection.execute("CREATE TABLE visits (visit_id INTEGER, visited_on DATE, spent INTEGER)")
+        connection.execute("CREATE TABLE doors (door_id INTEGER, opened_on DATE)")
+    (tmp_path / "base.yaml").write_text(
+        "sources:\n  door:\n    kind: duckdb\n    path: door.duckdb\n" + SECURITY, encoding="utf-8"
+    )
+
+    def change() -> None:
+        with duckdb.connect(str(data)) as connection:
+            connection.execute("ALTER TABLE visits ADD COLUMN channel VARCHAR")
+            connection.execute("ALTER TABLE visits DROP COLUMN spent")
+            connection.execute("DROP TABLE doors")
+            connection.execute("CREATE TABLE exits (exit_id INTEGER)")
+
+    out = _rerun_after_a_change(tmp_path, capsys, change)
+    lines = out.split("\n")
+    at = lines.index("changed in the source since these models were written:")
+    assert lines[at + 1 : at + 3] == [
+        "  models/doors.md (table doors): the source has no such table any more",
+        "  models/visits.md (table visits): new in the source: channel; gone from it: spent",
+    ]
+    assert "  wrote models/exits.md" in lines  # a new table is drafted as the first time
+
+
+@pytest.mark.postgres
+def test_init_again_after_a_postgres_schema_changed_says_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_dsn: str
+) -> None:
+    with scratch_database(postgres_dsn) as scratch:
+        reader = sql.Identifier(scratch.reader)
+        with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
+            admin.execute("CREATE TABLE visits (visit_id integer, visited_on date, spent integer)")
+            admin.execute(sql.SQL("GRANT SELECT ON visits TO {}").format(reader))
+        (tmp_path / "base.yaml").write_text(
+            f"sources:\n  db:\n    kind: postgres\n    host: {scratch.host}\n"
+            f"    port: {scratch.port}\n    database: {scratch.database}\n"
+            f"    user: {scratch.reader}\n    password_file: password\n"
+            "    sslmode: disable\n" + SECURITY,
+            encoding="utf-8",
+        )
+
+        def change() -> None:
+            with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
+                admin.execute("ALTER TABLE visits ADD COLUMN channel text, DROP COLUMN spent")
+
+        (tmp_path / "password").write_text(scratch.reader_password, encoding="utf-8")
+        out = _rerun_after_a_change(tmp_path, capsys, change)
+    assert (
+        "  models/visits.md (table visits): new in the source: channel; gone from it: spent"
+        in out.split("\n")
+    )
+
+
+def test_init_again_after_a_spark_table_changed_says_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.spark_server import require_server, session
+
+    remote = require_server()
+    table = f"init_drift_{secrets.token_hex(4)}"  # the server is shared: a table of our own
+    spark = session(remote)
+    spark.sql(
+        f"CREATE TABLE {table} (visit_id INT, visited_on DATE, spent INT) USING parquet"
+    ).collect()
+    (tmp_path / "base.yaml").write_text(
+        f"sources:\n  spark:\n    kind: spark\n    remote: {remote}\n" + SECURITY,
+        encoding="utf-8",
+    )
+    try:
+        code, out, err = _run(["init", "--table", table], tmp_path, capsys)
+        assert (code, err) == (0, "")
+        spark.sql(f"ALTER TABLE {table} ADD COLUMNS (channel STRING)").collect()
+        code, out, err = _run(["init", "--table", table], tmp_path, capsys)
+        assert (code, err) == (0, "")
+        assert f"  models/{table}.md (table {table}): new in the source: channel" in out.split("\n")
+        assert (tmp_path / f"catalog/models/{table}.md.draft").is_file()
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table}").collect()

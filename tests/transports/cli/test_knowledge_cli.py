@@ -15,6 +15,7 @@ import pytest
 from sutura.boundary.catalog_files import load_catalog
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
+from tests.clock import unclocked
 from tests.prompt_sections import KNOWLEDGE_SECTIONS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -51,8 +52,12 @@ def test_sutura_catalog_on_the_example_shows_knowledge_in_both_halves(
     heads = [line.split(": ")[0] for line in text.split("\n") if not line.startswith(">")]
     firsts = [heads.index(kind) for kind in ("not defined", "term", "metric", "example")]
     assert firsts == sorted(firsts) and "caveat" in heads
-    _assert_snapshot("example_catalog.txt", text)
+    # Where each metric's data is: its days are the data's, its instant this run's clock.
+    assert "data: from 2023-01-01 to 2025-12-31 (as of " in text
+    _assert_snapshot("example_catalog.txt", unclocked(text))
     body = json.loads(_out(["catalog", "--json"], example_dir, capsys))
+    for metric in body["metrics"]:
+        assert metric["data"].pop("as_of")
     assert [t["term"] for t in body["glossary"]] == ["sales", "web sales"]
     assert [e["name"] for e in body["examples"]] == [
         "busiest_web_months_2024",

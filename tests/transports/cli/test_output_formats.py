@@ -59,7 +59,7 @@ def test_piped_output_is_the_text_half_as_under_text_and_format_text(
     assert piped.split("\n")[0] == "period\tregion\trevenue\taverage_order_value"
 
 
-def test_the_table_aligns_the_text_halfs_cells_and_keeps_its_trailer(
+def test_the_table_aligns_the_text_halfs_cells_and_counts_its_rows_in_words(
     example_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, text = _run(QUESTION, example_dir, capsys)
@@ -72,7 +72,10 @@ def test_the_table_aligns_the_text_halfs_cells_and_keeps_its_trailer(
     assert [line.split() for line in table_lines[2 : rows + 1]] == [
         line.split("\t") for line in text_lines[1:rows]
     ]
-    assert table_lines[rows + 1 :] == text_lines[rows:]  # the trailer, unchanged
+    # A person reads the count in words; the rest of the trailer is the text half's own.
+    assert table_lines[rows + 1] == "8 rows"
+    assert table_lines[rows + 2 :] == text_lines[rows + 1 :]
+    assert not any(line.startswith("\\. rows") for line in table_lines)
     widths = {len(line) for line in table_lines[1 : rows + 1]}
     assert widths == {len(table_lines[1])}  # numbers are right-aligned to the rule's end
     header = table_lines[0]
@@ -159,6 +162,7 @@ def test_a_terminal_gets_the_table(example_dir: Path) -> None:
     lines = out.split("\n")
     assert lines[0].split() == ["period", "region", "revenue", "average_order_value"]
     assert set(lines[1]) == {"-", " "}
+    assert lines[10] == "8 rows"
 
 
 def test_bash_completion_completes_verbs_flags_and_choices(

@@ -25,6 +25,7 @@ from sutura.core.tool.carriage import UNKNOWN_TOOL
 from sutura.core.tool.codec import decode_outcome, encode, halves_of
 from sutura.core.tool.reply import FAILURE_SENTENCE
 from sutura.transports.mcp.server import mcp_server
+from tests.extents import extents_in
 from tests.refusals import expect_refusal
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import (
@@ -81,11 +82,14 @@ async def test_describe_catalog_quotes_prose_on_both_halves_by_default(
     quoted: Path, mode: str
 ) -> None:
     loaded = wiring(quoted).load().unwrap()
-    view = CatalogView.of(loaded.pinned, CatalogProse.QUOTED)
     with anyio.fail_after(30):
         async with connected(wiring(quoted), mode) as client:
             result = await client.call_tool("describe_catalog", {})
     text, body = text_of(result), structured_of(result)
+    # Where each metric's data is comes from the data: the rest from the catalog alone.
+    extents = extents_in(body)
+    assert extents.keys() == {m.name for m in loaded.pinned.catalog.metrics}
+    view = CatalogView.of(loaded.pinned, CatalogProse.QUOTED, extents=extents)
     assert text == view.text().unwrap() and text.split("\n")[0] == QUOTED_NOTICE
     assert REVENUE_PROSE in text.split("\n")
     assert body == msgspec.json.decode(encode(view.body).unwrap())

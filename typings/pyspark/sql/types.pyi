@@ -12,6 +12,7 @@ class StructField(DataType):
     name: str
     dataType: DataType
     nullable: bool
+    metadata: dict[str, object]
     def __init__(
         self,
         name: str,

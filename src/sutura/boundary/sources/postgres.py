@@ -13,7 +13,8 @@ as on a network that went silent — is closed and never pooled again (the pool 
 after a blackhole, no pooled connection is left waiting for bytes that were swallowed.
 
 **The raw runner** reads through a fresh connection per call (nothing one call sets can reach
-the next), started with ``default_transaction_read_only``, the catalog's time zone and UTF-8.
+the next), started with ``default_transaction_read_only``, the catalog's time zone, UTF-8 and
+the certified sessions' ``work_mem``.
 The boundary is the role (``docs/raw-sql.md``): the runner refuses to start on a role that may
 read or write server files. Each call opens ``BEGIN READ ONLY`` with ``statement_timeout`` and
 ``lock_timeout`` under the deadline; has the server parse the statement (Parse and Describe,
@@ -56,6 +57,7 @@ from sutura.boundary.sources.postgres_connect import (
     target_of,
     where,
 )
+from sutura.boundary.sources.postgres_memory import memory_problem, work_mem_kb
 from sutura.boundary.sources.skeleton import (
     Capacity,
     Classified,
@@ -330,6 +332,9 @@ async def open_postgres(
     )
     if not is_successful(target):
         return Failure(f"source {alias}: {target.failure()}")
+    work_mem = work_mem_kb(alias, settings)
+    if not is_successful(work_mem):
+        return Failure(work_mem.failure())
     problem = await probe(alias, target.unwrap())
     if problem is not None:
         log.error("source %s: cannot connect to %s: %s", alias, where(settings), problem)
@@ -337,10 +342,13 @@ async def open_postgres(
             f"source {alias}: cannot connect to PostgreSQL at {where(settings)}"
             " (details in the log)"
         )
-    opened = await open_pool(alias, settings, target.unwrap(), context.time_zone)
+    opened = await open_pool(alias, settings, target.unwrap(), context.time_zone, work_mem.unwrap())
     if not is_successful(opened):
         return Failure(f"source {alias}: {opened.failure()}")
     pool, health = opened.unwrap()
+    if (short := await memory_problem(alias, pool)) is not None:
+        await pool.close()
+        return Failure(short)
     return Success(PostgresSource(alias, settings.posture, pool, health))
 
 
@@ -470,7 +478,10 @@ async def open_postgres_raw(
     )
     if not is_successful(target):
         return Failure(target.failure())
-    options = f"{_RAW_OPTIONS} -c TimeZone={context.time_zone}"
+    work_mem = work_mem_kb(alias, settings)
+    if not is_successful(work_mem):
+        return Failure(work_mem.failure())
+    options = f"{_RAW_OPTIONS} -c TimeZone={context.time_zone} -c work_mem={work_mem.unwrap()}kB"
     conninfo = make_conninfo(
         target.unwrap().conninfo, options=options, application_name=f"sutura run_sql {alias}"
     )

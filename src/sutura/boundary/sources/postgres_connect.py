@@ -6,8 +6,8 @@ from the connection string can carry it.
 
 Every pooled connection is configured once: autocommit (each answer opens its own ``BEGIN READ
 ONLY`` and always ends in ``ROLLBACK``), ``default_transaction_read_only``, the catalog's time
-zone (so date truncation never depends on the server's zone) and a bound on idling inside a
-transaction.
+zone (so date truncation never depends on the server's zone), a bound on idling inside a
+transaction, and ``work_mem`` from the source's memory budget (:mod:`.postgres_memory`).
 """
 
 import logging
@@ -39,7 +39,7 @@ _RECONNECT_SECONDS: Final = 5.0
 _SSLMODES: Final = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 _SESSION: Final = sql.SQL(
     "SET default_transaction_read_only = on; SET TimeZone = {zone};"
-    " SET idle_in_transaction_session_timeout = 60000"
+    " SET idle_in_transaction_session_timeout = 60000; SET work_mem = {work_mem}"
 )
 _NO_SPILL: Final = sql.SQL("SET temp_file_limit = 0")
 _ROLE: Final = "SELECT current_user, current_setting('is_superuser')"
@@ -136,9 +136,11 @@ class PoolHealth:
     that the server cannot be reached.
     """
 
-    def __init__(self, time_zone: str) -> None:
+    def __init__(self, time_zone: str, work_mem_kb: int) -> None:
         self.pool: Pool | None = None
-        self._session = _SESSION.format(zone=sql.Literal(time_zone))
+        self._session = _SESSION.format(
+            zone=sql.Literal(time_zone), work_mem=sql.Literal(f"{work_mem_kb}kB")
+        )
         self._errors_at_success = 0
 
     def _errors(self) -> int:
@@ -167,10 +169,10 @@ async def _no_spill(connection: Connection) -> None:
 
 
 async def open_pool(
-    alias: str, settings: PostgresSourceSettings, target: Target, time_zone: str
+    alias: str, settings: PostgresSourceSettings, target: Target, time_zone: str, work_mem_kb: int
 ) -> Result[tuple[Pool, PoolHealth], str]:
     """A bounded pool with its first connection open, or a sentence naming the server."""
-    health = PoolHealth(time_zone)
+    health = PoolHealth(time_zone, work_mem_kb)
     pool: Pool = AsyncConnectionPool(
         make_conninfo(target.conninfo, connect_timeout=POOL_CONNECT_SECONDS),
         kwargs=None if target.password is None else {"password": target.password},

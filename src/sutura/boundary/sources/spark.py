@@ -28,6 +28,7 @@ import anyio
 import anyio.to_thread
 from pyspark.errors import PySparkException
 from pyspark.sql.connect.session import SparkSession
+from pyspark.sql.types import DataType
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -54,6 +55,7 @@ _INTERRUPT_EVERY_SECONDS: Final = 0.25
 CONFIRM_SECONDS: Final = 30.0
 _LOST_SESSION: Final = "INVALID_HANDLE.SESSION"
 _GRPC_DETAILS: Final = re.compile(r'details = "([^"\n]*)"')
+_DECLARED_TYPE: Final = "__CHAR_VARCHAR_TYPE_STRING"
 
 
 class SparkSource:
@@ -186,7 +188,7 @@ class _Tagged:
     def _describe(self, sql: str) -> Fetched:
         fields = self._session.sql(sql).schema.fields
         names = [field.name for field in fields]
-        return Fetched(names, [[field.dataType.simpleString() for field in fields]])
+        return Fetched(names, [[_type_name(field.dataType, field.metadata) for field in fields]])
 
     def _interrupt_in_background(self) -> None:
         """Interrupt the tag until the operation ended, without making anyone wait."""
@@ -315,3 +317,10 @@ def _first_line(err: PySparkException) -> str:
         return f"{_grpc_status(err) or 'gRPC error'}: {details.group(1)}"
     lines = text.strip().splitlines()
     return lines[0] if lines else type(err).__name__
+
+
+def _type_name(data_type: "DataType", metadata: dict[str, object]) -> str:
+    """A column's type as its table declares it: Spark reads ``CHAR(n)`` and ``VARCHAR(n)``
+    columns as ``string`` and keeps the declared type in the field's metadata."""
+    declared = metadata.get(_DECLARED_TYPE)
+    return declared if isinstance(declared, str) else data_type.simpleString()

@@ -22,7 +22,7 @@ class Last(Frozen, frozen=True):
     """The last ``count`` whole units, ending before the current one unless ``include_current``."""
 
     count: Annotated[
-        int, msgspec.Meta(ge=1, le=100_000, description="How many whole units, 1 to 100000.")
+        int, msgspec.Meta(ge=1, le=100_000, description="How many units, 1 to 100000.")
     ]
     unit: Annotated[
         Grain, msgspec.Meta(description="day, week (ISO, from Monday), month, quarter or year.")
@@ -30,8 +30,8 @@ class Last(Frozen, frozen=True):
     include_current: Annotated[
         bool,
         msgspec.Meta(
-            description="true: the current, unfinished unit is the last of the count"
-            " (default false: the range ends where the current unit starts)."
+            description="true: the current, unfinished unit is the last one counted"
+            " (default false)."
         ),
     ] = False
 
@@ -40,15 +40,18 @@ class Range(Frozen, frozen=True):
     """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
 
     start: Annotated[
-        datetime.date | None, msgspec.Meta(description="First day (ISO date), included.")
+        datetime.date | None, msgspec.Meta(description="First day, included (ISO date).")
     ] = None
     end: Annotated[
         datetime.date | None,
-        msgspec.Meta(description="Day after the last one (ISO date): the end is excluded."),
+        msgspec.Meta(description="Day after the last day, excluded (ISO date)."),
     ] = None
     last: Annotated[
-        Last | None, msgspec.Meta(description="The last whole units instead of start and end.")
+        Last | None, msgspec.Meta(description="Instead of start and end: the last whole units.")
     ] = None
+
+
+_VALUES = "Allowed values of the dimension: in keeps their rows, not_in drops them."
 
 
 class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
@@ -64,7 +67,7 @@ class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
     dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
     values: Annotated[
         list[str],
-        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to keep."),
+        msgspec.Meta(min_length=1, max_length=1000, description=_VALUES),
     ]
 
 
@@ -74,7 +77,7 @@ class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
     dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
     values: Annotated[
         list[str],
-        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to drop."),
+        msgspec.Meta(min_length=1, max_length=1000, description=_VALUES),
     ]
 
 
@@ -97,16 +100,14 @@ class Per(StrEnum):
 class Top(Frozen, frozen=True):
     """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
 
-    n: Annotated[int, msgspec.Meta(ge=1, description="How many rows to keep (at most max_rows).")]
-    by: Annotated[
-        str, msgspec.Meta(description="A requested metric's name, or period, to rank rows by.")
-    ]
+    n: Annotated[int, msgspec.Meta(ge=1, description="Rows to keep, 1 to limits.max_rows.")]
+    by: Annotated[str, msgspec.Meta(description="A requested metric, or period, to rank rows by.")]
     direction: Annotated[
-        Direction, msgspec.Meta(description="desc (default) keeps the largest; NULLs rank last.")
+        Direction, msgspec.Meta(description="desc (default): largest first; NULLs rank last.")
     ] = Direction.DESC
     per: Annotated[
         Per | None,
-        msgspec.Meta(description="period: keep the top n rows within each period (default: all)."),
+        msgspec.Meta(description="period: the top n of each period (default: of all rows)."),
     ] = None
 
 
@@ -123,8 +124,8 @@ class Compare(Frozen, frozen=True):
     to: Annotated[
         CompareTo,
         msgspec.Meta(
-            description="previous_period: the period just before; previous_year: a year"
-            " earlier (52 weeks at grain week)."
+            description="previous_period: the period before; previous_year: a year before"
+            " (52 weeks at grain week)."
         ),
     ]
 
@@ -133,14 +134,14 @@ class Window(Frozen, frozen=True):
     """A window over periods, for sums and counts: exactly one of running or trailing."""
 
     running: Annotated[
-        bool, msgspec.Meta(description="true: cumulative from the range start (default false).")
+        bool, msgspec.Meta(description="true: the total from the range start (default false).")
     ] = False
     trailing: (
         Annotated[
             int,
             msgspec.Meta(
-                description="N >= 1: the total of the last N periods at the grain, ending with"
-                " each row's, reading before the range start as needed (default: none).",
+                description="N >= 1: the total of the last N periods, ending with each row's"
+                " (default: none).",
             ),
         ]
         | None
@@ -155,33 +156,33 @@ class Question(Frozen, frozen=True):
         msgspec.Meta(
             min_length=1,
             max_length=16,
-            description="Catalog metric names (1 to 16) sharing a model and time column.",
+            description="Metric names (1 to 16) sharing a model and time column.",
         ),
     ]
     grain: Annotated[
-        Grain, msgspec.Meta(description="The period of each row: one the metrics list.")
+        Grain, msgspec.Meta(description="Each row's period: a grain every metric lists.")
     ]
     range: Annotated[
         Range,
-        msgspec.Meta(
-            description="{start, end} (end excluded) or {last}; widened to whole periods."
-        ),
+        msgspec.Meta(description="{start, end} or {last}; widened to whole periods of the grain."),
     ]
     dimensions: Annotated[
-        list[str], msgspec.Meta(description="Dimensions to group by (default: none).")
+        list[str], msgspec.Meta(description="Dimensions to group by, in order (default: none).")
     ] = msgspec.field(default_factory=list)
     filters: Annotated[
         list[Filter],
-        msgspec.Meta(description="Conditions on filterable dimensions, all kept (default: none)."),
+        msgspec.Meta(
+            description="Conditions on filterable dimensions, all applied: op eq with value, in"
+            " or not_in with values (default: none)."
+        ),
     ] = msgspec.field(default_factory=list)
     top: Annotated[
-        Top | None, msgspec.Meta(description="Keep the first n rows by a metric (default: all).")
+        Top | None, msgspec.Meta(description="Keep the first n rows (default: all rows).")
     ] = None
     compare: Annotated[
         Compare | None,
         msgspec.Meta(
-            description="Add m.prior, m.change and m.relative_change per metric (exact; NULL"
-            " where the prior is missing, the relative change where it is zero; default: none)."
+            description="Add m.prior, m.change and m.relative_change per metric (default: none)."
         ),
     ] = None
     window: Annotated[
@@ -194,8 +195,8 @@ class Question(Frozen, frozen=True):
     fill: Annotated[
         bool,
         msgspec.Meta(
-            description="true: every period of the range has a row, zero for sums and counts,"
-            " NULL otherwise (default false: periods without rows are absent)."
+            description="true: every period gets a row, 0 for sums and counts, NULL otherwise"
+            " (default false)."
         ),
     ] = False
 

@@ -94,11 +94,14 @@ DETAILS: dict[RefusalCode, str] = {
         "The question names more dimensions than the limit allows; group by fewer dimensions."
     ),
     RefusalCode.TIME_RANGE_TOO_LONG: (
-        "The requested period is longer than the limit allows; ask for a shorter period."
+        "The question reads a longer period than the limit allows (its range, with a"
+        " comparison's prior range or the periods a trailing window reaches back to);"
+        " ask for a shorter period."
     ),
     RefusalCode.RESOURCES_EXHAUSTED: (
-        "The data system ran out of memory answering this question; "
-        "ask for a coarser grain, fewer dimensions or a shorter period."
+        "The data system needed more memory than its operator allows one question; a shorter"
+        " period, a filter or fewer dimensions may fit, and if this question should, the"
+        " operator's memory bound for the source may be too low."
     ),
     RefusalCode.DEADLINE_EXCEEDED: (
         "The question took longer than the deadline allows and was cancelled; "

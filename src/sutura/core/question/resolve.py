@@ -7,8 +7,9 @@ malformed in a way decoding could not see (a metric named twice, an inverted ran
 naming something that is not requested).
 
 The time range is widened to whole periods of the question's grain (start floored, end
-ceiled) so that every period the answer reports is complete; the widened range is the one
-bounded by ``limits.max_range_days`` and the one the compiled query reads.
+ceiled) so that every period the answer reports is complete. ``limits.max_range_days`` bounds
+what the compiled query reads: the widened range, with the prior range of ``compare`` or the
+periods a trailing window reaches back to.
 """
 
 import datetime
@@ -267,6 +268,8 @@ def _derived(
         return Failure(
             QuestionError(field=field, problem="reaches back further than the range limit allows")
         )
+    if days_read(reads or (bounds,)) > max_range_days:
+        return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
     if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
         return Failure(
             QuestionError(
@@ -360,6 +363,16 @@ def _reads(
     return ((prior_start, prior_end), bounds)
 
 
+def days_read(reads: tuple[Bounds, ...]) -> int:
+    """How many days the statement reads: every range read, each day once (the ranges read
+    never overlap), which is what ``limits.max_range_days`` bounds.
+
+    >>> days_read(((datetime.date(2023, 1, 1), datetime.date(2025, 1, 1)),))
+    731
+    """
+    return sum((end - start).days for start, end in reads)
+
+
 def _period_count(bounds: Bounds, grain: Grain) -> int:
     """How many periods of ``grain`` the whole-period range ``bounds`` holds."""
     count, day = 0, bounds[0]
@@ -435,13 +448,13 @@ def _filters_allowed(metrics: tuple[Metric, ...], filters: list[Filter]) -> Refu
             return found
         if any(d.values is None for d in found):
             return refusal(RefusalCode.DIMENSION_NOT_FILTERABLE)
-        values = _filter_values(item)
+        values = filter_values(item)
         if any(v not in (d.values or ()) for d in found for v in values):
             return refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
     return None
 
 
-def _filter_values(item: Filter) -> tuple[str, ...]:
+def filter_values(item: Filter) -> tuple[str, ...]:
     """The values a filter compares with, once each, in the caller's order."""
     match item:
         case FilterEq():
@@ -467,9 +480,7 @@ def _filter_op(item: Filter) -> FilterOp:
 
 def _resolved_filter(item: Filter) -> ResolvedFilter:
     """The resolved form of an already checked filter."""
-    return ResolvedFilter(
-        dimension=item.dimension, op=_filter_op(item), values=_filter_values(item)
-    )
+    return ResolvedFilter(dimension=item.dimension, op=_filter_op(item), values=filter_values(item))
 
 
 def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionError | None:

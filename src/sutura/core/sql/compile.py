@@ -130,7 +130,7 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
     if resolved.joined:
         plan = (*plan, _JOINED_PLAN)
     return CompiledQuery(
-        sql=_render(tree, dialect),
+        sql=render_statement(tree, dialect),
         params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
         columns=answer_columns(resolved),
         plan=plan,
@@ -504,7 +504,7 @@ def descending(direction: Direction) -> bool:
             assert_never(direction)
 
 
-def _render(tree: exp.Select, dialect: Dialect) -> str:
+def render_statement(tree: exp.Select, dialect: Dialect) -> str:
     """The statement text; under ``%s`` placeholders (psycopg's) a ``%`` in a name is doubled."""
     if traits_of(dialect).percent_placeholders:
         for identifier in tree.find_all(exp.Identifier):

@@ -12,14 +12,19 @@ engine:
   with the row's own; a period without a row adds nothing; NULL where no period in the window
   has a value. Only sums and counts are windowed (others are refused when resolving).
 - ``compare``: the prior value is the row of the same dimension values in the prior period
-  (NULL when there is none); the change is value minus prior (NULL if either is NULL); the
-  relative change is change over prior, NULL where the prior is NULL or zero.
+  (NULL when there is none, or where it is a ratio at a zero denominator, whatever the ratio's
+  rule: the prior period's row is not returned, so it cannot refuse); the change is value minus
+  prior (NULL if either is NULL); the relative change is change over prior, NULL where the
+  prior is NULL or zero.
 - ``top``: ordered by the metric's value (NULLs last), ties by period then dimensions, the first
   ``n`` of the answer or, with ``per``, of each period.
 
-Rows outside the question's range are read only to compute these and never returned. Averages,
-ratios and relative changes are written with six decimal places, rounded half-to-even; sums,
-counts and their changes keep their exact decimal text.
+Rows outside the question's range are read only to compute these and never returned. A value
+that refuses where shown (a ratio at a zero denominator under ``fails``) refuses the answer
+only where a row the answer returns holds it: never from the prior range, the periods a window
+reads back, or a row ``top`` leaves out (where it ranks as NULL). Averages, ratios and
+relative changes are written with six decimal places, rounded half-to-even; sums, counts and
+their changes keep their exact decimal text.
 
 >>> from decimal import Decimal
 >>> _text(_minus(Decimal("12.50"), Decimal("10.00"))), _text(_relative(Decimal(3), Decimal(0)))
@@ -33,21 +38,20 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import assert_never
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.definitions.model import Derived
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
 from sutura.core.question.resolve import Resolved, Running, Trailing, adds_up, prior_period
-from sutura.core.sql.combine import combine
+from sutura.core.sql.combine import Refuses, combine
 from sutura.core.sql.compile import descending
 from sutura.core.sql.compiled import CompiledQuery, Derivation, Output, Passthrough, Quotient
 
 Row = list[str | None]
-Value = decimal.Decimal | Fraction | str | None
+Value = decimal.Decimal | Fraction | str | Refuses | None
 """A metric's exact value: a decimal (sums, counts), a fraction (averages, ratios), text that is
-not a number (a first or last day), or NULL."""
+not a number (a first or last day), a value that refuses the answer where shown, or NULL."""
 
 Key = tuple[str | None, ...]
 """The dimension values of a group."""
@@ -59,7 +63,7 @@ def derive_rows(
     compiled: CompiledQuery,
     derivation: Derivation,
     fetched: list[Row],
-    quotient: Callable[[Row, Quotient], Fraction | None],
+    quotient: Callable[[Row, Quotient], Fraction | Refuses | None],
     max_rows: int,
 ) -> Result[list[Row], Refusal]:
     """The answer's rows of a question with compare, window or fill.
@@ -68,20 +72,19 @@ def derive_rows(
         compiled: The compiled statement (its outputs say where each metric's parts are).
         derivation: What to derive.
         fetched: The statement's rows as canonical text.
-        quotient: The exact quotient of an average or ratio in a row (it raises to refuse).
+        quotient: The exact quotient of an average or ratio in a row (or what its rule makes
+            of a zero denominator).
         max_rows: The row limit; a filled answer longer than it is refused, never cut.
 
     Returns:
-        The rows, or ``result_too_large``.
+        The rows, or ``result_too_large``, or the refusal a value the rows hold carries.
     """
     resolved = derivation.resolved
     width = 1 + len(resolved.dimensions)
     groups = _groups(fetched, width, compiled.outputs[width:], quotient)
     zero_filled = derivation.zero_filled
     if resolved.derived is not None:
-        combined = _combined(groups, resolved.derived)
-        if not is_successful(combined):
-            return Failure(combined.failure())
+        _combined(groups, resolved.derived)
         zero_filled = (all(zero_filled) and adds_up(resolved.derived),)
     if resolved.fill:
         _fill(groups, resolved, zero_filled)
@@ -90,6 +93,9 @@ def derive_rows(
         rows = _top(rows, resolved, width)
     if len(rows) > max_rows:
         return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
+    refused = next((v for row in rows for v in row if isinstance(v, Refuses)), None)
+    if refused is not None:
+        return Failure(refusal(refused.code))
     return Success([[_text(value) for value in row] for row in rows])
 
 
@@ -97,22 +103,18 @@ Groups = dict[Key, dict[str, list[Value]]]
 """Per group of dimension values, per period (ISO text), each metric's value."""
 
 
-def _combined(groups: Groups, derived: Derived) -> Result[None, Refusal]:
+def _combined(groups: Groups, derived: Derived) -> None:
     """Each period's two referent values replaced, in place, by the derived metric's value."""
     for periods in groups.values():
         for period, (first, second) in periods.items():
-            value = combine(derived.op, first, second, derived.zero_denominator)
-            if not is_successful(value):
-                return Failure(value.failure())
-            periods[period] = [value.unwrap()]
-    return Success(None)
+            periods[period] = [combine(derived.op, first, second, derived.zero_denominator)]
 
 
 def _groups(
     fetched: list[Row],
     width: int,
     outputs: tuple[Output, ...],
-    quotient: Callable[[Row, Quotient], Fraction | None],
+    quotient: Callable[[Row, Quotient], Fraction | Refuses | None],
 ) -> Groups:
     groups: Groups = {}
     for row in fetched:
@@ -124,7 +126,9 @@ def _groups(
     return groups
 
 
-def _value(row: Row, output: Output, quotient: Callable[[Row, Quotient], Fraction | None]) -> Value:
+def _value(
+    row: Row, output: Output, quotient: Callable[[Row, Quotient], Fraction | Refuses | None]
+) -> Value:
     match output:
         case Passthrough(index=index):
             return _number(row[index])
@@ -193,7 +197,7 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
                         datetime.date.fromisoformat(period), resolved.grain, resolved.compare
                     )
                     found = None if prior_day is None else periods.get(prior_day.isoformat())
-                    prior = None if found is None else found[index]
+                    prior = None if found is None else _shown_as_prior(found[index])
                     change = _minus(value, prior)
                     row.extend((prior, change, _relative(change, prior)))
                 if sums is not None:
@@ -201,6 +205,12 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
             rows.append(row)
     rows.sort(key=lambda row: _group_order(row, 1 + len(resolved.dimensions)))
     return rows
+
+
+def _shown_as_prior(value: Value) -> Value:
+    """A prior value as its row's comparison shows it: a value that refuses where shown is
+    NULL there (the prior period's row is not returned, so it cannot refuse)."""
+    return None if isinstance(value, Refuses) else value
 
 
 def _window_start(period: str, r: Resolved) -> str:
@@ -315,6 +325,8 @@ def _text(value: Value) -> str | None:
     match value:
         case None | str():
             return value
+        case Refuses():  # refused before any row is written
+            raise AssertionError(value)
         case decimal.Decimal():
             return format(value, "f")
         case Fraction():

@@ -7,8 +7,10 @@ rounded half-to-even to six decimal places, so every engine gives byte-identical
 An average of no values (a count of zero) is NULL. A ratio's denominator *is zero* where its
 term is zero or aggregated nothing: a count of zero, or a NULL (a sum, min, max or average over
 no values). There, ``yields_null`` gives NULL and ``fails`` refuses the whole answer with
-``denominator_zero``, whatever the numerator. Elsewhere, a numerator that aggregated nothing
-(NULL) gives NULL.
+``denominator_zero``, whatever the numerator, where a row the answer returns holds it (rows
+read only for ``compare`` or a window, or left out by ``top``, never refuse: see
+:mod:`sutura.core.sql.derive`). Elsewhere, a numerator that aggregated nothing (NULL) gives
+NULL (docs/semantics.md, "Zero and NULL in ratios").
 
 >>> from sutura.core.sql.compiled import Quotient, TermIndex
 >>> from sutura.core.definitions.model import ZeroDenominator
@@ -27,8 +29,8 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.definitions.model import ZeroDenominator
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.sql.combine import Refuses, at_zero
 from sutura.core.sql.compiled import CompiledQuery, Output, Passthrough, Quotient, TermIndex
 from sutura.core.sql.derive import derive_rows, fixed
 
@@ -89,34 +91,32 @@ def _cell_maker(output: Output) -> Callable[[Row], str | None]:
 
 
 def _quotient_text(row: Row, quotient: Quotient) -> str | None:
-    """numerator / denominator (or the numerator alone) as fixed-point text, or None."""
+    """numerator / denominator (or the numerator alone) as fixed-point text, or None; every
+    fetched row is returned here, so a value that refuses where shown refuses."""
     exact = _quotient_exact(row, quotient)
-    return None if exact is None else fixed(exact.numerator, exact.denominator)
+    match exact:
+        case None:
+            return None
+        case Refuses(code=code):
+            raise _RefusedError(code)
+        case Fraction():
+            return fixed(exact.numerator, exact.denominator)
+        case _:
+            assert_never(exact)
 
 
-def _quotient_exact(row: Row, quotient: Quotient) -> Fraction | None:
-    """numerator / denominator (or the numerator alone), exactly, or None."""
+def _quotient_exact(row: Row, quotient: Quotient) -> Fraction | Refuses | None:
+    """numerator / denominator (or the numerator alone), exactly, None, or at a zero
+    denominator what the ratio's rule makes of it."""
     numerator = _term(row, quotient.numerator)
     if quotient.denominator is None:
         return None if numerator is None else Fraction(*numerator)
     denominator = _term(row, quotient.denominator)
     if denominator is None or denominator[0] == 0:
-        _refuse_if_it_fails(quotient.zero_denominator)
-        return None
+        return at_zero(quotient.zero_denominator)
     if numerator is None:
         return None
     return Fraction(numerator[0] * denominator[1], numerator[1] * denominator[0])
-
-
-def _refuse_if_it_fails(rule: ZeroDenominator) -> None:
-    """Stop shaping with ``denominator_zero`` under ``fails``; under ``yields_null``, go on."""
-    match rule:
-        case ZeroDenominator.YIELDS_NULL:
-            return
-        case ZeroDenominator.FAILS:
-            raise _RefusedError(RefusalCode.DENOMINATOR_ZERO)
-        case _:
-            assert_never(rule)
 
 
 def _term(row: Row, where: TermIndex) -> Rational | None:

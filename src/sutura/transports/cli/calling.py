@@ -19,11 +19,12 @@ from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
 from sutura.core.catalog.view.catalog import CatalogBody
-from sutura.core.nouns.answer import Answer
+from sutura.core.nouns.answer import Answer, Refused
+from sutura.core.question.explain import dimension_help
 from sutura.core.raw.outcome import RawRows
 from sutura.core.sql.shown import ShownStatement
 from sutura.core.text.escape import escape_text
-from sutura.core.tool.arguments import Arguments
+from sutura.core.tool.arguments import Arguments, decode_question
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import (
@@ -50,21 +51,33 @@ def with_service(
     *,
     anchors: bool,
     data: bool = True,
+    without_data: str | None = None,
 ) -> T | int:
     """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
-    there is no service."""
+    there is no service. With ``without_data``, a service whose sources do not open is
+    reported on stderr, followed by that sentence, and replaced by one that opens none."""
 
     async def main() -> T | list[str]:
         loaded = wiring.load()
         if not is_successful(loaded):
             return loaded.failure()
         async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
-            if not is_successful(started):
+            if is_successful(started):
+                return await use(loaded.unwrap(), started.unwrap())
+            if without_data is None:
                 return started.failure()
-            return await use(loaded.unwrap(), started.unwrap())
+            problems = started.failure()
+        for line in [*problems, without_data]:
+            print(f"sutura: {line}", file=sys.stderr)
+        async with open_service(loaded.unwrap(), anchors=False, data=False) as offline:
+            return await use(loaded.unwrap(), offline.unwrap())
 
     result: T | list[str] = anyio.run(main)
     return report(result) if isinstance(result, list) else result
+
+
+Explain = Callable[[Loaded, Reply], list[str]]
+"""What a person reads on stderr beside a reply (the halves stay the reply's own)."""
 
 
 def call_once(
@@ -76,17 +89,41 @@ def call_once(
     fmt: OutputFormat | None = None,
     anchors: bool = True,
     data: bool = True,
+    explain: Explain | None = None,
+    without_data: str | None = None,
 ) -> int:
-    """Make one capability call and print its reply; the exit code."""
+    """Make one capability call and print its reply, then what ``explain`` says about it on
+    stderr; the exit code."""
 
-    async def use(_loaded: Loaded, service: Service) -> Reply:
+    async def use(loaded: Loaded, service: Service) -> tuple[Reply, list[str]]:
         caller = Caller.local(request_id=uuid.uuid4().hex, surface="cli")
-        return await service.call(capability, arguments, caller)
+        reply = await service.call(capability, arguments, caller)
+        return reply, [] if explain is None else explain(loaded, reply)
 
-    reply = with_service(wiring, use, anchors=anchors, data=data)
-    if isinstance(reply, int):
-        return reply
-    return print_reply(reply, as_json=as_json, fmt=fmt)
+    called = with_service(wiring, use, anchors=anchors, data=data, without_data=without_data)
+    if isinstance(called, int):
+        return called
+    reply, notes = called
+    code = print_reply(reply, as_json=as_json, fmt=fmt)
+    for line in notes:
+        print(f"sutura: {line}", file=sys.stderr)
+    return code
+
+
+def explain_dimensions(arguments: Arguments) -> Explain:
+    """For ``query``: a dimension refusal explained with what the metric lists instead."""
+
+    def explain(loaded: Loaded, reply: Reply) -> list[str]:
+        match reply:
+            case Declined(value=Refused(reason=reason)):
+                question = decode_question(arguments)
+                if not is_successful(question):
+                    return []
+                return dimension_help(question.unwrap(), loaded.pinned.catalog, reason.code)
+            case _:
+                return []
+
+    return explain
 
 
 def print_reply(reply: Reply, *, as_json: bool = False, fmt: OutputFormat | None = None) -> int:

@@ -65,7 +65,7 @@ async def _report(wiring: Wiring) -> tuple[list[str], bool]:
         states = await doctor.source_states(settings.unwrap(), wiring.environ)
         lines.append("sources:" if states else "sources: none configured")
         for state in states:
-            reach = "reachable" if state.problem is None else f"NOT reachable: {state.problem}"
+            reach = "reachable" if state.problem is None else f"NOT usable: {state.problem}"
             lines.append(f"  {escape_text(state.alias)} ({state.kind}): {reach}")
         healthy = all(state.problem is None for state in states) and bool(states)
         loaded = wiring.load()
@@ -84,9 +84,11 @@ async def _report(wiring: Wiring) -> tuple[list[str], bool]:
 
 
 def _catalog_line(loaded: "Loaded") -> str:
+    from sutura.transports.cli.present import metrics_counted
+
     catalog = loaded.pinned.catalog
     return (
-        f"catalog: {OK} — {len(catalog.metrics)} metrics, {len(catalog.models)} models"
+        f"catalog: {OK} — {metrics_counted(catalog)}, {len(catalog.models)} models"
         f" ({escape_text(str(loaded.catalog_dir))})"
     )
 

@@ -29,8 +29,10 @@ def register(verbs: Verbs) -> None:
         "files, a PostgreSQL schema, a Spark database) and writes under catalog.dir one model "
         "per table with every column and its type, the primary key the source declares, one "
         "relationship per foreign key (PostgreSQL, DuckDB), and one count metric per model "
-        "with a date or timestamp column, marked DRAFT. An existing file is never overwritten. "
-        "What it writes passes `sutura check`; the output lists what to review.",
+        "with a date or timestamp column, marked DRAFT. An existing file is never overwritten: "
+        "run again after the source changed, it says which columns and tables changed against "
+        "the models written and writes a fresh draft of each changed model beside it "
+        "(<file>.draft). What it writes passes `sutura check`; the output lists what to review.",
         EXAMPLE,
     )
     init.add_argument("--source", help="the source alias to read (default: the only one)")
@@ -52,6 +54,7 @@ def register(verbs: Verbs) -> None:
 def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura init``."""
     from sutura.boundary.drafting import InitRequest, init_catalog
+    from sutura.boundary.settings_files import unset_note
 
     loaded = unwrap_or_report(wiring.settings())
     if isinstance(loaded, int):
@@ -61,7 +64,7 @@ def run_init(args: argparse.Namespace, wiring: Wiring) -> int:
     async def main() -> "Result[InitReport, list[str]]":
         return await init_catalog(loaded, wiring.environ, request)
 
-    done = unwrap_or_report(anyio.run(main))
+    done = unwrap_or_report(anyio.run(main).alt(lambda p: [*unset_note(wiring.environ), *p]))
     if isinstance(done, int):
         return done
     emit(init_summary(done, wiring.environ.get("SUTURA_CONFIG_DIR")))
@@ -74,6 +77,14 @@ def init_summary(done: "InitReport", config_dir: str | None) -> str:
     lines = [f"init: wrote {len(done.written)} file(s) under {where}/"]
     lines += [f"  wrote {escape_text(p)}" for p in done.written]
     lines += [f"  kept  {escape_text(p)} (it exists; nothing was overwritten)" for p in done.kept]
+    if done.changed:
+        lines.append("changed in the source since these models were written:")
+        lines += [f"  {line}" for line in done.changed]
+    if done.offered:
+        lines.append(
+            "offered beside them (the source's columns now; your files are kept as they are):"
+        )
+        lines += [f"  wrote {escape_text(p)}" for p in done.offered]
     review = [
         *(f"{escape_text(p)}: a DRAFT metric — check what it counts" for p in done.draft_metrics),
         *(escape_text(note) for note in done.notes),

@@ -73,10 +73,12 @@ def _register_catalog(verbs: Verbs) -> None:
     catalog = verbs.add(
         "catalog",
         "the catalog as an agent reads it (describe_catalog)",
-        "Prints what describe_catalog returns (metrics, glossary, caveats, terms not defined, "
-        "worked questions): the text half, or the structured half with --json. Honours "
-        "prompt.catalog_prose. A catalog larger than a page (16 KB of text), or a search, "
-        "comes a page at a time. Touches no data.",
+        "Prints what describe_catalog returns (metrics with where their data is, glossary, "
+        "caveats, terms not defined, worked questions): the text half, or the structured half "
+        "with --json. Honours prompt.catalog_prose. A catalog larger than a page (16 KB of "
+        "text), or a search, comes a page at a time. Opens the sources to ask where each "
+        "metric's data is (no anchor is reproduced); when they do not open, says so and prints "
+        "the catalog without it.",
         "sutura catalog --search 'net sales' --page 2",
     )
     catalog.add_argument(
@@ -210,8 +212,15 @@ def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     return EXIT_OK
 
 
+WITHOUT_DATA: Final = (
+    "catalog: shown without where each metric's data is (no data line): the sources did not open"
+)
+
+
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
-    """``sutura catalog``: the describe_catalog call, without opening any source."""
+    """``sutura catalog``: the describe_catalog call, its sources opened (no anchor) so that it
+    states where each metric's data is, as an agent reads it; without them if they do not
+    open."""
     from sutura.core.tool.capability import Capability
     from sutura.transports.cli.calling import call_once
 
@@ -220,7 +229,14 @@ def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
         arguments["search"] = args.search
     if args.page is not None:
         arguments["page"] = args.page
-    return call_once(wiring, Capability.DESCRIBE_CATALOG, arguments, as_json=args.json, data=False)
+    return call_once(
+        wiring,
+        Capability.DESCRIBE_CATALOG,
+        arguments,
+        as_json=args.json,
+        anchors=False,
+        without_data=WITHOUT_DATA,
+    )
 
 
 def run_describe(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -271,14 +287,15 @@ def run_compile(args: argparse.Namespace, wiring: Wiring) -> int:
 def run_query(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura query``."""
     from sutura.core.tool.capability import Capability
-    from sutura.transports.cli.calling import call_once
+    from sutura.transports.cli.calling import call_once, explain_dimensions
     from sutura.transports.cli.formats import chosen_format
 
     arguments = _asked(args, wiring)
     if isinstance(arguments, int):
         return arguments
     fmt = chosen_format(args, terminal=sys.stdout.isatty())
-    return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt)
+    explain = explain_dimensions(arguments)
+    return call_once(wiring, Capability.ASK_METRIC, arguments, fmt=fmt, explain=explain)
 
 
 def run_prompt(args: argparse.Namespace, wiring: Wiring) -> int:

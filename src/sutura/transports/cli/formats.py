@@ -5,7 +5,8 @@ The table and CSV are views of the same rows for a person and a spreadsheet, bui
 same cells: every cell is escaped as the text half escapes it (docs/text-format.md), so no byte
 a data system wrote moves the cursor, forges a line or hides a character. In the table, NULL
 is ``\\N`` and the empty string ``\\e``, as in the text half, and the text half's lines
-around its rows (the raw tool's notice; row count, definitions, provenance) stay unchanged.
+around its rows (the raw tool's notice; definitions, provenance) stay unchanged, but for its
+row-count line, which a person reads as ``12 rows``.
 In CSV (RFC 4180), NULL is an empty field and the empty string ``""``; CSV carries the rows
 alone.
 """
@@ -18,6 +19,7 @@ from typing import assert_never
 from rich.cells import cell_len
 
 from sutura.core.text.escape import escape_cell, escape_text
+from sutura.core.text.render import ROW_COUNT_PREFIX
 
 _NUMBER = frozenset("0123456789+-.eE")
 
@@ -82,7 +84,7 @@ def aligned(text_half: str, columns: Sequence[str], rows: Sequence[Sequence[str 
     a  b
     -  --
     1  \\N
-    \\. rows: 1
+    1 row
     more
     """
     header = [escape_cell(c) for c in columns]
@@ -96,6 +98,8 @@ def aligned(text_half: str, columns: Sequence[str], rows: Sequence[Sequence[str 
     lines.append(_line(["-" * w for w in widths], widths, numeric))
     lines += [_line(line, widths, numeric) for line in body]
     trailer = halves[start + 1 + len(rows) :]
+    if trailer and trailer[0] == f"{ROW_COUNT_PREFIX}{len(rows)}":
+        trailer[0] = f"{len(rows)} row" if len(rows) == 1 else f"{len(rows)} rows"
     return "\n".join([*lines, *trailer])
 
 

@@ -6,6 +6,7 @@ import msgspec
 from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.core.definitions.knowledge import means_metric
+from sutura.core.definitions.model import Catalog
 from sutura.core.text.escape import escape_text, is_escaped
 
 
@@ -21,7 +22,7 @@ def check_summary(loaded: Loaded, service: Service) -> str:
     return "\n".join(
         [
             "settings: ok",
-            f"catalog: {len(catalog.metrics)} metrics, {len(catalog.models)} models, "
+            f"catalog: {metrics_counted(catalog)}, {len(catalog.models)} models, "
             f"{len(catalog.relationships)} relationships",
             "knowledge: "
             + ", ".join(
@@ -39,6 +40,13 @@ def check_summary(loaded: Loaded, service: Service) -> str:
             f"anchors: {anchored} reproduced",
         ]
     )
+
+
+def metrics_counted(catalog: Catalog) -> str:
+    """How many metrics the catalog holds, derived ones counted too (and said how many)."""
+    total = len(catalog.metrics) + len(catalog.derived)
+    derived = f" ({len(catalog.derived)} derived)" if catalog.derived else ""
+    return f"{_counted(total, 'metric', 'metrics')}{derived}"
 
 
 def _counted(count: int, one: str, many: str) -> str:

@@ -75,7 +75,7 @@ async def started_app(
     if problems:
         yield Failure(problems)
         return
-    async with open_service(loaded, anchors=True) as opened:
+    async with open_service(loaded, anchors=True, extents=True) as opened:
         if not is_successful(opened):
             yield Failure(opened.failure())
             return

@@ -5,9 +5,9 @@ refs for a union). An MCP tool schema must be an object schema at its root and s
 small, since every ``tools/list`` carries it into an agent's context. So each generated schema
 is made compact by rules, never edited by hand:
 
-- titles, descriptions (docstrings), defaults and OpenAPI ``discriminator`` hints are dropped:
-  the tool descriptions and the agent prompt say what the fields mean, and the OpenAPI
-  document carries every field's description and default (an omitted field takes its default);
+- titles, docstrings, defaults and OpenAPI ``discriminator`` hints are dropped (an omitted
+  field takes its default); an input schema keeps each field's own description, one short
+  sentence that names its default, since a host may truncate or skip the instructions;
 - an optional field whose default is ``null`` is written as its non-null schema (omit the field
   rather than send ``null``);
 - a definition referenced once is inlined; the rest stay in ``$defs``, lifted to the root.
@@ -23,7 +23,7 @@ known by its ``properties`` (its ``"type": "object"`` is implied), a nullable va
 definition in ``$defs``. Every field name, and every type that is not a string (integers,
 booleans, lists, objects, the ``outcome`` tags), stays. What it leaves out (closedness,
 ``required``, vocabularies, bounds) is the structured half's own documented contract; it is left
-out because ``tools/list`` stays under 4 KB and the budget belongs to the input schema an agent
+out because ``tools/list`` stays within 6 KiB and the budget belongs to the input schema an agent
 must fill in exactly. The tests pin every schema byte for
 byte (``tests/transports/mcp/snapshots``).
 """
@@ -48,29 +48,43 @@ EMPTY_INPUT: Final[Schema] = {"type": "object", "properties": {}, "additionalPro
 """The input schema of a tool that takes no arguments."""
 
 
-def _tidy(node: Any) -> Any:
-    """Drop prose keywords and empty ``required`` lists; simplify null-defaulted fields."""
+def _tidy(node: Any, *, described: bool = False) -> Any:
+    """Drop prose keywords (but, when ``described``, each field's own description) and empty
+    ``required`` lists; simplify null-defaulted fields."""
     if isinstance(node, list):
-        return [_tidy(item) for item in node]
+        return [_tidy(item, described=described) for item in node]
     if not isinstance(node, dict):
         return node
     tidy: Schema = {}
     for key, value in node.items():
         if key == "properties":
-            tidy[key] = {name: _tidy(_non_null(sub)) for name, sub in value.items()}
+            tidy[key] = {
+                name: _field(_non_null(sub), described=described) for name, sub in value.items()
+            }
         elif key in _NAMED_MAPS:
-            tidy[key] = {name: _tidy(sub) for name, sub in value.items()}
+            tidy[key] = {name: _tidy(sub, described=described) for name, sub in value.items()}
         elif key not in _DROPPED and not (key == "required" and value == []):
-            tidy[key] = _tidy(value)
+            tidy[key] = _tidy(value, described=described)
+    return tidy
+
+
+def _field(field: Schema, *, described: bool) -> Schema:
+    """A field's schema tidied, its own description first when ``described``."""
+    tidy: Schema = _tidy(field, described=described)
+    description = field.get("description")
+    if described and isinstance(description, str):
+        return {"description": description, **tidy}
     return tidy
 
 
 def _non_null(field: Schema) -> Schema:
-    """``{"anyOf": [S, {"type": "null"}], "default": null}`` becomes ``S``."""
+    """``{"anyOf": [S, {"type": "null"}], "default": null}`` becomes ``S`` (its description
+    kept)."""
     choices = field.get("anyOf")
     if field.get("default", ...) is None and choices is not None and _NULL in choices:
         rest = [choice for choice in choices if choice != _NULL]
-        return rest[0] if len(rest) == 1 else {"anyOf": rest}
+        kept = {k: v for k, v in field.items() if k == "description"}
+        return {**kept, **rest[0]} if len(rest) == 1 else {**kept, "anyOf": rest}
     return field
 
 
@@ -100,9 +114,9 @@ def _inline(node: Any, defs: Schema, kept: frozenset[str]) -> Any:
     return {key: _inline(value, defs, kept) for key, value in node.items()}
 
 
-def _compact(kind: Any) -> Schema:
+def _compact(kind: Any, *, described: bool = False) -> Schema:
     """The generated schema of ``kind``, tidied, with single-use definitions inlined."""
-    generated = _tidy(msgspec.json.schema(kind, schema_hook=schema_hook))
+    generated = _tidy(msgspec.json.schema(kind, schema_hook=schema_hook), described=described)
     defs: Schema = generated.pop("$defs", {})
     counts = _references(generated, Counter())
     for body in defs.values():
@@ -155,10 +169,12 @@ def input_schema(kind: Any) -> Schema:
 
     >>> from sutura.core.nouns.question import Last
     >>> schema = input_schema(Last)
-    >>> schema["properties"]["unit"], schema["additionalProperties"]
-    ({'enum': ['day', 'month', 'quarter', 'week', 'year']}, False)
+    >>> schema["properties"]["unit"]["enum"], schema["additionalProperties"]
+    (['day', 'month', 'quarter', 'week', 'year'], False)
+    >>> schema["properties"]["count"]["description"]
+    'How many units, 1 to 100000.'
     """
-    closed: Schema = _shared(_merged(_closed(_compact(kind))))
+    closed: Schema = _shared(_merged(_closed(_compact(kind, described=True))))
     return closed
 
 

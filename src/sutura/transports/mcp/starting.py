@@ -102,7 +102,7 @@ class Starting:
                 log.debug("warm-up failed", exc_info=True)
         from sutura.boundary.startup import open_service  # imported by the warm-up already
 
-        async with open_service(self._loaded, anchors=True) as started:
+        async with open_service(self._loaded, anchors=True, extents=True) as started:
             if not is_successful(started):
                 self._errors.extend(started.failure())
                 stop.cancel()

@@ -24,6 +24,7 @@ from sutura.core.definitions.knowledge import (
 )
 from sutura.core.definitions.model import Catalog, Metric
 from sutura.core.nouns.question import FilterEq, Top
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings
 from tests.core.catalog_samples import (
     CAVEAT,
@@ -341,8 +342,8 @@ def test_a_caveat_about_an_unknown_metric_is_refused() -> None:
         (
             "range: {start: 2024-01-01, end: 2025-01-01}",
             "range: {start: 2000-01-01, end: 2025-01-01}",
-            "question: ask_metric would refuse this question (time_range_too_long): The requested"
-            " period is longer than the limit allows; ask for a shorter period.",
+            "question: ask_metric would refuse this question (time_range_too_long): "
+            + refusal(RefusalCode.TIME_RANGE_TOO_LONG).detail,
         ),
     ],
 )

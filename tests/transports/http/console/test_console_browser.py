@@ -172,11 +172,27 @@ def test_the_browser_builds_a_question_and_shows_both_halves_as_the_api_sends_th
     assert digest in _text(page.locator("#definitions"))
 
     page.get_by_role("button", name="Ask about revenue").click()
+    # The range starts at the latest year the metric's data covers whole (the catalog says
+    # where it is: 2023 to 2025 in the example), not at a year written into the page.
+    revenue = next(m for m in catalog["metrics"] if m["name"] == "revenue")
+    assert (revenue["data"]["first"], revenue["data"]["last"]) == ("2023-01-01", "2025-12-31")
+    box = page.get_by_label("Question JSON", exact=False)
+    assert json.loads(box.input_value())["range"] == {"start": "2025-01-01", "end": "2026-01-01"}
+    page.get_by_label("Start (inclusive)").fill("2024-01-01")
+    page.get_by_label("End (exclusive)").fill("2025-01-01")
     page.get_by_label("Grain").select_option("quarter")
     page.locator("#dimension-choices").get_by_label("region", exact=True).check()
-    box = page.get_by_label("Question JSON", exact=False)
     built = json.loads(box.input_value())
     assert built == EXAMPLE_QUESTION
+    # The question typed into the box: the form shows what it says, the box keeps it.
+    typed = {**EXAMPLE_QUESTION, "grain": "month", "dimensions": ["channel"]}
+    box.fill(json.dumps(typed))
+    assert page.get_by_label("Grain").input_value() == "month"
+    assert page.locator("#dimension-choices").get_by_label("channel", exact=True).is_checked()
+    assert not page.locator("#dimension-choices").get_by_label("region", exact=True).is_checked()
+    assert json.loads(box.input_value()) == typed
+    box.fill(json.dumps(built))
+    assert page.get_by_label("Grain").input_value() == "quarter"
     # A field the forms do not offer (a later question field), typed in the box, survives
     # an edit of the form.
     box.fill(json.dumps({**built, "later_field": {"kept": True}}))
@@ -226,7 +242,9 @@ def test_the_catalog_as_the_agent_reads_it_is_the_describe_catalog_text_half(
     _sign_in(page, example_url)
     page.get_by_text("The catalog as the agent reads it").click()
     page.locator("#catalog-text", has_text=re.compile(r"\S")).wait_for()
-    assert _text(page.locator("#catalog-text")) == _mcp_text(example_dir, "describe_catalog", {})
+    shown = _text(page.locator("#catalog-text"))
+    assert unclocked(shown) == unclocked(_mcp_text(example_dir, "describe_catalog", {}))
+    assert "data: from 2023-01-01 to 2025-12-31 (as of " in shown
 
 
 def test_time_to_first_answer_of_the_example_is_measured(page: Page, example_url: str) -> None:
@@ -282,6 +300,12 @@ def test_a_refusal_shows_its_code_status_and_remedy_as_the_api_sends_them(
     page: Page, example_url: str
 ) -> None:
     _sign_in(page, example_url)
+    # An answer first: nothing of it may stay on the page once a refusal replaces it.
+    earlier = {**EXAMPLE_QUESTION, "metrics": ["order_count"]}
+    page.get_by_label("Question JSON", exact=False).fill(json.dumps(earlier))
+    _ask(page)
+    digests = _api(example_url, "POST", "/v1/query", earlier).json()["provenance"]
+    assert page.locator("#provenance").is_visible()
     question = {**EXAMPLE_QUESTION, "dimensions": ["region", "region"]}
     page.get_by_label("Question JSON", exact=False).fill(json.dumps(question))
     _ask(page)
@@ -292,7 +316,30 @@ def test_a_refusal_shows_its_code_status_and_remedy_as_the_api_sends_them(
     assert shown == [reason["code"], str(reason["status"]), reason["detail"]]
     assert _text(page.locator("#structured-half")) == sent.content.decode("utf-8")
     assert page.locator("#refusal").is_visible() and not page.locator("#rows").is_visible()
+    # The earlier answer's provenance is neither shown nor left in the page: not even the
+    # digest of order_count, a metric this question never named.
+    assert not page.locator("#provenance").is_visible()
+    assert not page.locator("#chart").is_visible()
+    kept = page.locator("#answer").inner_text() + _text(page.locator("#provenance"))
+    assert digests["metric_digests"][0]["digest"] not in kept
     page.locator("#answer").screenshot(path=str(artifacts_dir() / "refusal.png"))
+
+
+def test_an_answer_of_one_period_is_drawn_as_bars_with_titled_axes(
+    page: Page, example_url: str
+) -> None:
+    _sign_in(page, example_url)
+    one_year = {**EXAMPLE_QUESTION, "grain": "year"}
+    page.get_by_label("Question JSON", exact=False).fill(json.dumps(one_year))
+    _ask(page)
+    answer = _api(example_url, "POST", "/v1/query", one_year).json()
+    regions = {row[1] for row in answer["rows"]}
+    assert {row[0] for row in answer["rows"]} == {"2024-01-01"} and len(regions) > 1
+    assert page.locator("#chart rect").count() == len(regions)  # a bar per region
+    assert page.locator("#chart polyline").count() == 0
+    titles = page.locator("#chart text.axis-title").all_text_contents()
+    assert titles == ["period", "revenue"]
+    page.locator("#chart").screenshot(path=str(artifacts_dir() / "one_period.png"))
 
 
 def test_every_control_has_a_label_and_the_keyboard_alone_gets_an_answer(

@@ -16,6 +16,7 @@ A type outside these families is compared by its spelling alone.
 """
 
 import re
+from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from sutura.core.catalog.error import quoted
@@ -72,6 +73,11 @@ def _agrees(declared: TypeName, found: TypeName) -> bool:
     return declared.scale is None or found.scale is None or declared.scale == found.scale
 
 
+def column_fold(dialect: Dialect) -> Callable[[str], str]:
+    """How the engine matches a quoted column name: as written, or ignoring case."""
+    return (lambda name: name) if traits_of(dialect).case_sensitive_names else str.casefold
+
+
 def model_problems(
     model: Model, found: list[tuple[str, str]], dialect: Dialect
 ) -> list[tuple[str, str]]:
@@ -94,3 +100,27 @@ def _column_problems(
         return []
     problem = f"declared {quoted(column.type)}, but the source has {quoted(spelled)}"
     return [(f"{key}.type", problem)]
+
+
+_FIXED_LENGTH: Final = frozenset({"CHAR", "BPCHAR", "CHARACTER", "NCHAR"})
+
+
+def padded_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect) -> set[str]:
+    """The model's columns whose source type is fixed-length text (``CHAR(n)``), which the
+    engine may return blank-padded to ``n`` (PostgreSQL and Spark do; DuckDB has none).
+
+    >>> model = Model(name="nation", source="main", table="nation",
+    ...     columns=(Column(name="n_name"), Column(name="n_comment")))
+    >>> sorted(padded_columns(model, [("n_name", "bpchar(25)"), ("n_comment", "text")], "postgres"))
+    ['n_name']
+    """
+    fold = (lambda name: name) if traits_of(dialect).case_sensitive_names else str.casefold
+    types = {fold(name): spelled for name, spelled in found}
+    return {column.name for column in model.columns if _fixed_length(types.get(fold(column.name)))}
+
+
+def _fixed_length(spelled: str | None) -> bool:
+    if spelled is None:
+        return False
+    base = re.sub(r"\s+", "_", _PARAMETERS.sub("", spelled).strip().upper())
+    return base in _FIXED_LENGTH

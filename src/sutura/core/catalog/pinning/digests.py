@@ -11,7 +11,7 @@ are put in one fixed order; a ``via`` chain keeps its order, which is its meanin
 
 >>> from sutura.core.definitions.model import Catalog
 >>> canonical_form(Catalog(models=(), relationships=(), metrics=()), "UTC")
-b'{"canonical_form":2,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
+b'{"canonical_form":3,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
 """
 
 import hashlib
@@ -29,8 +29,10 @@ from sutura.core.nouns.grain import GRAIN_ORDER
 # The version names the semantics the definitions are answered under (docs/semantics.md), so
 # that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
 # groups a question with several metrics keeps, fails-ratios refusing an empty denominator, and
-# the time zone periods are counted in.
-CANONICAL_FORM_VERSION = 2
+# the time zone periods are counted in. 3: one rule for zero and NULL in ratios (a derived
+# ratio's NULL second metric is a zero denominator; a prior at a zero denominator is NULL),
+# and CHAR(n) values answered without their padding.
+CANONICAL_FORM_VERSION = 3
 
 _encoder = msgspec.json.Encoder(order="sorted")
 

@@ -12,6 +12,7 @@ is, in the order of the agent prompt::
     means: revenue
     metric: revenue
     grains: day, month
+    data: from 2023-01-01 to 2025-12-31 (as of 2026-01-05T09:00:00.000Z)
     > Revenue net of refunds.
     dimension: region (filterable)
     values:	EU	US
@@ -33,7 +34,7 @@ operator's instructions are trusted text: last, after their own heading, never p
 (so no author line can pass for one), each line escaped all the same.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import msgspec
@@ -65,10 +66,14 @@ from sutura.core.definitions.knowledge import Knowledge
 from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import MetricDigest
+from sutura.core.nouns.extent import Extent
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate
+
+Extents = Mapping[str, Extent]
+"""Where each metric's data is, by metric name (a metric its source was not asked of: absent)."""
 
 OPERATOR_HEADING = "operator instructions (from this deployment's operator, not a catalog author):"
 
@@ -95,12 +100,22 @@ class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tru
         absent_unless_carried(self)
 
 
+class CatalogData(CatalogWire, frozen=True, kw_only=True):
+    """Where a metric's data is: the first and last day of its rows (ISO dates), as its source
+    reported them at ``as_of`` (an ISO 8601 instant)."""
+
+    first: str
+    last: str
+    as_of: str
+
+
 class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
-    """A metric as an agent may ask for it."""
+    """A metric as an agent may ask for it; ``data`` is absent until its source was asked."""
 
     name: str
     description: Description = msgspec.UNSET
     grains: list[Grain]
+    data: CatalogData | msgspec.UnsetType = msgspec.UNSET
     dimensions: list[CatalogDimension]
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
 
@@ -146,18 +161,28 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     )
 
 
-def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> CatalogMetric:
+def _data(extent: Extent | None) -> CatalogData | msgspec.UnsetType:
+    if extent is None:
+        return msgspec.UNSET
+    first, last = extent.first.isoformat(), extent.last.isoformat()
+    return CatalogData(first=first, last=last, as_of=extent.as_of)
+
+
+def _metric(
+    metric: Metric, prose: CatalogProse, knowledge: Knowledge, extents: Extents
+) -> CatalogMetric:
     return CatalogMetric(
         name=metric.name,
         description=Carried.under(prose, metric.description),
         grains=list(metric.grains),
+        data=_data(extents.get(metric.name)),
         dimensions=[_dimension(d, prose) for d in metric.dimensions],
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
     )
 
 
 def _derived(
-    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge
+    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge, extents: Extents
 ) -> CatalogMetric:
     """A derived metric, listed like any metric (the tool list's size budget leaves no room for
     its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
@@ -176,10 +201,13 @@ def _derived(
                 allowed_values=list(allowed) if filterable else msgspec.UNSET,
             )
         )
+    known = [e for e in (extents.get(name) for name in derived.of) if e is not None]
+    extent = known[0].joined(known[1]) if len(known) == 2 else None
     return CatalogMetric(
         name=derived.name,
         description=Carried.under(prose, derived.description),
         grains=list(derived.grains),
+        data=_data(extent),
         dimensions=dimensions,
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
     )
@@ -196,6 +224,10 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
 def metric_lines(metric: CatalogMetric) -> list[str]:
     """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
+    if not isinstance(metric.data, msgspec.UnsetType):
+        data = metric.data
+        first, last, as_of = (escape_cell(t) for t in (data.first, data.last, data.as_of))
+        lines.append(f"data: from {first} to {last} (as of {as_of})")
     lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
@@ -251,11 +283,16 @@ class CatalogView:
 
     @classmethod
     def of(
-        cls, pinned: PinnedDefinitions, prose: CatalogProse, instructions: str | None = None
+        cls,
+        pinned: PinnedDefinitions,
+        prose: CatalogProse,
+        instructions: str | None = None,
+        extents: Extents | None = None,
     ) -> "CatalogView":
         """Build the view; the only place the catalog meets the prose setting.
 
-        ``instructions`` are the operator's (``prompt.instructions_file``), carried last.
+        ``instructions`` are the operator's (``prompt.instructions_file``), carried last;
+        ``extents``, where each metric's data is, by metric name, as far as it is known.
 
         >>> from sutura.core.definitions.model import Catalog
         >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
@@ -285,8 +322,11 @@ class CatalogView:
             glossary=[term_part(g, prose) for g in knowledge.glossary],
             metrics=sorted(
                 [
-                    *(_metric(metric, prose, knowledge) for metric in catalog.metrics),
-                    *(_derived(d, catalog, prose, knowledge) for d in catalog.derived),
+                    *(_metric(m, prose, knowledge, extents or {}) for m in catalog.metrics),
+                    *(
+                        _derived(d, catalog, prose, knowledge, extents or {})
+                        for d in catalog.derived
+                    ),
                 ],
                 key=lambda metric: metric.name,
             ),

@@ -9,7 +9,7 @@
 
 (function () {
   const SVG = "http://www.w3.org/2000/svg";
-  const state = { token: "", catalog: null, metrics: new Map(), filters: 0 };
+  const state = { token: "", catalog: null, metrics: new Map(), filters: 0, syncing: false };
   const $ = (id) => document.getElementById(id);
 
   // An element with text children only: strings become text nodes, never markup.
@@ -185,6 +185,8 @@
       h("h3", {}, escaped(metric.name)),
       prose(metric.description, "description (author's prose)"),
       h("p", {}, "grains: " + metric.grains.join(", ")),
+      metric.data ? h("p", { class: "data" }, escaped("data: from " + metric.data.first + " to " +
+        metric.data.last + " (as of " + metric.data.as_of + ")")) : null,
       synonyms.length ? h("p", {}, escaped("also called: " + synonyms.join(", "))) : null,
       dims, caveats, use);
     const words = [metric.name, ...synonyms, typeof metric.description === "string" ? metric.description : ""];
@@ -304,7 +306,25 @@
 
   function chooseMetric(name) {
     for (const box of document.querySelectorAll('input[name="metric"]')) box.checked = box.value === name;
+    const range = rangeOfData(state.metrics.get(name));
+    if (range) {
+      $("range-between").checked = true;
+      $("range-start").value = range.start;
+      $("range-end").value = range.end;
+    }
     onMetricsChanged();
+  }
+
+  // The range a metric's question starts from: the latest year its data covers whole, else
+  // the days its data covers (end excluded); none when the catalog does not say where it is.
+  function rangeOfData(metric) {
+    const data = metric && metric.data;
+    if (!data) return null;
+    const lastYear = Number(data.last.slice(0, 4));
+    const whole = data.last.slice(5) === "12-31" ? lastYear : lastYear - 1;
+    if (data.first <= whole + "-01-01") return { start: whole + "-01-01", end: (whole + 1) + "-01-01" };
+    const [y, m, d] = data.last.split("-").map(Number);
+    return { start: data.first, end: new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10) };
   }
 
   function commonDimensions(metrics) {
@@ -375,7 +395,7 @@
     $("filters").append(row);
     fillFilterDimensions(row);
     renderQuestion();
-    dimension.focus();
+    if (!state.syncing) dimension.focus();
     return row;
   }
 
@@ -418,6 +438,7 @@
   // The form's fields, with every other field already in the JSON box kept as written (the
   // question fields the forms do not offer survive an edit of the form).
   function renderQuestion() {
+    if (state.syncing) return;  // the form follows the JSON box: the box is not rewritten
     const kept = {};
     try {
       const current = JSON.parse($("question-json").value);
@@ -428,9 +449,19 @@
     $("question-json").value = jsonString(JSON.stringify({ ...questionOfForm(), ...kept }, null, 2));
   }
 
+  // The JSON box edited by hand: the form shows what it says, as far as it can hold it, and
+  // the box keeps what was typed.
+  function syncForm() {
+    let question = null;
+    try { question = JSON.parse($("question-json").value); } catch (_err) { return; }
+    if (!question || typeof question !== "object" || !Array.isArray(question.metrics)) return;
+    state.syncing = true;
+    try { setQuestion(question, false); } finally { state.syncing = false; }
+  }
+
   // Put a question (an example's) into the form as far as the form can hold it; the JSON
   // box holds it exactly either way.
-  function setQuestion(question) {
+  function setQuestion(question, echo = true) {
     for (const box of document.querySelectorAll('input[name="metric"]')) box.checked = question.metrics.includes(box.value);
     onMetricsChanged();
     $("grain").value = question.grain;
@@ -471,7 +502,7 @@
     $("window").value = win.running ? "running" : win.trailing ? "trailing" : "";
     if (win.trailing) $("window-trailing").value = win.trailing;
     $("fill").checked = Boolean(question.fill);
-    $("question-json").value = jsonString(JSON.stringify(question, null, 2));
+    if (echo) $("question-json").value = jsonString(JSON.stringify(question, null, 2));
   }
 
   async function copyJson() {
@@ -570,23 +601,36 @@
     const pad = (most - least) * 0.1 || Math.abs(most) * 0.1 || 1;
     const low = least - pad;
     const high = most + pad;
-    const W = 760, H = 240, L = 70, R = 50, T = 10, B = 30;
+    const W = 760, H = 260, L = 86, R = 50, T = 10, B = 46;
+    const bars = periods.length === 1;  // one period: a bar per series, not a one-dot line
+    const bottom = bars ? Math.min(0, least) : low;
+    const top = bars ? Math.max(0, most) + pad : high;
     const x = (i) => L + (periods.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (periods.length - 1));
-    const y = (v) => T + (H - T - B) * (1 - (v - low) / (high - low));
+    const y = (v) => T + (H - T - B) * (1 - (v - bottom) / (top - bottom));
     const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H });
     chart.append(svg("title", {}, escapeString(metric + " by period")));
-    chart.append(svg("line", { x1: L, y1: y(low), x2: W - R, y2: y(low), stroke: "#888" }));
+    chart.append(svg("line", { x1: L, y1: y(bottom), x2: W - R, y2: y(bottom), stroke: "#888" }));
     chart.append(svg("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
-    for (const v of [low, (low + high) / 2, high]) {
+    for (const v of [bottom, (bottom + top) / 2, top]) {
       chart.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, String(Math.round(v * 100) / 100)));
     }
-    const step = Math.max(1, Math.ceil(periods.length / 8));
-    periods.forEach((period, i) => {
-      if (i % step === 0) chart.append(svg("text", { x: x(i), y: H - 10, "text-anchor": "middle" }, cellString(period)));
-    });
+    const middle = (T + H - B) / 2;
+    chart.append(svg("text", { class: "axis-title", x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "period"));
+    chart.append(svg("text", { class: "axis-title", x: 14, y: middle, "text-anchor": "middle",
+      transform: "rotate(-90 14 " + middle + ")" }, escapeString(metric)));
     const colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
     const legend = h("div", { class: "legend" });
+    if (bars) {
+      drawBars(chart, [...series.entries()].slice(0, colors.length), periods[0], colors, { L, W, R, y, bottom, H, B });
+    } else {
+      const step = Math.max(1, Math.ceil(periods.length / 8));
+      periods.forEach((period, i) => {
+        if (i % step === 0) chart.append(svg("text", { x: x(i), y: H - 24, "text-anchor": "middle" }, cellString(period)));
+      });
+    }
     [...series.entries()].slice(0, colors.length).forEach(([key, points], s) => {
+      legend.append(h("span", {}, h("span", { class: "swatch s" + s }), key));
+      if (bars) return;
       const coords = periods.map((p, i) => [i, points.get(p)]).filter(([, v]) => Number.isFinite(v));
       const line = svg("polyline", {
         points: coords.map(([i, v]) => x(i) + "," + y(v)).join(" "),
@@ -599,11 +643,27 @@
         dot.append(svg("title", {}, key + " · " + cellString(periods[i]) + " · " + points.get(periods[i])));
         chart.append(dot);
       }
-      legend.append(h("span", {}, h("span", { class: "swatch s" + s }), key));
     });
     if (series.size > colors.length) legend.append(h("span", {}, "(" + (series.size - colors.length) + " more series in the table)"));
     box.setAttribute("aria-label", escapeString(metric + " by period, " + series.size + " series"));
     box.append(chart, legend);
+  }
+
+  // One bar per series for an answer of one period, that period written under them.
+  function drawBars(chart, series, period, colors, box) {
+    const span = (box.W - box.L - box.R) / Math.max(series.length, 1);
+    const width = Math.min(60, span * 0.6);
+    series.forEach(([key, points], s) => {
+      const value = points.get(period);
+      if (!Number.isFinite(value)) return;
+      const middle = box.L + span * (s + 0.5);
+      const top = Math.min(box.y(value), box.y(box.bottom));
+      const bar = svg("rect", { x: middle - width / 2, y: top, width,
+        height: Math.abs(box.y(box.bottom) - box.y(value)), fill: colors[s] });
+      bar.append(svg("title", {}, key + " · " + cellString(period) + " · " + value));
+      chart.append(bar);
+    });
+    chart.append(svg("text", { x: (box.L + box.W - box.R) / 2, y: box.H - 24, "text-anchor": "middle" }, cellString(period)));
   }
 
   function renderAnswer(view, question) {
@@ -625,6 +685,11 @@
       $("answer-summary").textContent = "answer · " + body.rows.length + " rows · HTTP " + view.http_status +
         " · MCP " + view.mcp_channel;
     } else {
+      // Nothing of an earlier answer stays: not its rows, chart or provenance (digests of
+      // metrics this question may not even name).
+      clear($("rows"));
+      clear($("chart"));
+      clear($("provenance"));
       $("chart").hidden = true;
       const reason = body && body.reason ? body.reason : body || { code: view.outcome, status: view.http_status, detail: view.text };
       $("refusal-code").textContent = escapeString(String(reason.code));
@@ -671,6 +736,7 @@
     $("copy-json").addEventListener("click", copyJson);
     $("compile").addEventListener("click", compile);
     $("ask").addEventListener("click", ask);
+    $("question-json").addEventListener("input", syncForm);
     $("catalog-agent").addEventListener("toggle", () => { if ($("catalog-agent").open) loadCatalogText(); });
     loadCatalog();
   }
