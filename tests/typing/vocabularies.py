@@ -25,6 +25,17 @@ from sutura.core.catalog.model import Aggregate, DerivedOp, Grain, ZeroDenominat
 from sutura.core.catalog.parse import DocumentKind
 from sutura.core.catalog.physical import PhysicalSchema
 from sutura.core.catalog.prose import CatalogProse
+from sutura.core.expression import nodes as expression_nodes
+from sutura.core.expression.nodes import (
+    ArithmeticOp,
+    Check,
+    Comparison,
+    Connective,
+    ConstantKind,
+    Membership,
+    Part,
+)
+from sutura.core.expression.types import Family
 from sutura.core.outcome import answer
 from sutura.core.outcome.fault import Fault
 from sutura.core.question import model as question_model
@@ -118,13 +129,13 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_filter_operator_fails_mypy_where_the_where_clause_is_built",
         FilterOp,
         "LIKE",
-        {"core/sql/compile.py": 1},
+        {"core/sql/reading.py": 1},
     ),
     enum_row(
         "a_new_sort_direction_fails_mypy_where_top_orders_rows",
         Direction,
         "RANDOM",
-        {"core/sql/compile.py": 1},
+        {"core/sql/ordering.py": 1},
     ),
     enum_row(
         "a_new_grain_fails_mypy_where_periods_are_computed_and_truncated",
@@ -133,10 +144,15 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {"core/question/periods.py": 3, "core/sql/parts.py": 1, "core/question/resolve.py": 1},
     ),
     enum_row(
-        "a_new_aggregate_fails_mypy_where_terms_become_sql",
+        "a_new_aggregate_fails_mypy_where_terms_are_built_checked_and_become_sql",
         Aggregate,
-        "MEDIAN",
-        {"core/sql/measures.py": 1},
+        "MODE",
+        {
+            "core/catalog/build_term.py": 3,
+            "core/catalog/check_expressions.py": 1,
+            "core/sql/measures.py": 1,
+            "core/sql/ranked.py": 1,
+        },
     ),
     enum_row(
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
@@ -158,9 +174,15 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_term_fails_mypy_where_terms_are_checked_and_compiled",
         catalog_model,
         "Term",
-        "PercentileTerm",
+        "WeightedTerm",
         "column: str",
-        {"core/catalog/check.py": 1, "core/sql/measures.py": 2},
+        {
+            "core/catalog/check.py": 1,
+            "core/catalog/check_expressions.py": 1,
+            "core/catalog/paths.py": 1,
+            "core/sql/measures.py": 2,
+            "core/sql/ranked.py": 4,
+        },
     ),
     union_row(
         "a_new_measure_fails_mypy_where_measures_are_checked_and_compiled",
@@ -170,9 +192,12 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "term: Term",
         {
             "core/catalog/check.py": 1,
-            "core/sql/measures.py": 2,
+            "core/catalog/check_expressions.py": 1,
+            "core/catalog/paths.py": 1,
             "core/question/resolve.py": 1,
             "core/sql/compile.py": 1,
+            "core/sql/measures.py": 2,
+            "core/sql/ranked.py": 2,
         },
     ),
     union_row(
@@ -181,7 +206,112 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "RequiredFilter",
         "FilterIsFalse",
         "column: str",
-        {"core/catalog/check.py": 1, "core/sql/parts.py": 1, "core/sql/plan.py": 1},
+        {
+            "core/catalog/check.py": 1,
+            "core/catalog/check_expressions.py": 1,
+            "core/catalog/paths.py": 1,
+            "core/sql/expression.py": 1,
+            "core/sql/plan.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_expression_node_fails_mypy_where_expressions_are_typed_shown_and_compiled",
+        expression_nodes,
+        "Expr",
+        "Modulo",
+        "of: Expr",
+        {
+            "core/catalog/build_term.py": 1,
+            "core/catalog/check_expressions.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 2,
+            "core/expression/nodes.py": 2,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_predicate_node_fails_mypy_where_predicates_are_typed_shown_and_compiled",
+        expression_nodes,
+        "Predicate",
+        "Matches",
+        "of: Expr",
+        {
+            "core/catalog/build_term.py": 1,
+            "core/catalog/check_expressions.py": 1,
+            "core/expression/formula.py": 2,
+            "core/expression/infer.py": 1,
+            "core/expression/nodes.py": 1,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_constant_kind_fails_mypy_where_constants_are_checked_bound_and_shown",
+        ConstantKind,
+        "INTERVAL",
+        {
+            "core/catalog/check_expressions.py": 1,
+            "core/expression/constants.py": 3,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 2,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_arithmetic_operator_fails_mypy_where_it_is_typed_shown_and_compiled",
+        ArithmeticOp,
+        "MODULO",
+        {
+            "core/catalog/build_expression.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 2,
+        },
+    ),
+    enum_row(
+        "a_new_date_part_fails_mypy_where_it_is_typed_and_compiled",
+        Part,
+        "MINUTE_OF_HOUR",
+        {"core/expression/infer.py": 1, "core/sql/expression.py": 1},
+    ),
+    enum_row(
+        "a_new_comparison_fails_mypy_where_it_is_typed_shown_and_compiled",
+        Comparison,
+        "LIKE",
+        {
+            "core/catalog/check_expressions.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_membership_fails_mypy_where_it_is_shown_and_compiled",
+        Membership,
+        "ANY_OF",
+        {"core/expression/formula.py": 1, "core/sql/expression.py": 1},
+    ),
+    enum_row(
+        "a_new_value_test_fails_mypy_where_it_is_typed_shown_and_compiled",
+        Check,
+        "IS_FALSE",
+        {
+            "core/catalog/build_term.py": 2,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_connective_fails_mypy_where_predicates_are_joined",
+        Connective,
+        "XOR",
+        {"core/sql/expression.py": 1},
+    ),
+    enum_row(
+        "a_new_value_family_fails_mypy_where_what_it_allows_is_decided",
+        Family,
+        "INTERVAL",
+        {"core/expression/constants.py": 1, "core/expression/types.py": 1},
     ),
     enum_row(
         "a_new_document_kind_fails_mypy_where_documents_are_parsed",

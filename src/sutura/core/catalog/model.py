@@ -17,10 +17,17 @@ from sutura.core.catalog.audience import OPEN, Audience
 from sutura.core.catalog.grain import GRAIN_ORDER as GRAIN_ORDER
 from sutura.core.catalog.grain import Grain as Grain
 from sutura.core.catalog.knowledge import Knowledge
+from sutura.core.expression.nodes import Column as ColumnNode
+from sutura.core.expression.nodes import Expr, Predicate
+from sutura.core.expression.types import Family
 
 
 class Aggregate(StrEnum):
-    """The aggregates a term may apply to a column."""
+    """The aggregates a term may apply to a column or an expression.
+
+    ``median`` and ``percentile`` are continuous (interpolated between the two nearest values)
+    and, like ``avg``, do not add up across periods.
+    """
 
     SUM = "sum"
     COUNT = "count"
@@ -28,6 +35,8 @@ class Aggregate(StrEnum):
     MIN = "min"
     MAX = "max"
     AVG = "avg"
+    MEDIAN = "median"
+    PERCENTILE = "percentile"
 
 
 class ZeroDenominator(StrEnum):
@@ -59,19 +68,31 @@ class Column(Frozen, frozen=True):
 
 
 class Model(Frozen, frozen=True):
-    """A table in a source."""
+    """A table in a source; ``primary_key`` is one column, or several that are unique together."""
 
     name: str
     source: str
     table: str
     columns: tuple[Column, ...]
-    primary_key: str | None = None
+    primary_key: str | tuple[str, ...] | None = None
     authored_sql: str | None = None
     description: str = ""
 
     def has_column(self, name: str) -> bool:
         """Whether the model declares ``name``."""
         return any(c.name == name for c in self.columns)
+
+    def column(self, name: str) -> Column | None:
+        """The column called ``name``, if the model declares it."""
+        return next((c for c in self.columns if c.name == name), None)
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """The columns of the primary key (none when the model declares none)."""
+        key = self.primary_key
+        if key is None:
+            return ()
+        return (key,) if isinstance(key, str) else key
 
 
 class KeyPair(Frozen, frozen=True):
@@ -104,7 +125,22 @@ class CountIfTerm(Frozen, tag="count_if", frozen=True):
     column: str
 
 
-Term = AggregateTerm | CountIfTerm
+class ExpressionTerm(Frozen, tag="expression", frozen=True):
+    """``{aggregate, of?, where?, fraction?}``: ``aggregate`` over the expression ``of`` (over
+    rows when ``of`` is absent: ``count`` alone) on the rows where ``where`` holds.
+
+    ``fraction`` is ``percentile``'s, a decimal between 0 and 1 (written without trailing
+    zeros); every other aggregate has none. A term the older forms can write
+    (``{aggregate, column}`` or ``{count_if}``) is always read as those forms.
+    """
+
+    aggregate: Aggregate
+    of: Expr | None = None
+    where: Predicate | None = None
+    fraction: str | None = None
+
+
+Term = AggregateTerm | CountIfTerm | ExpressionTerm
 
 
 class SimpleMeasure(Frozen, tag="simple", frozen=True):
@@ -150,22 +186,41 @@ class FilterIsNotNull(Frozen, tag="is_not_null", frozen=True):
     column: str
 
 
-RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull
+class FilterPredicate(Frozen, tag="predicate", frozen=True):
+    """Any predicate (``docs/catalog.md``); one the four forms above can write is read as them."""
+
+    predicate: Predicate
+
+
+RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull | FilterPredicate
 
 
 class Dimension(Frozen, frozen=True):
-    """A column callers may group by; with ``values`` it may also be filtered on."""
+    """A column, or an expression of a declared type, callers may group by; with ``values`` it
+    may also be filtered on.
+
+    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
+    """
 
     name: str
-    column: str
+    column: str | None = None
     via: tuple[str, ...] = ()
     values: tuple[str, ...] | None = None
     description: str = ""
+    expression: Expr | None = None
+    type: Family | None = None
 
     @property
     def filterable(self) -> bool:
         """A dimension is filterable exactly when it lists its allowed values."""
         return self.values is not None
+
+    @property
+    def value(self) -> Expr:
+        """What the dimension reads, as an expression (a column is one too)."""
+        if self.expression is not None:
+            return self.expression
+        return ColumnNode(name=self.column or "", via=self.via)
 
 
 class Anchor(Frozen, frozen=True):
@@ -190,6 +245,13 @@ class Metric(Frozen, frozen=True):
     audience: Audience = OPEN
     authored_sql: str | None = None
     description: str = ""
+    time_via: tuple[str, ...] = ()
+    """The relationships from the metric's model to the model that holds ``time_column``."""
+
+    @property
+    def time(self) -> ColumnNode:
+        """The time column, as the column node it is."""
+        return ColumnNode(name=self.time_column, via=self.time_via)
 
     def dimension(self, name: str) -> Dimension | None:
         """The dimension called ``name``, if the metric lists it."""
