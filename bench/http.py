@@ -308,7 +308,7 @@ def engine_ceiling(directory: Path, threads: int, seconds: float) -> Tally:
     import duckdb
 
     from bench.serving import plan
-    from sutura.core.question.model import decode_question_json
+    from sutura.core.nouns.question import decode_question_json
 
     compiled = plan(directory, decode_question_json(QUESTION.decode("utf-8")).unwrap())[1]
     tally = Tally(seconds)

@@ -60,7 +60,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     Under pytest-xdist each worker hands the codes its tests provoked to the controller
     (:func:`pytest_testnodedown`), which judges the whole run.
     """
-    from sutura.core.outcome.refusal import RefusalCode
+    from sutura.core.nouns.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
     workeroutput = getattr(session.config, "workeroutput", None)
@@ -83,7 +83,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """An xdist worker is done: add the refusal codes its tests provoked to this process's."""
-    from sutura.core.outcome.refusal import RefusalCode
+    from sutura.core.nouns.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
     # A worker that crashed hands nothing back (and fails the run by itself).

@@ -2,11 +2,11 @@
 
 from returns.pipeline import is_successful
 
-from sutura.core.catalog.check import check_catalog
+from sutura.core.catalog.checks.catalog import check_catalog
+from sutura.core.catalog.document.parse import Document, parse_document
 from sutura.core.catalog.error import CatalogError
-from sutura.core.catalog.model import Catalog
-from sutura.core.catalog.parse import Document, parse_document
-from sutura.core.catalog.pinning import pin
+from sutura.core.catalog.pinning.digests import pin
+from sutura.core.definitions.model import Catalog
 from tests.core.catalog_samples import parsed
 
 LINEITEM = """\

@@ -3,7 +3,7 @@ meaning, and every problem named by file, line and key."""
 
 import pytest
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,

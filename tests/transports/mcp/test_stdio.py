@@ -18,7 +18,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE
+from sutura.core.nouns.notices import OMITTED_NOTICE, QUOTED_NOTICE
 from sutura.transports.mcp.stdio import LINE_CAP, OVER_CAP_MESSAGE, BoundedLines, Skipped
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION, structured_of, text_of

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Final, NamedTuple, assert_never
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 
 MAX_DEPTH: Final = 12
 """The deepest an expression or predicate may nest, counting every node on the longest path."""

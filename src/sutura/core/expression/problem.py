@@ -6,9 +6,9 @@ from typing import NamedTuple, NoReturn
 
 from returns.result import Result
 
-from sutura.core.base import Frozen
 from sutura.core.expression.nodes import Column, Expr
 from sutura.core.expression.types import SqlType
+from sutura.core.nouns.frozen import Frozen
 
 ColumnTypes = Callable[[Column], Result[SqlType | None, tuple[str, str]]]
 """A column's declared type (None: declared without one), or why the column cannot be read:

@@ -19,7 +19,7 @@ import re
 from enum import StrEnum
 from typing import Final, NamedTuple, assert_never
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 
 MAX_PRECISION: Final = 38
 """The widest decimal every engine computes with exactly (DuckDB and Spark stop at 38)."""

@@ -17,8 +17,7 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
@@ -31,9 +30,9 @@ from sutura.core.catalog.model import (
     RatioMeasure,
     SimpleMeasure,
 )
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.question.model import (
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.question import (
     Compare,
     CompareTo,
     Direction,
@@ -48,6 +47,7 @@ from sutura.core.question.model import (
     Window,
     range_form,
 )
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import (
     last_periods,
     min_days,

@@ -26,7 +26,7 @@ from typing import assert_never
 import msgspec
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -38,6 +38,7 @@ from sutura.core.catalog.model import (
     RatioMeasure,
     SimpleMeasure,
 )
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.question.resolve import (
     PERIOD,
     Resolved,
@@ -48,7 +49,6 @@ from sutura.core.question.resolve import (
 from sutura.core.sql.compiled import (
     CompiledQuery,
     Derivation,
-    Dialect,
     Output,
     Passthrough,
     Quotient,
@@ -379,7 +379,12 @@ def _select(
 
 def _render(tree: exp.Select, dialect: Dialect) -> str:
     """The statement text; for postgres (psycopg's ``%s`` style) a ``%`` in a name is doubled."""
-    if dialect == "postgres":
-        for identifier in tree.find_all(exp.Identifier):
-            identifier.set("this", identifier.this.replace("%", "%%"))
-    return tree.sql(dialect=dialect, pretty=True)
+    match dialect:
+        case Dialect.POSTGRES:
+            for identifier in tree.find_all(exp.Identifier):
+                identifier.set("this", identifier.this.replace("%", "%%"))
+        case Dialect.DUCKDB | Dialect.SPARK:
+            pass
+        case _:
+            assert_never(dialect)
+    return tree.sql(dialect=dialect.value, pretty=True)

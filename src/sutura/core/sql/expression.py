@@ -19,7 +19,7 @@ from typing import Final, assert_never
 from returns.pipeline import is_successful
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,
@@ -58,7 +58,7 @@ from sutura.core.expression.nodes import (
 )
 from sutura.core.expression.problem import ColumnTypes
 from sutura.core.expression.types import MAX_PRECISION, SqlType, traits
-from sutura.core.sql.compiled import Dialect
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.parts import Binder, column
 
 _EXTRACTED: Final = {
@@ -364,9 +364,9 @@ def _cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
 def _iso_weekday(dialect: Dialect) -> str:
     """The EXTRACT field of the ISO day of the week (1 Monday … 7 Sunday)."""
     match dialect:
-        case "duckdb" | "postgres":
+        case Dialect.DUCKDB | Dialect.POSTGRES:
             return "ISODOW"
-        case "spark":
+        case Dialect.SPARK:
             return "DAYOFWEEK_ISO"
         case _:
             assert_never(dialect)
@@ -383,7 +383,7 @@ def _quotient_sql(
     """
     zero = _number("0")
     match dialect:
-        case "duckdb":
+        case Dialect.DUCKDB:
             hugeint = exp.DataType.build("HUGEINT", dialect="duckdb")
             dividend: exp.Expr = exp.Cast(
                 this=exp.Mul(
@@ -398,7 +398,7 @@ def _quotient_sql(
             whole: exp.Expr = exp.IntDiv(
                 this=dividend, expression=exp.Nullif(this=divisor, expression=zero)
             )
-        case "postgres" | "spark":
+        case Dialect.POSTGRES | Dialect.SPARK:
             dividend = exp.Mul(this=_paren(left), expression=_number(str(10**scale)))
             whole = exp.IntDiv(
                 this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)

@@ -10,10 +10,11 @@ from typing import assert_never
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import Metric
-from sutura.core.question.model import Direction
+from sutura.core.definitions.model import Metric
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.question import Direction
 from sutura.core.question.resolve import PERIOD, Resolved, ResolvedTop
-from sutura.core.sql.compiled import Dialect, Output, Passthrough, Quotient, TermIndex, selected_at
+from sutura.core.sql.compiled import Output, Passthrough, Quotient, TermIndex, selected_at
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.measures import Parts, TermAt, order_key
 from sutura.core.sql.parts import Binder
@@ -87,7 +88,7 @@ def order_by(
         inline=not shared,
         sql=sql,
         ordinal=ordinal,
-        average_as_quotient=dialect == "spark",
+        average_as_quotient=_averages_as_quotients(dialect),
     )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
 
@@ -101,3 +102,15 @@ def descending(direction: Direction) -> bool:
             return False
         case _:
             assert_never(direction)
+
+
+def _averages_as_quotients(dialect: Dialect) -> bool:
+    """Whether ``top`` ranks an average by its exact quotient (Spark's ``avg`` of a decimal is
+    rounded to a fixed scale, so two close averages could tie or swap)."""
+    match dialect:
+        case Dialect.SPARK:
+            return True
+        case Dialect.DUCKDB | Dialect.POSTGRES:
+            return False
+        case _:
+            assert_never(dialect)

@@ -9,7 +9,7 @@ from typing import NamedTuple, TypeVar, assert_never
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import Catalog, Grain, Model, Relationship
+from sutura.core.definitions.model import Catalog, Grain, Model, Relationship
 
 BASE_ALIAS = "t0"
 

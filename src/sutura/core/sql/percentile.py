@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import ExpressionTerm
+from sutura.core.definitions.model import ExpressionTerm
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import MAX_PRECISION, traits
 from sutura.core.sql.expression import ExpressionSql

@@ -19,7 +19,7 @@ import msgspec
 from returns.result import Success
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -36,8 +36,9 @@ from sutura.core.catalog.model import (
 )
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import Family, SqlType
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.question.resolve import PERIOD, Resolved
-from sutura.core.sql.compiled import Dialect, Output, Passthrough
+from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.measures import metric_parts, order_key
 from sutura.core.sql.ordering import (

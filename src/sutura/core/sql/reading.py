@@ -6,9 +6,9 @@ from typing import assert_never
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import Catalog, Dimension, Metric
+from sutura.core.definitions.model import Catalog, Dimension, Metric
 from sutura.core.expression.nodes import expression_columns
-from sutura.core.outcome.refusal import Refusal
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import FilterOp, Resolved, dimension_everywhere
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Joins, column, period_start

@@ -4,9 +4,9 @@ value bound as its dimension's type."""
 
 from collections.abc import Iterator
 
-from sutura.core.catalog.check_expressions import column_types
-from sutura.core.catalog.model import Catalog, Dimension, Metric
-from sutura.core.catalog.paths import computed_columns
+from sutura.core.catalog.checks.expressions import column_types
+from sutura.core.catalog.checks.paths import computed_columns
+from sutura.core.definitions.model import Catalog, Dimension, Metric
 from sutura.core.expression.constants import BoundValue, bound_value, kind_for
 from sutura.core.expression.nodes import Constant
 from sutura.core.expression.problem import ColumnTypes
