@@ -12,7 +12,7 @@ The rules, identical on DuckDB, PostgreSQL and Spark (``docs/catalog.md`` states
 >>> shown_type(product_type(money, money))
 'decimal(30,4)'
 >>> shown_type(quotient_type(money, SqlType(family=Family.INTEGER)))
-'decimal(38,6)'
+'decimal(19,6)'
 >>> print(product_type(SqlType(family=Family.DECIMAL, precision=30, scale=5), money)[:64])
 the product of decimal(30,5) and decimal(15,2) needs 46 digits a
 """
@@ -85,11 +85,18 @@ def product_type(left: SqlType, right: SqlType) -> Result:
 
 
 def quotient_type(left: SqlType, right: SqlType) -> SqlType:
-    """The type of ``left / right``: a float with a float, else a decimal cut toward zero."""
+    """The type of ``left / right``: a float with a float, else a decimal cut toward zero.
+
+    Its whole part has at most the dividend's whole digits and the divisor's decimals (a
+    division by 0.01 multiplies by 100), so its precision is no wider than that needs: a
+    precision of 38 would make Spark cut the scale of anything computed from it.
+    """
     if not (traits(left.family).exact and traits(right.family).exact):
         return SqlType(family=Family.FLOAT)
-    scale = max(QUOTIENT_SCALE, _digits(left)[1], _digits(right)[1])
-    return SqlType(family=Family.DECIMAL, precision=MAX_PRECISION, scale=scale)
+    (lp, ls), (_, rs) = _digits(left), _digits(right)
+    scale = max(QUOTIENT_SCALE, ls, rs)
+    precision = min(lp - ls + rs + scale, MAX_PRECISION)
+    return SqlType(family=Family.DECIMAL, precision=precision, scale=scale)
 
 
 def common_type(left: SqlType, right: SqlType) -> SqlType | None:

@@ -203,7 +203,10 @@ class ExpressionSql:
         result = self.type_of(expr)
         scale = QUOTIENT_SCALE if result.scale is None else result.scale
         right_scale = self.type_of(right).scale or 0
-        return _quotient_sql(self._dialect, self.value(left), self.value(right), scale, right_scale)
+        precision = result.precision or MAX_PRECISION
+        return _quotient_sql(
+            self._dialect, self.value(left), self.value(right), (precision, scale), right_scale
+        )
 
     def _as_own_type(self, value: exp.Expr, expr: Expr) -> exp.Expr:
         """``value`` cast to ``expr``'s decimal type, so every engine shows one scale."""
@@ -373,14 +376,20 @@ def _iso_weekday(dialect: Dialect) -> str:
 
 
 def _quotient_sql(
-    dialect: Dialect, left: exp.Expr, right: exp.Expr, scale: int, right_scale: int
+    dialect: Dialect,
+    left: exp.Expr,
+    right: exp.Expr,
+    result: tuple[int, int],
+    right_scale: int,
 ) -> exp.Expr:
     """``left / right`` cut toward zero at ``scale`` places, by integer division.
 
     The dividend is first multiplied by ``10^scale`` (exact: the quotient's scale is at least
     the dividend's); PostgreSQL's ``DIV`` and Spark's ``DIV`` divide decimals exactly and cut
     toward zero; DuckDB divides 128-bit integers, so both sides are first scaled to integers.
+    ``result`` is the quotient's precision and scale.
     """
+    precision, scale = result
     zero = _number("0")
     match dialect:
         case Dialect.DUCKDB:
@@ -407,4 +416,4 @@ def _quotient_sql(
             assert_never(dialect)
     unit = _number("0." + "0" * (scale - 1) + "1") if scale else _number("1")
     scaled = exp.Mul(this=_cast_decimal(whole, MAX_PRECISION, 0), expression=unit)
-    return _cast_decimal(scaled, MAX_PRECISION, scale)
+    return _cast_decimal(scaled, precision, scale)

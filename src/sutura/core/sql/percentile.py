@@ -111,7 +111,8 @@ class _Parts:
         return exp.Min(this=picked)
 
     def remainder(self) -> exp.Expr:
-        """``MAX(((n - 1) * a) % 10^k)``: the same in every row of a group."""
+        """``MAX(MOD((n - 1) * a, 10^k))``: the same in every row of a group (a function,
+        since PostgreSQL's driver reads a ``%`` in the statement as a placeholder)."""
         return exp.Max(
-            this=exp.Mod(this=exp.Paren(this=self._scaled()), expression=self._sql.bind(self.whole))
+            this=exp.Anonymous(this="MOD", expressions=[self._scaled(), self._sql.bind(self.whole)])
         )

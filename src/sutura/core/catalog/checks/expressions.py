@@ -63,9 +63,16 @@ from sutura.core.expression.nodes import (
     Test,
 )
 from sutura.core.expression.problem import ColumnTypes, ExpressionError
-from sutura.core.expression.types import SqlType, declared_type, shown_type, traits
+from sutura.core.expression.types import (
+    MAX_PRECISION,
+    SqlType,
+    declared_type,
+    shown_type,
+    traits,
+)
 
 _T = TypeVar("_T")
+_KEPT_SCALE = 6  # Spark never cuts a result's scale below min(scale, 6)
 
 
 class _StoppedError(Exception):
@@ -187,7 +194,9 @@ def _expression_term(
     if not is_successful(checked):
         raise _error(doc, f"{key}.of", checked.failure())
     typed = checked.unwrap()
-    problem = _aggregate_problem(term.aggregate, typed.type)
+    problem = _aggregate_problem(term.aggregate, typed.type) or _percentile_problem(
+        term, typed.type
+    )
     if problem is not None:
         raise _StoppedError(doc.error(f"{key}.aggregate", problem))
     return ExpressionTerm(
@@ -210,6 +219,47 @@ def _aggregate_problem(aggregate: Aggregate, of: SqlType) -> str | None:
     if fits:
         return None
     return f"{aggregate.value} applies to {wanted}, but of is {shown_type(of)}"
+
+
+def _percentile_problem(term: ExpressionTerm, of: SqlType) -> str | None:
+    """Why a percentile of ``of`` would not be exact on every engine, or None.
+
+    The interpolation multiplies the gap between two values by a decimal of the fraction's
+    ``k`` digits: ``p + 2k + 3`` digits at scale ``s + k``, which Spark keeps only within 38
+    digits or at a scale of at most 6.
+    """
+    if term.fraction is None and not _is_median(term.aggregate):
+        return None
+    if not traits(of.family).exact:
+        return None
+    digits = len(term.fraction.split(".")[1]) if term.fraction is not None else 1
+    precision = of.precision or MAX_PRECISION
+    scale = of.scale or 0
+    if precision + 2 * digits + 3 <= MAX_PRECISION or scale + digits <= _KEPT_SCALE:
+        return None
+    return (
+        f"the {term.aggregate.value} of {shown_type(of)} at a fraction of {digits} digits needs "
+        f"{precision + 2 * digits + 3} digits at scale {scale + digits}; Spark would cut the "
+        "scale: write the fraction with fewer digits, or narrow the value's precision"
+    )
+
+
+def _is_median(aggregate: Aggregate) -> bool:
+    match aggregate:
+        case Aggregate.MEDIAN:
+            return True
+        case (
+            Aggregate.SUM
+            | Aggregate.COUNT
+            | Aggregate.COUNT_DISTINCT
+            | Aggregate.MIN
+            | Aggregate.MAX
+            | Aggregate.AVG
+            | Aggregate.PERCENTILE
+        ):
+            return False
+        case _:
+            assert_never(aggregate)
 
 
 def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes) -> RequiredFilter:
