@@ -152,7 +152,7 @@ def _grouped(
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The grouped statement of metrics of one model and time column."""
     metrics = resolved.metrics
-    if ranks(metrics):
+    if ranks(metrics) or _ranks_by_expression(resolved):
         return ranked_statement(resolved, catalog, dialect, binder)
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
@@ -183,6 +183,21 @@ def _grouped(
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, outputs, model, joins, shared
+
+
+def _ranks_by_expression(resolved: Resolved) -> bool:
+    """Whether ``top`` ranks within periods by a dimension that is an expression.
+
+    A grouped statement would write the expression again in the rank's ORDER BY, binding its
+    constants again; an engine compares two parameters as two values (PostgreSQL then refuses
+    the expression as not grouped). The statement that groups ranked rows orders by the
+    dimension's column instead.
+    """
+    top = None if resolved.derives else resolved.top
+    if top is None or not top.per_period:
+        return False
+    asked = [resolved.metrics[0].dimension(name) for name in resolved.dimensions]
+    return any(d is not None and d.expression is not None for d in asked)
 
 
 def _joined(
