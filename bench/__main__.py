@@ -36,6 +36,7 @@ SECTIONS = (
     "stages",
     "sources",
     "spark",
+    "tpch",
 )
 _OURS = ("bench", "sutura", "tests")
 

