@@ -26,14 +26,14 @@ SELECT
     WHEN `t0`.`l_quantity` >= ?
     THEN ?
   END AS `size`,
-  COALESCE(`t1`.`o_orderpriority`, ?) AS `priority`,
+  COALESCE(RTRIM(`t1`.`o_orderpriority`), ?) AS `priority`,
   COUNT(
     CASE
       WHEN (
         `t0`.`l_commitdate` < `t0`.`l_receiptdate`
       )
       OR (
-        `t1`.`o_orderpriority` IN (?, ?)
+        RTRIM(`t1`.`o_orderpriority`) IN (?, ?)
       )
       THEN 1
     END
@@ -47,7 +47,7 @@ WHERE
   AND (
     `t0`.`l_discount` BETWEEN ? AND ?
     AND NOT COALESCE((
-      `t0`.`l_shipmode` IS NULL
+      RTRIM(`t0`.`l_shipmode`) IS NULL
     ), FALSE)
   )
 GROUP BY

@@ -10,7 +10,7 @@
 --   7: str "SHIP"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."l_shipdate") AS DATE) AS "period",
-  "t0"."l_shipmode" AS "shipmode",
+  RTRIM("t0"."l_shipmode") AS "shipmode",
   SUM(
     CASE
       WHEN STARTS_WITH("t1"."p_type", ?)
@@ -30,10 +30,12 @@ FROM "lineitem" AS "t0"
 LEFT JOIN "part" AS "t1"
   ON "t0"."l_partkey" = "t1"."p_partkey"
 WHERE
-  "t0"."l_shipdate" >= ? AND "t0"."l_shipdate" < ? AND "t0"."l_shipmode" IN (?, ?)
+  "t0"."l_shipdate" >= ?
+  AND "t0"."l_shipdate" < ?
+  AND RTRIM("t0"."l_shipmode") IN (?, ?)
 GROUP BY
   CAST(DATE_TRUNC('month', "t0"."l_shipdate") AS DATE),
-  "t0"."l_shipmode"
+  RTRIM("t0"."l_shipmode")
 ORDER BY
   1,
   2

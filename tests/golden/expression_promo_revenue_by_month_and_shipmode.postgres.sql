@@ -10,7 +10,7 @@
 --   7: str "SHIP"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."l_shipdate") AS DATE) AS "period",
-  "t0"."l_shipmode" AS "shipmode",
+  RTRIM("t0"."l_shipmode") AS "shipmode",
   SUM(
     CASE
       WHEN STARTS_WITH("t1"."p_type", %s)
@@ -32,10 +32,10 @@ LEFT JOIN "part" AS "t1"
 WHERE
   "t0"."l_shipdate" >= %s
   AND "t0"."l_shipdate" < %s
-  AND "t0"."l_shipmode" IN (%s, %s)
+  AND RTRIM("t0"."l_shipmode") IN (%s, %s)
 GROUP BY
   CAST(DATE_TRUNC('month', "t0"."l_shipdate") AS DATE),
-  "t0"."l_shipmode"
+  RTRIM("t0"."l_shipmode")
 ORDER BY
   1,
   2

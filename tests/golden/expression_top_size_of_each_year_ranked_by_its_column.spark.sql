@@ -38,7 +38,7 @@ FROM (
           `t0`.`l_commitdate` < `t0`.`l_receiptdate`
         )
         OR (
-          `t1`.`o_orderpriority` IN (?, ?)
+          RTRIM(`t1`.`o_orderpriority`) IN (?, ?)
         )
         THEN 1
       END AS `i0.0`
@@ -51,7 +51,7 @@ FROM (
       AND (
         `t0`.`l_discount` BETWEEN ? AND ?
         AND NOT COALESCE((
-          `t0`.`l_shipmode` IS NULL
+          RTRIM(`t0`.`l_shipmode`) IS NULL
         ), FALSE)
       )
   ) AS `w`

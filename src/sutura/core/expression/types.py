@@ -68,12 +68,18 @@ _EXPRESSION_FAMILY: Final = {
 }
 
 
+_PADDED: Final = frozenset({"CHAR", "BPCHAR", "CHARACTER", "NCHAR"})
+"""Fixed-length text: PostgreSQL and Spark pad its values with blanks, DuckDB does not."""
+
+
 class SqlType(Frozen, frozen=True):
-    """A node's type: its family, and for a decimal its precision and scale when known."""
+    """A node's type: its family, for a decimal its precision and scale when known, and for
+    text whether it is fixed-length (``CHAR(n)``: read without the blanks that pad it)."""
 
     family: Family
     precision: int | None = None
     scale: int | None = None
+    padded: bool = False
 
 
 def spelled_base(spelled: str) -> str:
@@ -108,6 +114,8 @@ def declared_type(spelled: str) -> SqlType | None:
     family = _EXPRESSION_FAMILY.get(FAMILY_OF_NAME.get(spelled_base(spelled), ""))
     if family is None:
         return None
+    if traits(family).text:
+        return SqlType(family=family, padded=spelled_base(spelled) in _PADDED)
     if not traits(family).exact or traits(family).integer:
         return SqlType(family=family)
     precision, scale = spelled_parameters(spelled)

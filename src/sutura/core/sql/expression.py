@@ -134,7 +134,7 @@ class ExpressionSql:
         """``expr`` as a SQL value."""
         match expr:
             case Column():
-                return column(expr.name, self._alias(expr.via))
+                return self._column(expr)
             case Constant():
                 return self.constant(expr)
             case Arithmetic():
@@ -153,6 +153,15 @@ class ExpressionSql:
                 return self._buckets(expr)
             case _:
                 assert_never(expr)
+
+    def _column(self, read: Column) -> exp.Expr:
+        """A column; fixed-length text without the blanks PostgreSQL and Spark pad it with
+        (DuckDB keeps none), so its values are one text on every engine."""
+        value = column(read.name, self._alias(read.via))
+        kind = self._types(read).value_or(None)
+        if kind is not None and kind.padded:
+            return exp.Anonymous(this="RTRIM", expressions=[value])
+        return value
 
     def constant(self, constant: Constant) -> exp.Expr:
         """A bound constant; a timestamp is cast from its bound text."""
