@@ -350,7 +350,8 @@ def _dimension(doc: Document, key: str, dimension: Dimension, columns: ColumnTyp
     expression = dimension.expression
     if expression is None or dimension.type is None:
         return dimension  # a column dimension: its chain and column are checked with the metric
-    checked = check_expression(expression, columns)
+    # A bare constant with nothing beside it takes the type the dimension declares.
+    checked = check_expression(expression, columns, SqlType(family=dimension.type))
     if not is_successful(checked):
         raise _error(doc, f"{key}.expression", checked.failure())
     typed = checked.unwrap()
