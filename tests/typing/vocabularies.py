@@ -37,6 +37,7 @@ from sutura.core.expression.types import Family
 from sutura.core.nouns import answer
 from sutura.core.nouns import question as question_model
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.physical import PhysicalSchema
 from sutura.core.nouns.prose import CatalogProse
@@ -165,7 +166,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Aggregate,
         "MODE",
         {
-            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/expressions.py": 2,
             "core/catalog/document/term.py": 3,
             "core/sql/measures.py": 1,
             "core/sql/ranked.py": 1,
@@ -175,16 +176,17 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
         ZeroDenominator,
         "YIELDS_ZERO",
-        {"core/sql/shape.py": 1, "core/sql/combine.py": 1},
+        {"core/catalog/view/formula.py": 1, "core/sql/combine.py": 1, "core/sql/shape.py": 1},
     ),
     enum_row(
         "a_new_derived_op_fails_mypy_where_derived_values_are_computed",
         DerivedOp,
         "QUOTIENT",
         {
-            "core/sql/combine.py": 1,
             "core/catalog/document/derived.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/question/resolve.py": 1,
+            "core/sql/combine.py": 1,
         },
     ),
     union_row(
@@ -197,6 +199,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/checks/catalog.py": 1,
             "core/catalog/checks/expressions.py": 1,
             "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/sql/measures.py": 2,
             "core/sql/ranked.py": 4,
         },
@@ -211,6 +214,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/checks/catalog.py": 1,
             "core/catalog/checks/expressions.py": 1,
             "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/question/resolve.py": 1,
             "core/sql/compile.py": 1,
             "core/sql/measures.py": 2,
@@ -227,6 +231,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/checks/catalog.py": 1,
             "core/catalog/checks/expressions.py": 1,
             "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/sql/expression.py": 1,
             "core/sql/plan.py": 1,
         },
@@ -329,6 +334,12 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Family,
         "INTERVAL",
         {"core/expression/constants.py": 1, "core/expression/types.py": 1},
+    ),
+    enum_row(
+        "a_new_formulas_setting_fails_mypy_where_the_view_decides_what_it_shows",
+        Formulas,
+        "SUMMARIZED_FORMULAS",
+        {"core/nouns/formulas.py": 1},
     ),
     enum_row(
         "a_new_document_kind_fails_mypy_where_documents_are_parsed",

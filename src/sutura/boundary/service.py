@@ -378,7 +378,8 @@ class _View:
     ) -> "_View":
         """The view of ``pinned`` (what ``audiences`` see) under the operator's prose setting
         and instructions."""
-        catalog = CatalogView.of(pinned, settings.prompt.catalog_prose, instructions)
+        prompt = settings.prompt
+        catalog = CatalogView.of(pinned, prompt.catalog_prose, instructions, prompt.formulas)
         return cls(pinned, view_key(audiences), catalog)
 
     def page(self, request: CatalogRequest) -> Reply:

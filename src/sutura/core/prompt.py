@@ -26,6 +26,7 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 from sutura.core.catalog.view.catalog import CatalogView
 from sutura.core.catalog.view.pages import PageCuts
 from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.prose import CatalogProse
 from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings, Settings
@@ -216,9 +217,10 @@ def render_prompt(
     limits: LimitsSettings,
     run_sql_enabled: bool,
     operator_instructions: str | None,
+    formulas: Formulas = Formulas.HIDDEN,
 ) -> str:
     """The agent prompt, in markdown; total (it escapes what it cannot carry raw)."""
-    view = CatalogView.of(pinned, prose, operator_instructions)
+    view = CatalogView.of(pinned, prose, operator_instructions, formulas)
     catalog = _Catalog(view)
     sections = [
         _INTRO,
@@ -247,4 +249,5 @@ def deployment_prompt(
         limits=settings.limits,
         run_sql_enabled=settings.tools.run_sql.enabled,
         operator_instructions=operator_instructions,
+        formulas=settings.prompt.formulas,
     )

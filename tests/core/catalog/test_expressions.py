@@ -3,6 +3,7 @@ meaning, and every problem named by file, line and key."""
 
 import pytest
 
+from sutura.core.catalog.pinning.digests import pin
 from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
@@ -27,6 +28,10 @@ from sutura.core.expression.nodes import (
 from sutura.core.expression.nodes import (
     Test as ValueTest,
 )
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.question.resolve import resolve_question
+from sutura.core.settings import LimitsSettings
+from sutura.core.sql.compile import compile_question
 from tests.core.expression_samples import (
     LATE_LINES,
     MEDIAN_PRICE,
@@ -35,6 +40,7 @@ from tests.core.expression_samples import (
     expression_errors,
     metric_digest,
 )
+from tests.core.sample_catalog import TODAY, question
 
 REFORMATTED_PROMO = """\
 ---
@@ -474,3 +480,27 @@ join_type: many_to_one
         "back to the model 'lineitem'" in e
         for e in errors
     ), errors
+
+
+HOSTILE_CONSTANTS = [
+    ("quotes and a comment", "x'; DROP TABLE lineitem; --", "x'; DROP TABLE lineitem; --"),
+    ("bidi override", "\\u202egnp.exe\\u202c", "\u202egnp.exe\u202c"),
+    ("ten kilobytes", "y" * 10_240, "y" * 10_240),
+]
+
+
+@pytest.mark.parametrize(("name", "written", "value"), HOSTILE_CONSTANTS, ids=lambda x: str(x)[:20])
+def test_a_hostile_constant_written_in_a_document_is_bound_exactly(
+    name: str, written: str, value: str
+) -> None:
+    text = LATE_LINES.replace("[1-URGENT, 2-HIGH]", f'["{written}", 2-HIGH]')
+    catalog = expression_catalog(metrics__late_lines=text)
+    pinned = pin(catalog, "v", "UTC")
+    asked = question(metrics=["late_lines"], grain="year")
+    resolved = resolve_question(asked, pinned, LimitsSettings(), TODAY).unwrap()
+    benign = pin(expression_catalog(), "v", "UTC")
+    plain = resolve_question(asked, benign, LimitsSettings(), TODAY).unwrap()
+    for dialect in Dialect:
+        compiled = compile_question(resolved, catalog, dialect)
+        assert value in compiled.params, name
+        assert compiled.sql == compile_question(plain, benign.catalog, dialect).sql

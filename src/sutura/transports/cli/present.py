@@ -9,7 +9,9 @@ from returns.result import Result
 
 from sutura.boundary.loading import Loaded, utc_today
 from sutura.boundary.service import Service
+from sutura.core.catalog.view.formula import derived_formula, metric_formula, time_formula
 from sutura.core.definitions.knowledge import means_metric
+from sutura.core.definitions.model import Derived, Metric
 from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal
 from sutura.core.sql.compiled import CompiledQuery
@@ -73,6 +75,7 @@ def describe_metric(loaded: Loaded, name: str) -> str | None:
         "definition_version": loaded.pinned.version,
         "metric_digest": loaded.pinned.metric_digests[metric.name],
         "definition": msgspec.to_builtins(metric),
+        **_formulas(metric),
         "caveats": msgspec.to_builtins(knowledge.caveats_of(metric.name)),
         "glossary": msgspec.to_builtins(
             [g for g in knowledge.glossary if means_metric(g.means) == metric.name]
@@ -83,6 +86,13 @@ def describe_metric(loaded: Loaded, name: str) -> str | None:
     }
     text = msgspec.json.format(msgspec.json.encode(document)).decode()
     return "".join(_json_escaped(ch) if not ch.isascii() and is_escaped(ch) else ch for ch in text)
+
+
+def _formulas(metric: Metric | Derived) -> dict[str, str]:
+    """The definition as formulas: the measure and its filters, and the time column."""
+    if isinstance(metric, Derived):
+        return {"formula": derived_formula(metric)}
+    return {"formula": metric_formula(metric), "time": time_formula(metric)}
 
 
 def _json_escaped(ch: str) -> str:

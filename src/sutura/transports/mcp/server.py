@@ -241,6 +241,7 @@ def instructions_of(context: Loaded) -> Instructions:
                 limits=settings.limits,
                 run_sql_enabled=run_sql,
                 operator_instructions=context.instructions,
+                formulas=settings.prompt.formulas,
             )
         return prompts[run_sql]
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import msgspec
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.view.formula import derived_formula, whole_formula
 from sutura.core.catalog.view.knowledge import (
     CatalogCaveat,
     CatalogExample,
@@ -65,6 +66,7 @@ from sutura.core.definitions.knowledge import Knowledge
 from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import MetricDigest
+from sutura.core.nouns.formulas import Formulas, formulas_shown
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
@@ -103,6 +105,9 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     grains: list[Grain]
     dimensions: list[CatalogDimension]
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
+    formula: str | msgspec.UnsetType = msgspec.UNSET
+    """The definition as a formula (measure, filters, time column, what each dimension reads),
+    when the operator shows formulas (``prompt.formulas``)."""
 
     def __post_init__(self) -> None:
         """Drop a description the setting did not carry."""
@@ -136,6 +141,10 @@ class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
 
 
+def _shown(show: bool, formula: str) -> str | msgspec.UnsetType:
+    return formula if show else msgspec.UNSET
+
+
 def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     values = dimension.values
     return CatalogDimension(
@@ -146,18 +155,19 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     )
 
 
-def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> CatalogMetric:
+def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge, show: bool) -> CatalogMetric:
     return CatalogMetric(
         name=metric.name,
         description=Carried.under(prose, metric.description),
         grains=list(metric.grains),
         dimensions=[_dimension(d, prose) for d in metric.dimensions],
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
+        formula=_shown(show, whole_formula(metric)),
     )
 
 
 def _derived(
-    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge
+    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge, show: bool
 ) -> CatalogMetric:
     """A derived metric, listed like any metric (the tool list's size budget leaves no room for
     its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
@@ -182,6 +192,7 @@ def _derived(
         grains=list(derived.grains),
         dimensions=dimensions,
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
+        formula=_shown(show, derived_formula(derived)),
     )
 
 
@@ -193,9 +204,16 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     return lines + quoted_lines(dimension.description)
 
 
+def _formula_lines(label: str, formula: str | msgspec.UnsetType) -> list[str]:
+    """``label: <formula>``: author text, escaped like every name (one line, whatever it
+    holds), or nothing when formulas are hidden."""
+    return [] if isinstance(formula, msgspec.UnsetType) else [f"{label}: {escape_text(formula)}"]
+
+
 def metric_lines(metric: CatalogMetric) -> list[str]:
     """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
+    lines += _formula_lines("formula", metric.formula)
     lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
@@ -231,6 +249,8 @@ def _texts(body: CatalogBody) -> Iterator[str]:
         yield from (digest.metric, digest.digest)
     for metric in body.metrics:
         yield from (metric.name, prose_of(metric.description) or "")
+        if isinstance(metric.formula, str):
+            yield metric.formula
         for dimension in metric.dimensions:
             yield from (dimension.name, prose_of(dimension.description) or "")
             if not isinstance(dimension.allowed_values, msgspec.UnsetType):
@@ -251,11 +271,16 @@ class CatalogView:
 
     @classmethod
     def of(
-        cls, pinned: PinnedDefinitions, prose: CatalogProse, instructions: str | None = None
+        cls,
+        pinned: PinnedDefinitions,
+        prose: CatalogProse,
+        instructions: str | None = None,
+        formulas: Formulas = Formulas.HIDDEN,
     ) -> "CatalogView":
         """Build the view; the only place the catalog meets the prose setting.
 
-        ``instructions`` are the operator's (``prompt.instructions_file``), carried last.
+        ``instructions`` are the operator's (``prompt.instructions_file``), carried last;
+        ``formulas`` says whether each metric and dimension shows its definition.
 
         >>> from sutura.core.definitions.model import Catalog
         >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
@@ -275,6 +300,7 @@ class CatalogView:
             time_zone=pinned.time_zone,
         )
         catalog = pinned.catalog
+        show = formulas_shown(formulas)
         # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
         shown = frozenset(m.name for m in catalog.metrics) | {d.name for d in catalog.derived}
         knowledge = catalog.knowledge.following(shown)
@@ -285,8 +311,8 @@ class CatalogView:
             glossary=[term_part(g, prose) for g in knowledge.glossary],
             metrics=sorted(
                 [
-                    *(_metric(metric, prose, knowledge) for metric in catalog.metrics),
-                    *(_derived(d, catalog, prose, knowledge) for d in catalog.derived),
+                    *(_metric(metric, prose, knowledge, show) for metric in catalog.metrics),
+                    *(_derived(d, catalog, prose, knowledge, show) for d in catalog.derived),
                 ],
                 key=lambda metric: metric.name,
             ),
