@@ -26,20 +26,20 @@ SELECT
     WHEN "t0"."l_quantity" >= ?
     THEN ?
   END AS "size",
-  COALESCE(RTRIM("t1"."o_orderpriority"), ?) AS "priority",
+  COALESCE("t1"."o_orderpriority", ?) AS "priority",
   COUNT(
     CASE
       WHEN (
         "t0"."l_commitdate" < "t0"."l_receiptdate"
       )
       OR (
-        RTRIM("t1"."o_orderpriority") IN (?, ?)
+        "t1"."o_orderpriority" IN (?, ?)
       )
       THEN 1
     END
   ) AS "late_lines"
 FROM "lineitem" AS "t0"
-LEFT JOIN "orders" AS "t1"
+INNER JOIN "orders" AS "t1"
   ON "t0"."l_orderkey" = "t1"."o_orderkey"
 WHERE
   "t1"."o_orderdate" >= ?
@@ -47,7 +47,7 @@ WHERE
   AND (
     "t0"."l_discount" BETWEEN ? AND ?
     AND NOT COALESCE((
-      RTRIM("t0"."l_shipmode") IS NULL
+      "t0"."l_shipmode" IS NULL
     ), FALSE)
   )
 GROUP BY

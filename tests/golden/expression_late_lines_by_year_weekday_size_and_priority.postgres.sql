@@ -39,7 +39,7 @@ SELECT
     END
   ) AS "late_lines"
 FROM "lineitem" AS "t0"
-LEFT JOIN "orders" AS "t1"
+INNER JOIN "orders" AS "t1"
   ON "t0"."l_orderkey" = "t1"."o_orderkey"
 WHERE
   "t1"."o_orderdate" >= %s

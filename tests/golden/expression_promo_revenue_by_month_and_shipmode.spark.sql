@@ -1,7 +1,7 @@
 -- expression_promo_revenue_by_month_and_shipmode (spark)
 -- question: {"dimensions": ["shipmode"], "filters": [{"dimension": "shipmode", "op": "in", "values": ["MAIL", "SHIP"]}], "metrics": ["promo_revenue"]}
 -- params:
---   1: str "PROMO"
+--   1: str "PROMO%"
 --   2: int 1
 --   3: int 1
 --   4: date 2024-01-01
@@ -13,7 +13,7 @@ SELECT
   RTRIM(`t0`.`l_shipmode`) AS `shipmode`,
   SUM(
     CASE
-      WHEN STARTSWITH(`t1`.`p_type`, ?)
+      WHEN `t1`.`p_type` LIKE ?
       THEN (
         `t0`.`l_extendedprice` * (
           ? - `t0`.`l_discount`

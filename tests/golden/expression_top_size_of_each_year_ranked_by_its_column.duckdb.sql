@@ -38,12 +38,12 @@ FROM (
           "t0"."l_commitdate" < "t0"."l_receiptdate"
         )
         OR (
-          RTRIM("t1"."o_orderpriority") IN (?, ?)
+          "t1"."o_orderpriority" IN (?, ?)
         )
         THEN 1
       END AS "i0.0"
     FROM "lineitem" AS "t0"
-    LEFT JOIN "orders" AS "t1"
+    INNER JOIN "orders" AS "t1"
       ON "t0"."l_orderkey" = "t1"."o_orderkey"
     WHERE
       "t1"."o_orderdate" >= ?
@@ -51,7 +51,7 @@ FROM (
       AND (
         "t0"."l_discount" BETWEEN ? AND ?
         AND NOT COALESCE((
-          RTRIM("t0"."l_shipmode") IS NULL
+          "t0"."l_shipmode" IS NULL
         ), FALSE)
       )
   ) AS "w"

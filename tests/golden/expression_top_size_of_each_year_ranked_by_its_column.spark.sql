@@ -43,7 +43,7 @@ FROM (
         THEN 1
       END AS `i0.0`
     FROM `lineitem` AS `t0`
-    LEFT JOIN `orders` AS `t1`
+    INNER JOIN `orders` AS `t1`
       ON `t0`.`l_orderkey` = `t1`.`o_orderkey`
     WHERE
       `t1`.`o_orderdate` >= ?

@@ -139,7 +139,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/checks/source_schema.py": 2,
             "core/catalog/draft.py": 1,
             "core/sql/compile.py": 1,
-            "core/sql/expression.py": 2,
+            "core/sql/expression.py": 3,
             "core/sql/ordering.py": 1,
         },
     ),
@@ -234,6 +234,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/view/formula.py": 1,
             "core/sql/expression.py": 1,
             "core/sql/plan.py": 1,
+            "core/sql/reads.py": 1,
         },
     ),
     union_row(
@@ -248,7 +249,8 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 2,
             "core/expression/nodes.py": 2,
-            "core/sql/expression.py": 1,
+            "core/sql/expression.py": 2,
+            "core/sql/reads.py": 1,
         },
     ),
     union_row(
@@ -264,6 +266,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/infer.py": 1,
             "core/expression/nodes.py": 1,
             "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
         },
     ),
     enum_row(
@@ -304,13 +307,14 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 1,
             "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
         },
     ),
     enum_row(
         "a_new_membership_fails_mypy_where_it_is_shown_and_compiled",
         Membership,
         "ANY_OF",
-        {"core/expression/formula.py": 1, "core/sql/expression.py": 1},
+        {"core/expression/formula.py": 1, "core/sql/expression.py": 1, "core/sql/reads.py": 1},
     ),
     enum_row(
         "a_new_value_test_fails_mypy_where_it_is_typed_shown_and_compiled",
@@ -321,13 +325,14 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 1,
             "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
         },
     ),
     enum_row(
         "a_new_connective_fails_mypy_where_predicates_are_joined",
         Connective,
         "XOR",
-        {"core/sql/expression.py": 1},
+        {"core/sql/expression.py": 1, "core/sql/reads.py": 1},
     ),
     enum_row(
         "a_new_value_family_fails_mypy_where_what_it_allows_is_decided",

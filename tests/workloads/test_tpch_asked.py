@@ -2,6 +2,7 @@
 written in the expression vocabulary) answer exactly what the official query answers on the
 same engine, cell for cell, on DuckDB and PostgreSQL (Spark: ``test_tpch_spark.py``)."""
 
+import re
 from pathlib import Path
 
 import anyio
@@ -34,3 +35,15 @@ async def test_q5_q6_q12_q14_equal_the_official_queries_on_postgres(
     tpch_postgres: OnPostgres, tmp_path: Path
 ) -> None:
     await _expect_official_answers(tpch_postgres, tmp_path)
+
+
+def test_the_tpch_page_shows_the_catalog_files_as_they_are() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "tpch.md").read_text(encoding="utf-8")
+    shown = re.findall(r"```markdown\n(---\n.*?)```", page, re.S)
+    files = {path.read_text(encoding="utf-8") for path in CATALOG.glob("*.md")}
+    assert len(shown) == 6
+    assert set(shown) <= files
+    for name, fields in QUESTIONS.items():
+        metrics = fields["metrics"]
+        assert isinstance(metrics, list)
+        assert all(f"name: {metric}\n" in "".join(files) for metric in metrics), name

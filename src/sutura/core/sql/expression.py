@@ -159,7 +159,7 @@ class ExpressionSql:
         (DuckDB keeps none), so its values are one text on every engine."""
         value = column(read.name, self._alias(read.via))
         kind = self._types(read).value_or(None)
-        if kind is not None and kind.padded:
+        if kind is not None and kind.padded and _pads(self._dialect):
             return exp.Anonymous(this="RTRIM", expressions=[value])
         return value
 
@@ -283,8 +283,7 @@ class ExpressionSql:
             case Test():
                 return self._test(predicate)
             case StartsWith():
-                value = self.value(predicate.value)
-                return exp.StartsWith(this=value, expression=self.value(predicate.prefix))
+                return self._starts_with(predicate)
             case Junction():
                 parts = [exp.Paren(this=self.condition(p)) for p in predicate.of]
                 match predicate.op:
@@ -298,6 +297,17 @@ class ExpressionSql:
                 return _negated(self.condition(predicate.of))
             case _:
                 assert_never(predicate)
+
+    def _starts_with(self, predicate: StartsWith) -> exp.Expr:
+        """``STARTS_WITH(value, prefix)``; a constant prefix without LIKE's own characters is
+        ``value LIKE <prefix>%`` (bound), the same test, which engines run faster (DuckDB
+        reads it as a prefix scan). The pattern is built here, never written by an author."""
+        value = self.value(predicate.value)
+        prefix = predicate.prefix
+        plain = _plain_prefix(prefix)
+        if plain is None:
+            return exp.StartsWith(this=value, expression=self.value(prefix))
+        return exp.Like(this=value, expression=self.bind(plain + "%"))
 
     def _compare(self, predicate: Compare) -> exp.Expr:
         left, right = self.value(predicate.left), self.value(predicate.right)
@@ -328,6 +338,29 @@ class ExpressionSql:
                 return exp.Is(this=of, expression=exp.true())
             case _:
                 assert_never(predicate.check)
+
+
+def _plain_prefix(prefix: Expr) -> str | None:
+    """A text constant holding none of ``%``, ``_`` and ``\\``, or None."""
+    match prefix:
+        case Constant():
+            text = prefix.text
+            return None if any(ch in text for ch in "%_\\") else text
+        case Column() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets():
+            return None
+        case _:
+            assert_never(prefix)
+
+
+def _pads(dialect: Dialect) -> bool:
+    """Whether the engine pads fixed-length text with blanks (DuckDB stores none)."""
+    match dialect:
+        case Dialect.POSTGRES | Dialect.SPARK:
+            return True
+        case Dialect.DUCKDB:
+            return False
+        case _:
+            assert_never(dialect)
 
 
 def _divides(op: ArithmeticOp) -> bool:

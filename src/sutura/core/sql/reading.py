@@ -12,7 +12,7 @@ from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import FilterOp, Resolved, dimension_everywhere
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Joins, column, period_start
-from sutura.core.sql.reads import filter_value, metric_chains
+from sutura.core.sql.reads import filter_value, inner_chains, metric_chains
 
 
 def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
@@ -28,15 +28,17 @@ def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[st
 
 def joins_for(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalog) -> Joins:
     """The joins the dimensions need (LEFT, or INNER along a filtered dimension's path), then
-    those the metrics' time column, measures and required filters need (LEFT)."""
+    those the metrics' time column, measures and required filters need (LEFT, or INNER where
+    WHERE would drop a row without the related one anyway: :func:`inner_chains`)."""
     joins = Joins(catalog)
     filtered = {f.dimension for f in resolved.filters}
     for name, dimension in dimensions.items():
         for reads in expression_columns(dimension.value):
             joins.add(reads.via, inner=name in filtered)
+    inner = set(inner_chains(resolved.metrics))
     for metric in resolved.metrics:
         for chain in metric_chains(metric):
-            joins.add(chain, inner=False)
+            joins.add(chain, inner=chain in inner)
     return joins
 
 
