@@ -504,3 +504,15 @@ def test_a_hostile_constant_written_in_a_document_is_bound_exactly(
         compiled = compile_question(resolved, catalog, dialect)
         assert value in compiled.params, name
         assert compiled.sql == compile_question(plain, benign.catalog, dialect).sql
+
+
+def test_an_expression_of_lists_twelve_nodes_deep_loads_in_a_dimension() -> None:
+    inner = "{column: l_quantity}"
+    for _ in range(11):
+        inner = f"{{subtract: [{inner}, 1]}}"
+    text = LATE_LINES.replace(
+        "expression: {day_of_week: {column: l_shipdate}}\n    type: integer",
+        f"expression: {inner}\n    type: decimal",
+    )
+    late = expression_catalog(metrics__late_lines=text).metric("late_lines")
+    assert late is not None and late.dimension("weekday") is not None

@@ -192,7 +192,7 @@ def test_anchors_aliases_tags_merge_and_complex_keys_are_refused(
 
 def test_deep_nesting_is_refused_before_it_is_composed() -> None:
     text = "---\nkind: " + "[" * 40 + "]" * 40 + "\n---\n"
-    assert _sentence(text) == "metrics/revenue.md:2: the front matter nests deeper than 16 levels"
+    assert _sentence(text) == "metrics/revenue.md:2: the front matter nests deeper than 32 levels"
 
 
 @pytest.mark.parametrize(
