@@ -323,6 +323,14 @@ def test_each_problem_in_an_expression_names_the_file_line_and_key(
             "computes integer",
         ),
         (
+            "expression: {day_of_week: {column: l_shipdate}}\n    type: integer",
+            "expression: {day_of_week: {column: l_shipdate}}\n    type: integer\n"
+            '    values: ["1", "07"]',
+            "metrics/late_lines.md:21: dimensions[0].values[1]: '07' is not a value of the "
+            "declared type integer written in its one spelling: expected a number written with "
+            "digits and at most one decimal point, such as 24 or 0.05",
+        ),
+        (
             "edges: [10, 25]",
             "edges: [25, 10]",
             "metrics/late_lines.md:23: dimensions[1].expression.buckets.edges[1]: each edge must "

@@ -42,6 +42,7 @@ from sutura.core.definitions.model import (
     Term,
 )
 from sutura.core.expression.check import check_expression, check_predicate
+from sutura.core.expression.constants import canonical_text, kind_for
 from sutura.core.expression.nodes import (
     Arithmetic,
     Between,
@@ -355,6 +356,15 @@ def _dimension(doc: Document, key: str, dimension: Dimension, columns: ColumnTyp
     if not is_successful(checked):
         raise _error(doc, f"{key}.expression", checked.failure())
     typed = checked.unwrap()
+    for i, value in enumerate(dimension.values or ()):
+        spelled = canonical_text(kind_for(dimension.type), value)
+        if not is_successful(spelled) or spelled.unwrap() != value:
+            problem = (
+                f"{quoted(value)} is not a value of the declared type {dimension.type.value}"
+                f" written in its one spelling"
+                + ("" if is_successful(spelled) else f": {spelled.failure()}")
+            )
+            raise _StoppedError(doc.error(f"{key}.values[{i}]", problem))
     if typed.type.family != dimension.type:
         problem = (
             f"declared {dimension.type.value}, but the expression computes {shown_type(typed.type)}"
