@@ -15,8 +15,9 @@ Columns are looked up through a function the caller gives: the catalog resolves 
 >>> lookup = lambda column: Success(declared.get(column.name))
 >>> half = Arithmetic(op=ArithmeticOp.MULTIPLY,
 ...     operands=(Column(name="price"), Constant(kind=ConstantKind.INFERRED, text="0.5")))
->>> check_expression(half, lookup).unwrap().type
-SqlType(family=<Family.DECIMAL: 'decimal'>, precision=17, scale=3)
+>>> from sutura.core.expression.types import shown_type
+>>> shown_type(check_expression(half, lookup).unwrap().type)
+'decimal(17,3)'
 >>> check_expression(Column(name="qty"), lookup).failure().problem
 "the column 'qty' declares no type; declare it in its model to compute with it"
 """

@@ -7,8 +7,9 @@ with a space or a ``T`` is the same instant, ``True`` and ``true`` the same trut
 
 >>> canonical_text(ConstantKind.TIMESTAMP, "2013-01-01 05:00").unwrap()
 '2013-01-01T05:00:00'
->>> constant_type(Constant(kind=ConstantKind.NUMBER, text="-0.050"))
-SqlType(family=<Family.DECIMAL: 'decimal'>, precision=4, scale=3)
+>>> from sutura.core.expression.types import shown_type
+>>> shown_type(constant_type(Constant(kind=ConstantKind.NUMBER, text="-0.050")))
+'decimal(4,3)'
 >>> canonical_text(ConstantKind.NUMBER, "1e3").failure()
 'expected a number written with digits and at most one decimal point, such as 24 or 0.05'
 """
