@@ -138,8 +138,9 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "boundary/sources/introspect.py": 2,
             "core/catalog/checks/source_schema.py": 2,
             "core/catalog/draft.py": 1,
+            "core/sql/arithmetic.py": 1,
             "core/sql/compile.py": 1,
-            "core/sql/expression.py": 3,
+            "core/sql/expression.py": 2,
             "core/sql/ordering.py": 1,
         },
     ),
@@ -244,7 +245,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Modulo",
         "of: Expr",
         {
-            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/older.py": 1,
             "core/catalog/document/term.py": 1,
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 2,
@@ -260,7 +261,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Matches",
         "of: Expr",
         {
-            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/older.py": 1,
             "core/catalog/document/term.py": 1,
             "core/expression/formula.py": 2,
             "core/expression/infer.py": 1,
@@ -274,7 +275,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         ConstantKind,
         "INTERVAL",
         {
-            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/older.py": 1,
             "core/expression/constants.py": 3,
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 2,
@@ -303,7 +304,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         Comparison,
         "LIKE",
         {
-            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/older.py": 1,
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 1,
             "core/sql/expression.py": 1,

@@ -59,6 +59,13 @@ from sutura.core.expression.nodes import (
 from sutura.core.expression.problem import ColumnTypes
 from sutura.core.expression.types import MAX_PRECISION, SqlType, traits
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.sql.arithmetic import (
+    cast_decimal,
+    integer,
+    number,
+    paren,
+    quotient_sql,
+)
 from sutura.core.sql.parts import Binder, column
 
 _EXTRACTED: Final = {
@@ -140,7 +147,7 @@ class ExpressionSql:
             case Arithmetic():
                 return self._arithmetic(expr)
             case Negate():
-                return exp.Neg(this=_paren(self.value(expr.of)))
+                return exp.Neg(this=paren(self.value(expr.of)))
             case Coalesce():
                 values = [self.value(item) for item in expr.of]
                 chosen = exp.Coalesce(this=values[0], expressions=values[1:])
@@ -183,9 +190,9 @@ class ExpressionSql:
     def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
         if _divides(expr.op):
             return self._quotient(expr)
-        result = _paren(self.value(expr.operands[0]))
+        result = paren(self.value(expr.operands[0]))
         for operand in expr.operands[1:]:
-            right = _paren(self.value(operand))
+            right = paren(self.value(operand))
             match expr.op:
                 case ArithmeticOp.ADD:
                     result = exp.Add(this=result, expression=right)
@@ -206,14 +213,14 @@ class ExpressionSql:
         kinds = traits(self.type_of(left).family), traits(self.type_of(right).family)
         if not (kinds[0].exact and kinds[1].exact):
             return exp.Div(
-                this=_paren(self.value(left)),
-                expression=exp.Nullif(this=self.value(right), expression=_number("0")),
+                this=paren(self.value(left)),
+                expression=exp.Nullif(this=self.value(right), expression=number("0")),
             )
         result = self.type_of(expr)
         scale = QUOTIENT_SCALE if result.scale is None else result.scale
         right_scale = self.type_of(right).scale or 0
         precision = result.precision or MAX_PRECISION
-        return _quotient_sql(
+        return quotient_sql(
             self._dialect, self.value(left), self.value(right), (precision, scale), right_scale
         )
 
@@ -222,7 +229,7 @@ class ExpressionSql:
         kind = self.type_of(expr)
         if kind.scale is None or not traits(kind.family).exact:
             return value
-        return _cast_decimal(value, kind.precision or MAX_PRECISION, kind.scale)
+        return cast_decimal(value, kind.precision or MAX_PRECISION, kind.scale)
 
     def _case(self, expr: Case) -> exp.Expr:
         case = exp.Case()
@@ -242,7 +249,7 @@ class ExpressionSql:
             case Part.DATE_OF:
                 return exp.Cast(this=of, to=exp.DataType.build("DATE"))
             case Part.DAY_OF_WEEK:
-                return _integer(
+                return integer(
                     exp.Extract(this=exp.var(_iso_weekday(self._dialect)), expression=of)
                 )
             case (
@@ -252,7 +259,7 @@ class ExpressionSql:
                 | Part.DAY_OF_MONTH
                 | Part.HOUR_OF_DAY
             ):
-                return _integer(exp.Extract(this=exp.var(_EXTRACTED[part]), expression=of))
+                return integer(exp.Extract(this=exp.var(_EXTRACTED[part]), expression=of))
             case _:
                 assert_never(part)
 
@@ -388,24 +395,6 @@ def _negated(condition: exp.Expr) -> exp.Expr:
     return exp.not_(exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()]))
 
 
-def _paren(value: exp.Expr) -> exp.Expr:
-    """``value``, parenthesised when it is an operation (sqlglot writes the tree as built)."""
-    return exp.Paren(this=value) if isinstance(value, exp.Binary) else value
-
-
-def _number(text: str) -> exp.Expr:
-    """A number the compiler writes itself (a power of ten, zero), never an author's."""
-    return exp.Literal.number(text)
-
-
-def _integer(value: exp.Expr) -> exp.Expr:
-    return exp.Cast(this=value, to=exp.DataType.build("INT"))
-
-
-def _cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
-    return exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
-
-
 def _iso_weekday(dialect: Dialect) -> str:
     """The EXTRACT field of the ISO day of the week (1 Monday … 7 Sunday)."""
     match dialect:
@@ -415,47 +404,3 @@ def _iso_weekday(dialect: Dialect) -> str:
             return "DAYOFWEEK_ISO"
         case _:
             assert_never(dialect)
-
-
-def _quotient_sql(
-    dialect: Dialect,
-    left: exp.Expr,
-    right: exp.Expr,
-    result: tuple[int, int],
-    right_scale: int,
-) -> exp.Expr:
-    """``left / right`` cut toward zero at ``scale`` places, by integer division.
-
-    The dividend is first multiplied by ``10^scale`` (exact: the quotient's scale is at least
-    the dividend's); PostgreSQL's ``DIV`` and Spark's ``DIV`` divide decimals exactly and cut
-    toward zero; DuckDB divides 128-bit integers, so both sides are first scaled to integers.
-    ``result`` is the quotient's precision and scale.
-    """
-    precision, scale = result
-    zero = _number("0")
-    match dialect:
-        case Dialect.DUCKDB:
-            hugeint = exp.DataType.build("HUGEINT", dialect="duckdb")
-            dividend: exp.Expr = exp.Cast(
-                this=exp.Mul(
-                    this=_paren(left), expression=_number(str(10 ** (scale + right_scale)))
-                ),
-                to=hugeint,
-            )
-            divisor = exp.Cast(
-                this=exp.Mul(this=_paren(right), expression=_number(str(10**right_scale))),
-                to=hugeint,
-            )
-            whole: exp.Expr = exp.IntDiv(
-                this=dividend, expression=exp.Nullif(this=divisor, expression=zero)
-            )
-        case Dialect.POSTGRES | Dialect.SPARK:
-            dividend = exp.Mul(this=_paren(left), expression=_number(str(10**scale)))
-            whole = exp.IntDiv(
-                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)
-            )
-        case _:
-            assert_never(dialect)
-    unit = _number("0." + "0" * (scale - 1) + "1") if scale else _number("1")
-    scaled = exp.Mul(this=_cast_decimal(whole, MAX_PRECISION, 0), expression=unit)
-    return _cast_decimal(scaled, precision, scale)

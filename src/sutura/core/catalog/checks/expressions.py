@@ -17,9 +17,9 @@ import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.checks.older import older_filter
 from sutura.core.catalog.checks.paths import step_key, walk
 from sutura.core.catalog.document.parse import Document
-from sutura.core.catalog.document.term import own_column
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import (
     Aggregate,
@@ -44,24 +44,7 @@ from sutura.core.definitions.model import (
 from sutura.core.expression.check import check_expression, check_predicate
 from sutura.core.expression.constants import canonical_text, kind_for
 from sutura.core.expression.nodes import (
-    Arithmetic,
-    Between,
-    Buckets,
-    Case,
-    Coalesce,
     Column,
-    Compare,
-    Comparison,
-    Constant,
-    ConstantKind,
-    DatePart,
-    Expr,
-    Junction,
-    Member,
-    Negate,
-    Not,
-    StartsWith,
-    Test,
 )
 from sutura.core.expression.problem import ColumnTypes, ExpressionError
 from sutura.core.expression.types import (
@@ -268,7 +251,7 @@ def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes)
         case FilterEquals() | FilterNotEquals() | FilterIsTrue() | FilterIsNotNull():
             return rule  # the older forms: their columns are checked with the metric
         case FilterPredicate():
-            older = _older_filter(rule, columns)
+            older = older_filter(rule, columns)
             if older is not None:
                 return older
             checked = check_predicate(rule.predicate, columns)
@@ -277,74 +260,6 @@ def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes)
             return FilterPredicate(predicate=checked.unwrap())
         case _:
             assert_never(rule)
-
-
-def _older_filter(rule: FilterPredicate, columns: ColumnTypes) -> RequiredFilter | None:
-    """The older ``equals``/``not_equals`` form of a column compared with text, if it is one."""
-    predicate = rule.predicate
-    match predicate:
-        case Compare():
-            return _older_comparison(predicate, columns)
-        case Between() | Member() | Test() | StartsWith() | Junction() | Not():
-            return None
-        case _:
-            assert_never(predicate)
-
-
-def _older_comparison(predicate: Compare, columns: ColumnTypes) -> RequiredFilter | None:
-    sides = _column_and_text(predicate.left, predicate.right) or _column_and_text(
-        predicate.right, predicate.left
-    )
-    if sides is None:
-        return None
-    name, text = sides
-    found = columns(Column(name=name))
-    if not is_successful(found) or not _text_or_untyped(found.unwrap()):
-        return None
-    match predicate.op:
-        case Comparison.EQUALS:
-            return FilterEquals(column=name, value=text)
-        case Comparison.NOT_EQUALS:
-            return FilterNotEquals(column=name, value=text)
-        case (
-            Comparison.LESS_THAN
-            | Comparison.AT_MOST
-            | Comparison.GREATER_THAN
-            | Comparison.AT_LEAST
-        ):
-            return None
-        case _:
-            assert_never(predicate.op)
-
-
-def _column_and_text(column: Expr, constant: Expr) -> tuple[str, str] | None:
-    """(name, text) when ``column`` is an own-model column and ``constant`` text, bare or not."""
-    name = own_column(column)
-    match constant:
-        case Constant():
-            text = _text_of(constant)
-            return None if name is None or text is None else (name, text)
-        case Column() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets():
-            return None
-        case _:
-            assert_never(constant)
-
-
-def _text_of(constant: Constant) -> str | None:
-    match constant.kind:
-        case ConstantKind.TEXT | ConstantKind.INFERRED:
-            return None if "\x00" in constant.text else constant.text
-        case (
-            ConstantKind.NUMBER | ConstantKind.DATE | ConstantKind.TIMESTAMP | ConstantKind.BOOLEAN
-        ):
-            return None
-        case _:
-            assert_never(constant.kind)
-
-
-def _text_or_untyped(declared: SqlType | None) -> bool:
-    """Whether a column of this type compares with text the older way (bound as text)."""
-    return declared is None or traits(declared.family).text
 
 
 def _dimension(doc: Document, key: str, dimension: Dimension, columns: ColumnTypes) -> Dimension:
