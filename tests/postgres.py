@@ -31,6 +31,7 @@ _PROBE_SECONDS = 2  # libpq's smallest connect_timeout
 # DuckDB column types of the example data, and the PostgreSQL types that read back the same.
 _TYPES = {"INTEGER": "integer", "BIGINT": "bigint", "VARCHAR": "text", "DATE": "date"}
 _TYPES |= {"BOOLEAN": "boolean", "DOUBLE": "double precision"}
+_TYPES |= {"TIMESTAMP WITH TIME ZONE": "timestamptz", "TIMESTAMP": "timestamp"}
 
 
 def server_dsn() -> str:

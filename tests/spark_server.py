@@ -52,6 +52,7 @@ _START_SECONDS: Final = 240
 _TYPES: Final = {
     **{"INTEGER": "INT", "BIGINT": "BIGINT", "VARCHAR": "STRING", "DATE": "DATE"},
     **{"BOOLEAN": "BOOLEAN", "DOUBLE": "DOUBLE"},
+    **{"TIMESTAMP WITH TIME ZONE": "TIMESTAMP", "TIMESTAMP": "TIMESTAMP_NTZ"},
 }
 _SESSIONS: "dict[str, SparkSession]" = {}
 

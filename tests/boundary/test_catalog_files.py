@@ -159,7 +159,7 @@ def test_each_file_reports_its_first_problem_and_every_file_is_reported(tmp_path
     )
     assert _sentences(directory) == [
         "metrics/revenue.md:7: measure.simple.aggregate: "
-        "expected one of sum, count, count_distinct, min, max, avg",
+        "expected one of sum, count, count_distinct, min, max, avg, median, percentile",
         "models/orders.md:2: kind: expected one of model, relationship, metric, glossary, caveat,"
         " not_defined, example",
     ]

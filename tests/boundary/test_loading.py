@@ -67,7 +67,7 @@ def test_catalog_problems_name_files_relative_to_the_catalog_after_one_line_nami
     assert _problems({"SUTURA_CONFIG_DIR": str(config)}) == [
         f"catalog {catalog_dir}: 1 problem; files are named relative to this directory",
         "revenue.md:7: measure.simple.aggregate: expected one of sum, count, count_distinct, "
-        "min, max, avg",
+        "min, max, avg, median, percentile",
     ]
 
 

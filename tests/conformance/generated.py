@@ -15,24 +15,53 @@ from tests.conformance.pack import PACK, Case, text_half_without_source, tuned
 from tests.services import call
 
 ORDERS_METRICS = (
-    "active_customers", "average_order_value", "first_order_day", "largest_order",
-    "last_order_day", "mean_order_amount", "order_count", "orders_per_return",
-    "orders_per_return_strict", "return_rate", "returned_revenue", "revenue",
-    "revenue_per_return", "smallest_order",
+    "active_customers", "amount_mix", "average_order_value", "first_order_day", "largest_order",
+    "last_order_day", "mean_order_amount", "mean_third", "net_amount", "order_count",
+    "orders_per_return", "orders_per_return_strict", "picky_orders", "return_rate",
+    "returned_revenue", "revenue", "revenue_per_return", "smallest_order",
 )  # fmt: skip
+PARCEL_METRICS = ("heavy_share", "median_weight", "weight_p90")
+"""Metrics of the parcels, timed by their own instant (they may be asked together)."""
 DERIVED = (
     "net_revenue", "orders_per_signup", "revenue_per_active_customer",
     "revenue_per_active_customer_strict",
 )  # fmt: skip
-METRICS = (*ORDERS_METRICS, *DERIVED, "signups", "status_total")
+METRICS = (
+    *ORDERS_METRICS, *PARCEL_METRICS, *DERIVED, "hub_scans", "parcel_weight", "signups",
+    "status_total",
+)  # fmt: skip
 """Every metric of the conformance catalog (a test holds this to the catalog)."""
-ADDITIVE = ("order_count", "returned_revenue", "revenue", "net_revenue", "signups")
+ADDITIVE = (
+    "order_count", "returned_revenue", "revenue", "net_revenue", "signups", "amount_mix",
+    "net_amount", "picky_orders", "hub_scans", "parcel_weight",
+)  # fmt: skip
 """The metrics a window may add up."""
 DIMENSIONS = {
     "region": ("north", "south", "east", "west", "nowhere"),
     "channel": ("web", "store", "phone", "fax"),
     "segment": ("consumer", "business", "government"),
 }
+EXPRESSION_DIMENSIONS = {
+    "carrier": ("dhl", "dpd", "ups", "fedex"),
+    "carrier_or_none": ("dhl", "dpd", "none", "ups", "fedex"),
+    "weight_band": ("heavy", "light", "medium", "huge"),
+    "ship_weekday": ("1", "2", "3", "4", "5", "6", "7", "8"),
+    "ship_hour": ("0",),
+    "ship_day": ("2024-01-01",),
+    "hub": ("north-east", "north-hub", "south", "west"),
+    "scan_hour": ("0",),
+    "size": ("small",),
+    "status_group": ("open",),
+    "month_of_year": ("1",),
+    "order_year": ("2024",),
+    "order_quarter": ("2024-01-01",),
+    "order_month": ("2024-01-01",),
+    "day_of_month": ("1",),
+    "iso_week": ("1",),
+}
+"""The dimensions of the metrics written in the expression vocabulary (one value none allows
+where a dimension is group by only), drawn when such a metric is."""
+ALL_DIMENSIONS = {**DIMENSIONS, **EXPRESSION_DIMENSIONS}
 GRAINS = ("day", "week", "month", "quarter", "year")
 # The example's rows span 2023 to 2025; the pack adds a few in January 2026.
 DAYS = st.dates(datetime.date(2022, 11, 1), datetime.date(2026, 3, 1))
@@ -55,10 +84,10 @@ def _range(draw: st.DrawFn, grain: str) -> dict[str, object]:
 
 
 @st.composite
-def _filter(draw: st.DrawFn) -> dict[str, object]:
+def _filter(draw: st.DrawFn, pool: dict[str, tuple[str, ...]]) -> dict[str, object]:
     """A filter of any operator, on values the dimension allows or not."""
-    dimension = draw(st.sampled_from(sorted(DIMENSIONS)))
-    values = st.sampled_from(DIMENSIONS[dimension])
+    dimension = draw(st.sampled_from(sorted(pool)))
+    values = st.sampled_from(pool[dimension])
     op = draw(st.sampled_from(("eq", "in", "not_in")))
     if op == "eq":
         return {"op": op, "dimension": dimension, "value": draw(values)}
@@ -70,11 +99,17 @@ def _filter(draw: st.DrawFn) -> dict[str, object]:
 def _metrics(draw: st.DrawFn) -> list[str]:
     """Mostly metrics that may be asked together (a derived metric alone, or metrics of the
     orders model); sometimes any, which the catalog may refuse."""
-    match draw(st.integers(0, 9)):
+    match draw(st.integers(0, 11)):
         case 0:
             return draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=3, unique=True))
         case 1 | 2:
             return [draw(st.sampled_from((*DERIVED, "signups")))]
+        case 10:
+            return draw(
+                st.lists(st.sampled_from(PARCEL_METRICS), min_size=1, max_size=2, unique=True)
+            )
+        case 11:
+            return [draw(st.sampled_from(("hub_scans", "parcel_weight")))]
         case _:
             return draw(
                 st.lists(st.sampled_from(ORDERS_METRICS), min_size=1, max_size=3, unique=True)
@@ -88,10 +123,11 @@ def questions(draw: st.DrawFn) -> dict[str, object]:
     grain = draw(st.sampled_from(GRAINS))
     question: dict[str, object] = {"metrics": metrics, "grain": grain}
     question["range"] = draw(_range(grain))
-    dimensions = draw(st.lists(st.sampled_from(sorted(DIMENSIONS)), max_size=2, unique=True))
+    pool = _pool(metrics)
+    dimensions = draw(st.lists(st.sampled_from(sorted(pool)), max_size=2, unique=True))
     if dimensions:
         question["dimensions"] = dimensions
-    filters = draw(st.lists(_filter(), max_size=2))
+    filters = draw(st.lists(_filter(pool), max_size=2))
     if filters:
         question["filters"] = filters
     additive = all(m in ADDITIVE for m in metrics)
@@ -120,6 +156,14 @@ def questions(draw: st.DrawFn) -> dict[str, object]:
             top["per"] = "period"
         question["top"] = top
     return question
+
+
+def _pool(metrics: list[str]) -> dict[str, tuple[str, ...]]:
+    """The dimensions a question over ``metrics`` draws on: the orders' three, and the
+    expression metrics' own when one is asked."""
+    expression = {"amount_mix", "mean_third", "net_amount", "picky_orders", "hub_scans"}
+    expression |= {"parcel_weight", *PARCEL_METRICS}
+    return ALL_DIMENSIONS if expression & set(metrics) else DIMENSIONS
 
 
 async def asked(service: Service, question: dict[str, object]) -> object:

@@ -56,6 +56,32 @@ INSERT INTO orders VALUES
 """
 
 
+# Parcels (one per order, a second line for every third order) and the scans of each parcel at
+# hubs, derived from the orders by integer arithmetic alone: instants, decimals of scale 3,
+# NULL carriers, hub names that begin alike, and a key of two columns for the scans to join on.
+PACK_TABLES = """
+SET TimeZone = 'UTC';
+CREATE TABLE parcels AS
+SELECT o.order_id, CAST(l.line_no AS INTEGER) AS line_no,
+       CAST(CAST(o.ordered_on AS TIMESTAMP) + to_hours((o.order_id * 7 + l.line_no) % 24)
+            + to_minutes(o.order_id % 60) AS TIMESTAMPTZ) AS shipped_at,
+       CAST(((o.order_id * 37 + l.line_no * 11) % 1200) * 0.01 AS DECIMAL(8, 3)) AS weight_kg,
+       CASE (o.order_id + l.line_no) % 4 WHEN 0 THEN 'ups' WHEN 1 THEN 'dhl' WHEN 2 THEN 'dpd'
+       END AS carrier
+FROM orders AS o, (VALUES (1), (2)) AS l(line_no)
+WHERE l.line_no = 1 OR o.order_id % 3 = 0
+ORDER BY o.order_id, l.line_no;
+CREATE TABLE scans AS
+SELECT CAST(row_number() OVER (ORDER BY p.order_id, p.line_no, h.hop) AS INTEGER) AS scan_id,
+       p.order_id, p.line_no, p.shipped_at + to_hours(h.hop * 5) AS scanned_at,
+       CASE (p.order_id + h.hop) % 3 WHEN 0 THEN 'north-hub' WHEN 1 THEN 'north-east'
+            ELSE 'south' END AS hub
+FROM parcels AS p, (VALUES (0), (1), (2)) AS h(hop)
+WHERE h.hop <= p.order_id % 3
+ORDER BY scan_id;
+"""
+
+
 class Case(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One example question and what it must come to."""
 
@@ -124,14 +150,17 @@ async def ask(
 
 
 def add_pack_rows(database: Path) -> None:
-    """Add :data:`PACK_ROWS` to the example database (before any engine copies it)."""
+    """Add :data:`PACK_ROWS` and :data:`PACK_TABLES` to the example database (before any
+    engine copies it)."""
     with duckdb.connect(str(database)) as connection:
         connection.execute(PACK_ROWS)
+        connection.execute(PACK_TABLES)
 
 
 def oracle_rows(database: Path) -> dict[str, Rows]:
     """The rows of every oracle, by question name, read from the example database directly."""
     with duckdb.connect(str(database), read_only=True) as connection:
+        connection.execute("SET TimeZone = 'UTC'")
         return {
             oracle.stem: [
                 [cell_text(value) for value in row]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import assert_never
 
 import anyio
+import msgspec
 import pytest
 
 from sutura.boundary.catalog_files import load_catalog
@@ -15,11 +16,22 @@ from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
+    ExpressionTerm,
     Measure,
+    Metric,
     RatioMeasure,
     SimpleMeasure,
     Term,
     ZeroDenominator,
+)
+from sutura.core.expression.nodes import (
+    ArithmeticOp,
+    Check,
+    Comparison,
+    Connective,
+    ConstantKind,
+    Membership,
+    Part,
 )
 from sutura.core.nouns.answer import Refused
 from sutura.core.nouns.grain import Grain
@@ -157,10 +169,70 @@ def test_the_pack_asks_every_aggregate_count_if_and_both_zero_denominator_rules(
     asked = {name for case in PACK.questions for name in _metrics(case.question)}
     measures = [m.measure for m in catalog.metrics if m.name in asked]
     terms = [t for m in measures for t in _terms(m)]
-    assert {t.aggregate for t in terms if isinstance(t, AggregateTerm)} == set(Aggregate)
+    aggregates = {t.aggregate for t in terms if isinstance(t, AggregateTerm | ExpressionTerm)}
+    assert aggregates == set(Aggregate)
     assert any(isinstance(t, CountIfTerm) for t in terms)
     rules = {m.zero_denominator for m in measures if isinstance(m, RatioMeasure)}
     assert rules == set(ZeroDenominator)
+
+
+def test_the_pack_asks_every_node_of_the_expression_vocabulary(tmp_path: Path) -> None:
+    write_example(tmp_path, orders=200)
+    for document in EXTRA_CATALOG.glob("*.md"):
+        shutil.copy(document, tmp_path / CATALOG / document.name)
+    catalog = load_catalog(tmp_path / CATALOG, "conformance").unwrap().catalog
+    seen: set[str] = set()
+    for case in PACK.questions:
+        asked = {*_listed(case.question, "dimensions")}
+        asked |= {str(f["dimension"]) for f in _filters(case.question)}
+        for name in _metrics(case.question):
+            metric = catalog.metric(name)
+            if metric is not None:
+                seen |= _kinds(_read_when_asked(metric, asked))
+    vocabulary = {f"part:{p.value}" for p in Part} | {f"arithmetic:{o.value}" for o in ArithmeticOp}
+    vocabulary |= {f"compare:{c.value}" for c in Comparison} | {f"test:{c.value}" for c in Check}
+    vocabulary |= {f"member:{m.value}" for m in Membership}
+    vocabulary |= {f"junction:{j.value}" for j in Connective}
+    vocabulary |= {f"constant:{k.value}" for k in ConstantKind if k is not ConstantKind.INFERRED}
+    vocabulary |= {"column:via", "negate", "coalesce", "case", "buckets", "between", "not"}
+    vocabulary |= {"starts_with", "time_via", "predicate", "expression"}
+    assert vocabulary - seen == set()
+
+
+def _read_when_asked(metric: Metric, asked: set[str]) -> object:
+    """What a question over ``metric`` reads: its measure, filters, time column's chain, and
+    the dimensions asked (as plain values, every node tagged by its kind)."""
+    dimensions = [d for d in metric.dimensions if d.name in asked]
+    read = msgspec.structs.replace(metric, dimensions=tuple(dimensions))
+    return msgspec.to_builtins(read)
+
+
+def _kinds(value: object) -> set[str]:
+    """The kind of every tagged node in ``value``, with its operator, part or test."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        kind = value.get("type")
+        detail = next((value[k] for k in ("op", "part", "check", "kind") if k in value), None)
+        if kind == "column":
+            found.add("column:via" if value.get("via") else "column")
+        elif isinstance(kind, str):
+            found.add(f"{kind}:{detail}" if isinstance(detail, str) else kind)
+        if value.get("time_via"):
+            found.add("time_via")
+        if value.get("expression") is not None and "name" in value:
+            found.add("expression")
+        for item in value.values():
+            found |= _kinds(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            found |= _kinds(item)
+    return found
+
+
+def _listed(question: dict[str, object], key: str) -> list[str]:
+    values = question.get(key, [])
+    assert isinstance(values, list)
+    return [str(value) for value in values]
 
 
 def _terms(measure: Measure) -> list[Term]:

@@ -6,12 +6,14 @@ parameters (one per line, typed), then the statement exactly as compiled. Run py
 """
 
 import datetime
+import decimal
 import json
 from pathlib import Path
 
 import msgspec
 import pytest
 
+from sutura.core.catalog.pinning.digests import pin
 from sutura.core.definitions.model import Derived, DerivedOp, ZeroDenominator
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.grain import Grain
@@ -19,6 +21,7 @@ from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery
+from tests.core.expression_samples import expression_catalog
 from tests.core.sample_catalog import CATALOG, PINNED, TODAY, question, resolved
 
 HERE = Path(__file__).parent
@@ -135,8 +138,40 @@ DERIVED_CASES: dict[str, dict[str, object]] = {
 }
 CASES.update(DERIVED_CASES)
 
+# Expressions, compiled against the line items of tests/core/expression_samples.py: columns and
+# time reached along relationships, arithmetic, predicates, date parts, buckets, coalesce, a
+# percentile over ranked rows, every constant bound.
+EXPRESSION_PINNED = pin(expression_catalog(), "v", "UTC")
+EXPRESSION_CASES: dict[str, dict[str, object]] = {
+    "expression_promo_revenue_by_month_and_shipmode": {
+        "metrics": ["promo_revenue"],
+        "dimensions": ["shipmode"],
+        "filters": [{"op": "in", "dimension": "shipmode", "values": ["MAIL", "SHIP"]}],
+    },
+    "expression_late_lines_by_year_weekday_size_and_priority": {
+        "metrics": ["late_lines"],
+        "grain": "year",
+        "dimensions": ["weekday", "size", "priority"],
+        "top": {"n": 5, "by": "late_lines"},
+    },
+    "expression_top_size_of_each_year_ranked_by_its_column": {
+        "metrics": ["late_lines"],
+        "grain": "year",
+        "dimensions": ["size"],
+        "top": {"n": 1, "by": "late_lines", "per": "period"},
+    },
+    "expression_percentile_of_a_quotient_by_year": {
+        "metrics": ["median_price"],
+        "grain": "year",
+    },
+}
+CASES.update(EXPRESSION_CASES)
+
 
 def _resolved(case: str) -> Resolved:
+    if case in EXPRESSION_CASES:
+        asked = question(**EXPRESSION_CASES[case])
+        return resolve_question(asked, EXPRESSION_PINNED, LimitsSettings(), TODAY).unwrap()
     if case in DERIVED_CASES:
         asked = question(**DERIVED_CASES[case])
         return resolve_question(asked, DERIVED_PINNED, LimitsSettings(), TODAY).unwrap()
@@ -146,6 +181,8 @@ def _resolved(case: str) -> Resolved:
 def _param(value: object) -> str:
     if isinstance(value, datetime.date):
         return f"date {value.isoformat()}"
+    if isinstance(value, decimal.Decimal):
+        return f"Decimal {value}"
     return f"{type(value).__name__} {json.dumps(value)}"
 
 
@@ -165,6 +202,8 @@ def test_compiled_sql_matches_its_golden_file(
     case: str, dialect: Dialect, update_golden: bool
 ) -> None:
     catalog = DERIVED_PINNED.catalog if case in DERIVED_CASES else CATALOG
+    if case in EXPRESSION_CASES:
+        catalog = EXPRESSION_PINNED.catalog
     compiled = compile_question(_resolved(case), catalog, dialect)
     text = _golden_text(case, dialect, compiled)
     path = HERE / f"{case}.{dialect}.sql"

@@ -10,20 +10,22 @@ import anyio
 import pytest
 
 from sutura import api
-from sutura.boundary.example import CATALOG, write_example
+from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.core.tool.reply import Answered
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
-from tests.conformance.pack import EXTRA_CATALOG
+from tests.conformance.pack import EXTRA_CATALOG, add_pack_rows
 
 QUARTERS = {"grain": "quarter", "range": {"start": "2024-01-01", "end": "2025-01-01"}}
 
 
 @pytest.fixture(scope="module")
 def derived_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example with the conformance pack's metrics, derived ones among them."""
+    """The example with the conformance pack's metrics, derived ones among them (and the
+    pack's rows and tables, which some of them read)."""
     target = tmp_path_factory.mktemp("derived")
     write_example(target, orders=1500)
+    add_pack_rows(target / DATABASE)
     for document in EXTRA_CATALOG.glob("*.md"):
         shutil.copy(document, target / CATALOG / document.name)
     return target

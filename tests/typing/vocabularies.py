@@ -23,9 +23,21 @@ from sutura.core.catalog.document.parse import DocumentKind
 from sutura.core.definitions import audience, knowledge
 from sutura.core.definitions import model as catalog_model
 from sutura.core.definitions.model import Aggregate, DerivedOp, ZeroDenominator
+from sutura.core.expression import nodes as expression_nodes
+from sutura.core.expression.nodes import (
+    ArithmeticOp,
+    Check,
+    Comparison,
+    Connective,
+    ConstantKind,
+    Membership,
+    Part,
+)
+from sutura.core.expression.types import Family
 from sutura.core.nouns import answer
 from sutura.core.nouns import question as question_model
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.physical import PhysicalSchema
 from sutura.core.nouns.prose import CatalogProse
@@ -125,19 +137,21 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {
             "core/nouns/dialect.py": 1,
             "boundary/sources/introspect.py": 2,
+            "core/sql/arithmetic.py": 1,
+            "core/sql/expression.py": 2,
         },
     ),
     enum_row(
         "a_new_filter_operator_fails_mypy_where_the_where_clause_is_built",
         FilterOp,
         "LIKE",
-        {"core/sql/compile.py": 1},
+        {"core/sql/reading.py": 1},
     ),
     enum_row(
         "a_new_sort_direction_fails_mypy_where_top_orders_rows",
         Direction,
         "RANDOM",
-        {"core/sql/compile.py": 1},
+        {"core/sql/ordering.py": 1},
     ),
     enum_row(
         "a_new_grain_fails_mypy_where_periods_are_computed_and_truncated",
@@ -146,34 +160,47 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {"core/question/periods.py": 3, "core/sql/parts.py": 1, "core/question/resolve.py": 1},
     ),
     enum_row(
-        "a_new_aggregate_fails_mypy_where_terms_become_sql",
+        "a_new_aggregate_fails_mypy_where_terms_are_built_checked_and_become_sql",
         Aggregate,
-        "MEDIAN",
-        {"core/sql/measures.py": 1},
+        "MODE",
+        {
+            "core/catalog/checks/expressions.py": 2,
+            "core/catalog/document/term.py": 3,
+            "core/sql/measures.py": 1,
+            "core/sql/ranked.py": 1,
+        },
     ),
     enum_row(
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
         ZeroDenominator,
         "YIELDS_ZERO",
-        {"core/sql/combine.py": 1},
+        {"core/catalog/view/formula.py": 1, "core/sql/combine.py": 1},
     ),
     enum_row(
         "a_new_derived_op_fails_mypy_where_derived_values_are_computed",
         DerivedOp,
         "QUOTIENT",
         {
-            "core/sql/combine.py": 1,
             "core/catalog/document/derived.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/question/resolve.py": 1,
+            "core/sql/combine.py": 1,
         },
     ),
     union_row(
         "a_new_term_fails_mypy_where_terms_are_checked_and_compiled",
         catalog_model,
         "Term",
-        "PercentileTerm",
+        "WeightedTerm",
         "column: str",
-        {"core/catalog/checks/catalog.py": 1, "core/sql/measures.py": 2},
+        {
+            "core/catalog/checks/catalog.py": 1,
+            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
+            "core/sql/measures.py": 2,
+            "core/sql/ranked.py": 4,
+        },
     ),
     union_row(
         "a_new_measure_fails_mypy_where_measures_are_checked_and_compiled",
@@ -183,9 +210,13 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "term: Term",
         {
             "core/catalog/checks/catalog.py": 1,
-            "core/sql/measures.py": 2,
+            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
             "core/question/resolve.py": 1,
             "core/sql/compile.py": 1,
+            "core/sql/measures.py": 2,
+            "core/sql/ranked.py": 2,
         },
     ),
     union_row(
@@ -194,7 +225,124 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "RequiredFilter",
         "FilterIsFalse",
         "column: str",
-        {"core/catalog/checks/catalog.py": 1, "core/sql/parts.py": 1, "core/sql/plan.py": 1},
+        {
+            "core/catalog/checks/catalog.py": 1,
+            "core/catalog/checks/expressions.py": 1,
+            "core/catalog/checks/paths.py": 1,
+            "core/catalog/view/formula.py": 1,
+            "core/sql/expression.py": 1,
+            "core/sql/plan.py": 1,
+            "core/sql/reads.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_expression_node_fails_mypy_where_expressions_are_typed_shown_and_compiled",
+        expression_nodes,
+        "Expr",
+        "Modulo",
+        "of: Expr",
+        {
+            "core/catalog/checks/older.py": 1,
+            "core/catalog/document/term.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 2,
+            "core/expression/nodes.py": 2,
+            "core/sql/expression.py": 2,
+            "core/sql/reads.py": 1,
+        },
+    ),
+    union_row(
+        "a_new_predicate_node_fails_mypy_where_predicates_are_typed_shown_and_compiled",
+        expression_nodes,
+        "Predicate",
+        "Matches",
+        "of: Expr",
+        {
+            "core/catalog/checks/older.py": 1,
+            "core/catalog/document/term.py": 1,
+            "core/expression/formula.py": 2,
+            "core/expression/infer.py": 1,
+            "core/expression/nodes.py": 1,
+            "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_constant_kind_fails_mypy_where_constants_are_checked_bound_and_shown",
+        ConstantKind,
+        "INTERVAL",
+        {
+            "core/catalog/checks/older.py": 1,
+            "core/expression/constants.py": 3,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 2,
+            "core/sql/expression.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_arithmetic_operator_fails_mypy_where_it_is_typed_shown_and_compiled",
+        ArithmeticOp,
+        "MODULO",
+        {
+            "core/catalog/document/expression.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 2,
+        },
+    ),
+    enum_row(
+        "a_new_date_part_fails_mypy_where_it_is_typed_and_compiled",
+        Part,
+        "MINUTE_OF_HOUR",
+        {"core/expression/infer.py": 1, "core/sql/expression.py": 1},
+    ),
+    enum_row(
+        "a_new_comparison_fails_mypy_where_it_is_typed_shown_and_compiled",
+        Comparison,
+        "LIKE",
+        {
+            "core/catalog/checks/older.py": 1,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_membership_fails_mypy_where_it_is_shown_and_compiled",
+        Membership,
+        "ANY_OF",
+        {"core/expression/formula.py": 1, "core/sql/expression.py": 1, "core/sql/reads.py": 1},
+    ),
+    enum_row(
+        "a_new_value_test_fails_mypy_where_it_is_typed_shown_and_compiled",
+        Check,
+        "IS_FALSE",
+        {
+            "core/catalog/document/term.py": 2,
+            "core/expression/formula.py": 1,
+            "core/expression/infer.py": 1,
+            "core/sql/expression.py": 1,
+            "core/sql/reads.py": 1,
+        },
+    ),
+    enum_row(
+        "a_new_connective_fails_mypy_where_predicates_are_joined",
+        Connective,
+        "XOR",
+        {"core/sql/expression.py": 1, "core/sql/reads.py": 1},
+    ),
+    enum_row(
+        "a_new_value_family_fails_mypy_where_what_it_allows_is_decided",
+        Family,
+        "INTERVAL",
+        {"core/expression/constants.py": 1, "core/expression/types.py": 1},
+    ),
+    enum_row(
+        "a_new_formulas_setting_fails_mypy_where_the_view_decides_what_it_shows",
+        Formulas,
+        "SUMMARIZED_FORMULAS",
+        {"core/nouns/formulas.py": 1},
     ),
     enum_row(
         "a_new_document_kind_fails_mypy_where_documents_are_parsed",
@@ -236,7 +384,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Definition",
         "Glossary",
         "name: str",
-        {"core/catalog/checks/catalog.py": 1},
+        {"boundary/catalog_files.py": 1, "core/catalog/checks/catalog.py": 1},
     ),
     union_row(
         "a_new_outcome_fails_mypy_where_both_halves_are_rendered",

@@ -3,10 +3,12 @@
 
 from pathlib import Path
 
+import anyio
 import pytest
 
-from tests.workloads.engines import OnDuckDB, OnSpark, fetch_cells
+from tests.workloads.engines import OnDuckDB, OnSpark, deployment, fetch_cells
 from tests.workloads.tpch import probe
+from tests.workloads.tpch.asked import CATALOG, QUESTIONS, sutura_answers
 from tests.workloads.tpch.oracle import official_answer
 from tests.workloads.tpch.queries import QUERIES
 
@@ -34,3 +36,13 @@ async def test_sutura_answers_over_the_raw_tables_on_spark(
 ) -> None:
     rows = await probe.sutura_rows(tpch_spark, tmp_path)
     assert rows == probe.official(tpch_spark).rows
+
+
+@pytest.mark.anyio
+async def test_q5_q6_q12_q14_asked_of_sutura_equal_the_official_queries_on_spark(
+    tpch_spark: OnSpark, tmp_path: Path
+) -> None:
+    with anyio.fail_after(240):
+        answers = await sutura_answers(deployment(tmp_path, CATALOG, tpch_spark))
+    for name in QUESTIONS:
+        assert answers[name] == official_answer(name, tpch_spark).rows, name

@@ -13,6 +13,7 @@ import os
 import stat
 from functools import partial
 from pathlib import Path
+from typing import assert_never
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -21,6 +22,8 @@ from sutura.core.catalog.checks.catalog import REFERENCE_DAY, check_catalog
 from sutura.core.catalog.document.parse import Document, parse_document
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
 from sutura.core.catalog.pinning.digests import pin
+from sutura.core.definitions.knowledge import Caveat, GlossaryTerm, NotDefined, WorkedExample
+from sutura.core.definitions.model import Derived, Metric, Model, Relationship
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import LimitsSettings
@@ -135,9 +138,34 @@ class CatalogRead(Frozen, frozen=True, dict=True):
         return None if model is None else self._by_definition.get(id(model))
 
     def metric_document(self, name: str) -> Document | None:
-        """The document that defines the metric ``name``."""
-        metric = self.pinned.catalog.metric(name)
-        return None if metric is None else self._by_definition.get(id(metric))
+        """The document that defines the metric ``name`` (by name: checking settles a metric's
+        expressions into a new value, so its identity is not its document's)."""
+        if self.pinned.catalog.metric(name) is None:
+            return None
+        return self._metrics_by_name.get(name)
+
+    @functools.cached_property
+    def _metrics_by_name(self) -> dict[str, Document]:
+        """Each metric's first document, by name."""
+        index: dict[str, Document] = {}
+        for doc in self.documents:
+            definition = doc.definition
+            match definition:
+                case Metric():
+                    index.setdefault(definition.name, doc)
+                case (
+                    Model()
+                    | Relationship()
+                    | Derived()
+                    | GlossaryTerm()
+                    | Caveat()
+                    | NotDefined()
+                    | WorkedExample()
+                ):
+                    pass
+                case _:
+                    assert_never(definition)
+        return index
 
     @functools.cached_property
     def _by_definition(self) -> dict[int, Document]:

@@ -82,6 +82,7 @@ class Prompts:
                 tools=shown,
                 operator_instructions=self._instructions,
                 extents=self._extents,
+                formulas=settings.prompt.formulas,
             )
             self._kept[key] = prompt
         return prompt

@@ -64,6 +64,7 @@ class Views:
         self._pinned = pinned
         self._extents = extents
         self._prose = settings.prompt.catalog_prose
+        self._formulas = settings.prompt.formulas
         self._instructions = instructions
         self._whole = self._made(pinned, EveryAudience.EVERY)
         self._kept: dict[frozenset[str], View] = {}
@@ -85,7 +86,9 @@ class Views:
                 assert_never(audiences)
 
     def _made(self, pinned: PinnedDefinitions, audiences: Audiences) -> View:
-        catalog = CatalogView.of(pinned, self._prose, self._instructions, self._extents)
+        catalog = CatalogView.of(
+            pinned, self._prose, self._instructions, self._extents, self._formulas
+        )
         return View(pinned, audiences, catalog)
 
 

@@ -28,6 +28,7 @@ from typing import assert_never
 from sutura.core.catalog.view.catalog import CatalogView, Extents
 from sutura.core.catalog.view.pages import PageCuts
 from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.prose import CatalogProse
 from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings
@@ -251,11 +252,13 @@ def render_prompt(
     tools: frozenset[Capability],
     operator_instructions: str | None,
     extents: Extents | None = None,
+    formulas: Formulas = Formulas.HIDDEN,
 ) -> str:
     """The agent prompt over ``pinned`` (what the agent may see of the catalog) naming
     ``tools`` (what it is shown), in markdown; total (it escapes what it cannot carry raw).
-    ``extents`` (where each metric's data is) are known once a service asked its sources."""
-    view = CatalogView.of(pinned, prose, operator_instructions, extents)
+    ``extents`` (where each metric's data is) are known once a service asked its sources;
+    ``formulas`` says whether definitions are shown as formulas."""
+    view = CatalogView.of(pinned, prose, operator_instructions, extents, formulas)
     catalog = _Catalog(view)
     sections = [
         _INTRO,

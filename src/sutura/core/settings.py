@@ -7,6 +7,7 @@ from typing import Annotated, assert_never
 
 import msgspec
 
+from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.physical import PhysicalSchema
 from sutura.core.nouns.prose import CatalogProse
@@ -199,12 +200,14 @@ SourceSettings = DuckDBSourceSettings | PostgresSourceSettings | SparkSourceSett
 
 
 class PromptSettings(Frozen, frozen=True):
-    """``prompt``: whether catalog prose is carried, the operator's own instructions, and
-    whether MCP lists the physical schema (off by default)."""
+    """``prompt``: whether catalog prose is carried, the operator's own instructions, whether
+    MCP lists the physical schema (off by default), and whether agents read each metric's
+    formula (off by default: a formula names columns)."""
 
     catalog_prose: CatalogProse = CatalogProse.QUOTED
     instructions_file: str | None = None
     physical_schema: PhysicalSchema = PhysicalSchema.HIDDEN
+    formulas: Formulas = Formulas.HIDDEN
 
 
 class RunSqlSettings(Frozen, frozen=True):

@@ -180,7 +180,10 @@ def test_describe_shows_the_pinned_definition(
 ) -> None:
     code, out, _ = _run(["describe", "revenue"], example_dir, capsys)
     assert code == 0
-    assert json.loads(out)["definition"]["name"] == "revenue"
+    described = json.loads(out)
+    assert described["definition"]["name"] == "revenue"
+    assert described["formula"] == "sum(amount) where order_status != 'cancelled'"
+    assert described["time"] == "ordered_on"
 
 
 def test_an_unknown_command_is_a_usage_error(
@@ -221,3 +224,22 @@ def test_the_console_script_answers_from_a_fresh_example(tmp_path: Path) -> None
     )
     assert asked.returncode == 0, asked.stderr
     assert asked.stdout.startswith("period\trevenue\n2024-01-01\t")
+
+
+def test_the_catalog_shows_each_metrics_formula_only_when_the_operator_says_so(
+    example_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, hidden, _ = _run(["catalog"], example_dir, capsys)
+    assert "formula:" not in hidden
+    _, shown, _ = _run(["catalog"], example_dir, capsys, SUTURA__PROMPT__FORMULAS="shown")
+    formula = next(line for line in shown.split("\n") if line.startswith("formula: sum(amount)"))
+    assert formula == (
+        "formula: sum(amount) where order_status != 'cancelled'; time: ordered_on; "
+        "region: order_customer.sales_region; channel: sales_channel; "
+        "segment: order_customer.customer_segment"
+    )
+    _, structured, _ = _run(
+        ["catalog", "--json"], example_dir, capsys, SUTURA__PROMPT__FORMULAS="shown"
+    )
+    revenue = next(m for m in json.loads(structured)["metrics"] if m["name"] == "revenue")
+    assert revenue["formula"] == formula.removeprefix("formula: ")

@@ -16,13 +16,20 @@ import msgspec
 
 from sutura.core.definitions.audience import OPEN, Audience
 from sutura.core.definitions.knowledge import Knowledge
+from sutura.core.expression.nodes import Column as ColumnNode
+from sutura.core.expression.nodes import Expr, Predicate
+from sutura.core.expression.types import Family
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.grain import GRAIN_ORDER as GRAIN_ORDER
 from sutura.core.nouns.grain import Grain as Grain
 
 
 class Aggregate(StrEnum):
-    """The aggregates a term may apply to a column."""
+    """The aggregates a term may apply to a column or an expression.
+
+    ``median`` and ``percentile`` are continuous (interpolated between the two nearest values)
+    and, like ``avg``, do not add up across periods.
+    """
 
     SUM = "sum"
     COUNT = "count"
@@ -30,6 +37,8 @@ class Aggregate(StrEnum):
     MIN = "min"
     MAX = "max"
     AVG = "avg"
+    MEDIAN = "median"
+    PERCENTILE = "percentile"
 
 
 class ZeroDenominator(StrEnum):
@@ -83,19 +92,31 @@ def table_label(path: TablePath) -> str:
 
 
 class Model(Frozen, frozen=True):
-    """A table in a source."""
+    """A table in a source; ``primary_key`` is one column, or several that are unique together."""
 
     name: str
     source: str
     table: TablePath
     columns: tuple[Column, ...]
-    primary_key: str | None = None
+    primary_key: str | tuple[str, ...] | None = None
     authored_sql: str | None = None
     description: str = ""
 
     def has_column(self, name: str) -> bool:
         """Whether the model declares ``name``."""
         return any(c.name == name for c in self.columns)
+
+    def column(self, name: str) -> Column | None:
+        """The column called ``name``, if the model declares it."""
+        return next((c for c in self.columns if c.name == name), None)
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """The columns of the primary key (none when the model declares none)."""
+        key = self.primary_key
+        if key is None:
+            return ()
+        return (key,) if isinstance(key, str) else key
 
 
 class KeyPair(Frozen, frozen=True):
@@ -128,7 +149,22 @@ class CountIfTerm(Frozen, tag="count_if", frozen=True):
     column: str
 
 
-Term = AggregateTerm | CountIfTerm
+class ExpressionTerm(Frozen, tag="expression", frozen=True):
+    """``{aggregate, of?, where?, fraction?}``: ``aggregate`` over the expression ``of`` (over
+    rows when ``of`` is absent: ``count`` alone) on the rows where ``where`` holds.
+
+    ``fraction`` is ``percentile``'s, a decimal between 0 and 1 (written without trailing
+    zeros); every other aggregate has none. A term the older forms can write
+    (``{aggregate, column}`` or ``{count_if}``) is always read as those forms.
+    """
+
+    aggregate: Aggregate
+    of: Expr | None = None
+    where: Predicate | None = None
+    fraction: str | None = None
+
+
+Term = AggregateTerm | CountIfTerm | ExpressionTerm
 
 
 class SimpleMeasure(Frozen, tag="simple", frozen=True):
@@ -174,22 +210,41 @@ class FilterIsNotNull(Frozen, tag="is_not_null", frozen=True):
     column: str
 
 
-RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull
+class FilterPredicate(Frozen, tag="predicate", frozen=True):
+    """Any predicate (``docs/catalog.md``); one the four forms above can write is read as them."""
+
+    predicate: Predicate
+
+
+RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull | FilterPredicate
 
 
 class Dimension(Frozen, frozen=True):
-    """A column callers may group by; with ``values`` it may also be filtered on."""
+    """A column, or an expression of a declared type, callers may group by; with ``values`` it
+    may also be filtered on.
+
+    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
+    """
 
     name: str
-    column: str
+    column: str | None = None
     via: tuple[str, ...] = ()
     values: tuple[str, ...] | None = None
     description: str = ""
+    expression: Expr | None = None
+    type: Family | None = None
 
     @property
     def filterable(self) -> bool:
         """A dimension is filterable exactly when it lists its allowed values."""
         return self.values is not None
+
+    @property
+    def value(self) -> Expr:
+        """What the dimension reads, as an expression (a column is one too)."""
+        if self.expression is not None:
+            return self.expression
+        return ColumnNode(name=self.column or "", via=self.via)
 
 
 class Anchor(Frozen, frozen=True):
@@ -214,6 +269,13 @@ class Metric(Frozen, frozen=True):
     audience: Audience = OPEN
     authored_sql: str | None = None
     description: str = ""
+    time_via: tuple[str, ...] = ()
+    """The relationships from the metric's model to the model that holds ``time_column``."""
+
+    @property
+    def time(self) -> ColumnNode:
+        """The time column, as the column node it is."""
+        return ColumnNode(name=self.time_column, via=self.time_via)
 
     def dimension(self, name: str) -> Dimension | None:
         """The dimension called ``name``, if the metric lists it."""

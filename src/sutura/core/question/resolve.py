@@ -25,13 +25,14 @@ from sutura.core.definitions.model import (
     Derived,
     DerivedOp,
     Dimension,
+    ExpressionTerm,
+    Grain,
     Metric,
     RatioMeasure,
     SimpleMeasure,
 )
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.frozen import Frozen
-from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.question import (
     Compare,
     CompareTo,
@@ -163,7 +164,7 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
         if self.derived is None:
             return False
         first, second = self.metrics
-        return first.model != second.model or first.time_column != second.time_column
+        return first.model != second.model or first.time != second.time
 
     @property
     def derives(self) -> bool:
@@ -397,7 +398,7 @@ def _metrics(names: list[str], pinned: PinnedDefinitions) -> tuple[Metric, ...] 
 def _combinable(metrics: tuple[Metric, ...]) -> Refusal | None:
     """Refuse metrics that do not share one model and one time column."""
     first = metrics[0]
-    if all(m.model == first.model and m.time_column == first.time_column for m in metrics):
+    if all(m.model == first.model and m.time == first.time for m in metrics):
         return None
     return refusal(RefusalCode.METRICS_NOT_COMBINABLE)
 
@@ -427,15 +428,15 @@ def _dimensions_allowed(
 def dimension_everywhere(metrics: tuple[Metric, ...], name: str) -> tuple[Dimension, ...] | Refusal:
     """The dimension ``name`` as each metric defines it, refused unless all agree on it.
 
-    Every metric must list it (else ``dimension_not_permitted``) with the same column and
-    the same ``via`` path (else ``metrics_not_combinable``).
+    Every metric must list it (else ``dimension_not_permitted``) reading the same column
+    along the same ``via`` path, or the same expression (else ``metrics_not_combinable``).
     """
     found = [m.dimension(name) for m in metrics]
     listed = tuple(d for d in found if d is not None)
     if len(listed) != len(found):
         return refusal(RefusalCode.DIMENSION_NOT_PERMITTED)
     first = listed[0]
-    if any(d.column != first.column or d.via != first.via for d in listed):
+    if any(d.value != first.value for d in listed):
         return refusal(RefusalCode.METRICS_NOT_COMBINABLE)
     return listed
 
@@ -505,6 +506,8 @@ def additive(metric: Metric) -> bool:
         case SimpleMeasure(term=CountIfTerm()):
             return True
         case SimpleMeasure(term=AggregateTerm(aggregate=aggregate)):
+            return aggregate in _ADDITIVE
+        case SimpleMeasure(term=ExpressionTerm(aggregate=aggregate)):
             return aggregate in _ADDITIVE
         case SimpleMeasure() | RatioMeasure():
             return False

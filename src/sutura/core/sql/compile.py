@@ -32,22 +32,19 @@ from sutura.core.definitions.model import (
     Catalog,
     CountIfTerm,
     Dimension,
+    ExpressionTerm,
     Metric,
     Model,
     RatioMeasure,
     SimpleMeasure,
 )
 from sutura.core.nouns.dialect import Dialect, traits_of
-from sutura.core.nouns.question import Direction
-from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import (
     PERIOD,
-    FilterOp,
     Resolved,
     ResolvedTop,
     Running,
     Trailing,
-    dimension_everywhere,
 )
 from sutura.core.sql.compiled import (
     CompiledQuery,
@@ -56,19 +53,21 @@ from sutura.core.sql.compiled import (
     Passthrough,
     Quotient,
     TermIndex,
-    selected_at,
 )
-from sutura.core.sql.measures import Parts, TermAt, groups_kept, metric_parts, order_key
+from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.measures import groups_kept, metric_parts, order_key
+from sutura.core.sql.ordering import RANK, descending, kept_per_period, order_by, output_of
 from sutura.core.sql.parts import (
     Binder,
     Joins,
     base_table,
-    column,
     join_clause,
-    period_start,
     require,
 )
 from sutura.core.sql.plan import plan_lines
+from sutura.core.sql.ranked import ranked_statement, ranks
+from sutura.core.sql.reading import asked_dimensions, joins_for, period_of, where_of
+from sutura.core.sql.reads import catalog_types
 
 _CACHE_SIZE = 1024
 
@@ -153,34 +152,52 @@ def _grouped(
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The grouped statement of metrics of one model and time column."""
     metrics = resolved.metrics
+    if ranks(metrics) or _ranks_by_expression(resolved):
+        return ranked_statement(resolved, catalog, dialect, binder)
     model = require(catalog.model(metrics[0].model), metrics[0].model)
-    dimensions = _dimensions(resolved, metrics)
-    joins = _joins(resolved, dimensions, catalog)
+    dimensions = asked_dimensions(resolved, metrics)
+    joins = joins_for(resolved, dimensions, catalog)
+    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
-    tree, outputs = _select(resolved, metrics, dimensions, joins, shared, binder)
+    tree, outputs = _select(resolved, metrics, dimensions, joins, shared, sql)
     if top is not None and top.per_period:
-        tree = tree.select(_rank(resolved, top, dimensions, joins, shared, binder), copy=False)
+        tree = tree.select(_rank(resolved, top, dimensions, joins, shared, sql), copy=False)
     tree = tree.from_(base_table(model), copy=False)
-    tree = tree.where(_where(resolved, metrics[0], dimensions, joins, shared, binder), copy=False)
+    tree = tree.where(where_of(resolved, metrics[0], dimensions, joins, shared, sql), copy=False)
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)
-    period = period_start(resolved.grain, metrics[0].time_column)
-    keys = [joins.column(dimensions[name]) for name in resolved.dimensions]
+    period = period_of(resolved, joins)
+    keys = [_group_key(dimensions[name], 2 + i, sql) for i, name in enumerate(resolved.dimensions)]
     tree = tree.group_by(period, *keys, copy=False)
-    kept = None if shared else groups_kept(metrics, binder)
+    kept = None if shared else groups_kept(metrics, sql)
     if kept is not None:
         tree = tree.having(kept, copy=False)
     if top is not None and top.per_period:
-        tree = _kept_per_period(tree, top.n, binder)
+        tree = kept_per_period(tree, top.n, binder)
     else:
-        order = _order(resolved, top, metrics, shared, binder, outputs, dialect)
+        order = order_by(resolved, top, metrics, shared, sql, outputs, dialect)
         tree = tree.order_by(*order, copy=False)
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, outputs, model, joins, shared
+
+
+def _ranks_by_expression(resolved: Resolved) -> bool:
+    """Whether ``top`` ranks within periods by a dimension that is an expression.
+
+    A grouped statement would write the expression again in the rank's ORDER BY, binding its
+    constants again; an engine compares two parameters as two values (PostgreSQL then refuses
+    the expression as not grouped). The statement that groups ranked rows orders by the
+    dimension's column instead.
+    """
+    top = None if resolved.derives else resolved.top
+    if top is None or not top.per_period:
+        return False
+    asked = [resolved.metrics[0].dimension(name) for name in resolved.dimensions]
+    return any(d is not None and d.expression is not None for d in asked)
 
 
 def _joined(
@@ -274,10 +291,6 @@ def _moved(at: TermIndex, by: int) -> TermIndex:
     return TermIndex(value=at.value + by, count=None if at.count is None else at.count + by)
 
 
-RANK = "top.rank"
-"""The hidden column numbering a row within its period under ``top.per``."""
-
-
 def answer_columns(resolved: Resolved) -> tuple[str, ...]:
     """The answer's columns: period, dimensions, then each metric with what compare and
     window add after it (``m.prior``, ``m.change``, ``m.relative_change``; ``m.running`` or
@@ -306,6 +319,8 @@ def zero_filled(metric: Metric) -> bool:
             return True
         case SimpleMeasure(term=AggregateTerm(aggregate=aggregate)):
             return aggregate in _COUNTS_AND_SUMS
+        case SimpleMeasure(term=ExpressionTerm(aggregate=aggregate)):
+            return aggregate in _COUNTS_AND_SUMS
         case SimpleMeasure() | RatioMeasure():
             return False
         case _:
@@ -321,65 +336,41 @@ def _rank(
     dimensions: dict[str, Dimension],
     joins: Joins,
     shared: bool,
-    binder: Binder,
+    sql: ExpressionSql,
 ) -> exp.Expr:
     """``ROW_NUMBER()`` within the row's period, by ``top``'s metric then the dimensions."""
     index = resolved.metric_names.index(top.by)
     metric = resolved.metrics[index]
-    key = order_key(metric, inline=not shared, binder=binder, ordinal=0, average_as_quotient=True)
+    key = order_key(metric, inline=not shared, sql=sql, ordinal=0, average_as_quotient=True)
     if isinstance(key, exp.Literal):
-        parts = metric_parts(metric, inline=not shared, binder=binder)
+        parts = metric_parts(metric, inline=not shared, sql=sql)
         key = parts.columns[0][1]
     order = exp.Order(
         expressions=[
             exp.Ordered(this=key, desc=descending(top.direction), nulls_first=False),
             *(
-                exp.Ordered(this=joins.column(dimensions[n]), nulls_first=False)
+                exp.Ordered(this=sql.value(dimensions[n].value), nulls_first=False)
                 for n in resolved.dimensions
             ),
         ]
     )
     window = exp.Window(
         this=exp.RowNumber(),
-        partition_by=[period_start(resolved.grain, resolved.metrics[0].time_column)],
+        partition_by=[period_of(resolved, joins)],
         order=order,
     )
     return window.as_(RANK, quoted=True)
 
 
-def _kept_per_period(tree: exp.Select, n: int, binder: Binder) -> exp.Select:
-    """The rows of ``tree`` ranked at most ``n`` in their period, by period then rank."""
-    rank = exp.column(RANK, table="ranked", quoted=True)
-    return (
-        exp.select(exp.Star())
-        .from_(tree.subquery(exp.to_identifier("ranked", quoted=True), copy=False), copy=False)
-        .where(exp.LTE(this=rank, expression=binder.bind(n)), copy=False)
-        .order_by(
-            exp.Ordered(this=exp.Literal.number(1), nulls_first=False),
-            exp.Ordered(this=rank.copy(), nulls_first=False),
-            copy=False,
-        )
-    )
+def _group_key(dimension: Dimension, position: int, sql: ExpressionSql) -> exp.Expr:
+    """What a dimension groups by: its column, or its selected position for an expression.
 
-
-def _dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
-    """Every dimension grouped by or filtered on, as all requested metrics define it."""
-    found: dict[str, Dimension] = {}
-    for name in (*resolved.dimensions, *(f.dimension for f in resolved.filters)):
-        defined = dimension_everywhere(metrics, name)
-        if isinstance(defined, Refusal):
-            raise LookupError(f"the dimension {name!r} was not resolved against this catalog")
-        found[name] = defined[0]
-    return found
-
-
-def _joins(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalog) -> Joins:
-    """The joins the dimensions need: LEFT, or INNER along a filtered dimension's path."""
-    joins = Joins(catalog)
-    filtered = {f.dimension for f in resolved.filters}
-    for name, dimension in dimensions.items():
-        joins.add(dimension.via, inner=name in filtered)
-    return joins
+    An expression may bind constants; the same expression written twice would bind them
+    twice, and an engine compares two parameters as two values, so it groups by position.
+    """
+    if dimension.expression is None:
+        return sql.value(dimension.value)
+    return exp.Literal.number(position)
 
 
 def _select(
@@ -388,120 +379,17 @@ def _select(
     dimensions: dict[str, Dimension],
     joins: Joins,
     shared: bool,
-    binder: Binder,
+    sql: ExpressionSql,
 ) -> tuple[exp.Select, tuple[Output, ...]]:
     """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
-    items: list[exp.Expr] = [
-        period_start(resolved.grain, metrics[0].time_column).as_(PERIOD, quoted=True)
-    ]
-    items.extend(joins.column(dimensions[n]).as_(n, quoted=True) for n in resolved.dimensions)
+    items: list[exp.Expr] = [period_of(resolved, joins).as_(PERIOD, quoted=True)]
+    items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:
-        parts = metric_parts(metric, inline=not shared, binder=binder)
-        outputs.append(_output(parts, start=len(items)))
+        parts = metric_parts(metric, inline=not shared, sql=sql)
+        outputs.append(output_of(parts, start=len(items)))
         items.extend(value.as_(alias, quoted=True) for alias, value in parts.columns)
     return exp.select(*items), tuple(outputs)
-
-
-def _output(parts: Parts, start: int) -> Output:
-    """How the answer column of one metric is computed from its selected columns at ``start``."""
-    if parts.quotient is None:
-        return Passthrough(index=start)
-    numerator, denominator, zero = parts.quotient
-    return Quotient(
-        numerator=_term_index(numerator, start),
-        denominator=None if denominator is None else _term_index(denominator, start),
-        zero_denominator=zero,
-    )
-
-
-def _term_index(at: TermAt, start: int) -> TermIndex:
-    value, count = at
-    return TermIndex(value=start + value, count=None if count is None else start + count)
-
-
-def _where(
-    resolved: Resolved,
-    metric: Metric,
-    dimensions: dict[str, Dimension],
-    joins: Joins,
-    shared: bool,
-    binder: Binder,
-) -> exp.Expr:
-    """The half-open range, the shared required filters, then the caller's filters."""
-    time = column(metric.time_column)
-    ranges: list[list[exp.Expr]] = [
-        [time >= binder.bind(start), time < binder.bind(end)] for start, end in resolved.read_ranges
-    ]
-    conditions: list[exp.Expr] = (
-        ranges[0]
-        if len(ranges) == 1
-        else [exp.or_(*(exp.paren(exp.and_(*r), copy=False) for r in ranges))]
-    )
-    if shared and metric.required_filters:
-        conditions.append(binder.required(metric.required_filters))
-    for item in resolved.filters:
-        target = joins.column(dimensions[item.dimension])
-        values = [binder.bind(v) for v in item.values]
-        match item.op:
-            case FilterOp.EQ:
-                conditions.append(target.eq(values[0]))
-            case FilterOp.IN:
-                conditions.append(target.isin(*values))
-            case FilterOp.NOT_IN:
-                conditions.append(exp.not_(target.isin(*values)))
-            case _:
-                assert_never(item.op)
-    return exp.and_(*conditions)
-
-
-def _order(
-    resolved: Resolved,
-    top: ResolvedTop | None,
-    metrics: tuple[Metric, ...],
-    shared: bool,
-    binder: Binder,
-    outputs: tuple[Output, ...],
-    dialect: Dialect,
-) -> list[exp.Ordered]:
-    """``top``'s key first (if any), then period and dimensions ascending; NULLs always last.
-
-    Period and dimensions identify a group, so the order is total: rows that tie on ``top``'s
-    key are ordered by period, then dimensions, and ``LIMIT`` cuts a tie the same way on every
-    engine. sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
-    first ascending), so every dialect orders NULLs the same way.
-    """
-    rest = [
-        exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False)
-        for i in range(1 + len(resolved.dimensions))
-    ]
-    if top is None:
-        return rest
-    desc = descending(top.direction)
-    if top.by == PERIOD:
-        return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
-    index = resolved.metric_names.index(top.by)
-    selected = selected_at(outputs[1 + len(resolved.dimensions) + index])
-    ordinal = 0 if selected is None else selected + 1
-    key = order_key(
-        metrics[index],
-        inline=not shared,
-        binder=binder,
-        ordinal=ordinal,
-        average_as_quotient=traits_of(dialect).rounded_averages,
-    )
-    return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
-
-
-def descending(direction: Direction) -> bool:
-    """Whether ``direction`` ranks the largest first."""
-    match direction:
-        case Direction.DESC:
-            return True
-        case Direction.ASC:
-            return False
-        case _:
-            assert_never(direction)
 
 
 def render_statement(tree: exp.Select, dialect: Dialect) -> str:

@@ -45,8 +45,8 @@ from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
 from sutura.core.question.resolve import Resolved, Running, Trailing, adds_up, prior_period
 from sutura.core.sql.combine import Refuses, combine
-from sutura.core.sql.compile import descending
 from sutura.core.sql.compiled import CompiledQuery, Derivation, Output, Passthrough, Quotient
+from sutura.core.sql.ordering import descending
 
 Row = list[str | None]
 Value = decimal.Decimal | Fraction | str | Refuses | None

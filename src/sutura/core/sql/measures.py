@@ -16,6 +16,7 @@ from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
+    ExpressionTerm,
     Metric,
     RatioMeasure,
     RequiredFilter,
@@ -23,7 +24,9 @@ from sutura.core.definitions.model import (
     Term,
     ZeroDenominator,
 )
-from sutura.core.sql.parts import Binder, column
+from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.parts import column
+from sutura.core.sql.percentile import percentile_sql
 
 TermAt = tuple[int, int | None]
 """Offsets of a term's exact parts among its metric's columns: a value and an optional count."""
@@ -44,7 +47,7 @@ def _guarded(value: exp.Expr, guard: Guard) -> exp.Expr:
     return value if guard is None else exp.Case().when(guard(), value)
 
 
-def _term_columns(term: Term, guard: Guard) -> list[exp.Expr]:
+def _term_columns(term: Term, guard: Guard, sql: ExpressionSql) -> list[exp.Expr]:
     """The exact aggregates of a term: one, or a sum and a count for ``avg``."""
     match term:
         case CountIfTerm():
@@ -55,9 +58,33 @@ def _term_columns(term: Term, guard: Guard) -> list[exp.Expr]:
                 exp.Count(this=_guarded(column(term.column), guard)),
             ]
         case AggregateTerm():
-            return [_aggregate(term, _guarded(column(term.column), guard))]
+            return [_aggregate(term.aggregate, _guarded(column(term.column), guard))]
+        case ExpressionTerm(aggregate=Aggregate.AVG):
+            return [
+                exp.Sum(this=_term_input(term, guard, sql)),
+                exp.Count(this=_term_input(term, guard, sql)),
+            ]
+        case ExpressionTerm(aggregate=Aggregate.MEDIAN | Aggregate.PERCENTILE):
+            return [percentile_sql(term, sql)]
+        case ExpressionTerm():
+            return [_aggregate(term.aggregate, _term_input(term, guard, sql))]
         case _:
             assert_never(term)
+
+
+def _term_input(term: ExpressionTerm, guard: Guard, sql: ExpressionSql) -> exp.Expr:
+    """What a term aggregates: its ``of`` (or a 1 per row for a count of rows), kept on the
+    rows its required filters and its ``where`` admit (``CASE WHEN … THEN … END``).
+
+    Built in the order it is written, so its constants are bound in that order.
+    """
+    conditions = [] if guard is None else [guard()]
+    if term.where is not None:
+        conditions.append(sql.condition(term.where))
+    value = exp.Literal.number(1) if term.of is None else sql.value(term.of)
+    if not conditions:
+        return exp.Star() if term.of is None else value
+    return exp.Case().when(exp.and_(*conditions), value)
 
 
 def _count_if(term: CountIfTerm, guard: Guard) -> exp.Expr:
@@ -68,9 +95,9 @@ def _count_if(term: CountIfTerm, guard: Guard) -> exp.Expr:
     return exp.Count(this=exp.Case().when(condition, exp.Literal.number(1)))
 
 
-def _aggregate(term: AggregateTerm, value: exp.Expr) -> exp.Expr:
-    """``term``'s aggregate over ``value``; ``avg`` is the engine's own (for ordering only)."""
-    match term.aggregate:
+def _aggregate(aggregate: Aggregate, value: exp.Expr) -> exp.Expr:
+    """``aggregate`` over ``value``; ``avg`` is the engine's own (for ordering only)."""
+    match aggregate:
         case Aggregate.SUM:
             return exp.Sum(this=value)
         case Aggregate.COUNT:
@@ -83,31 +110,33 @@ def _aggregate(term: AggregateTerm, value: exp.Expr) -> exp.Expr:
             return exp.Max(this=value)
         case Aggregate.AVG:
             return exp.Avg(this=value)
+        case Aggregate.MEDIAN | Aggregate.PERCENTILE:
+            raise AssertionError("a percentile is computed over ranked rows (percentile.py)")
         case _:
-            assert_never(term.aggregate)
+            assert_never(aggregate)
 
 
-def _guard(metric: Metric, inline: bool, binder: Binder) -> Guard:
+def _guard(metric: Metric, inline: bool, sql: ExpressionSql) -> Guard:
     """A builder of the metric's required filters when they go inside its aggregates."""
     if not inline or not metric.required_filters:
         return None
-    return lambda: binder.required(metric.required_filters)
+    return lambda: sql.required(metric.required_filters)
 
 
-def metric_parts(metric: Metric, *, inline: bool, binder: Binder) -> Parts:
+def metric_parts(metric: Metric, *, inline: bool, sql: ExpressionSql) -> Parts:
     """The selected columns of ``metric``, with its required filters inside them when ``inline``."""
-    guard = _guard(metric, inline, binder)
+    guard = _guard(metric, inline, sql)
     name = metric.name
     match metric.measure:
         case SimpleMeasure(term=term):
-            values = _term_columns(term, guard)
+            values = _term_columns(term, guard, sql)
             if len(values) == 1:
                 return Parts(((name, values[0]),), None)
             aliases = (f"{name}.sum", f"{name}.count")
             return Parts(tuple(zip(aliases, values, strict=True)), ((0, 1), None, _NULL_IF_EMPTY))
         case RatioMeasure(numerator=top, denominator=bottom, zero_denominator=zero):
-            upper = _named(f"{name}.numerator", _term_columns(top, guard))
-            lower = _named(f"{name}.denominator", _term_columns(bottom, guard))
+            upper = _named(f"{name}.numerator", _term_columns(top, guard, sql))
+            lower = _named(f"{name}.denominator", _term_columns(bottom, guard, sql))
             return Parts((*upper, *lower), (_at(upper, 0), _at(lower, len(upper)), zero))
         case _:
             assert_never(metric.measure)
@@ -129,7 +158,12 @@ def _at(columns: list[tuple[str, exp.Expr]], start: int) -> TermAt:
 
 
 def order_key(
-    metric: Metric, *, inline: bool, binder: Binder, ordinal: int, average_as_quotient: bool = False
+    metric: Metric,
+    *,
+    inline: bool,
+    sql: ExpressionSql,
+    ordinal: int,
+    average_as_quotient: bool = False,
 ) -> exp.Expr:
     """What ``top`` orders a metric by: its column ordinal, or its quotient as a double.
 
@@ -137,7 +171,7 @@ def order_key(
     its count as doubles: engines whose AVG of a decimal is a decimal rounded to a few places
     (Spark) would otherwise tie where DuckDB does not.
     """
-    guard = _guard(metric, inline, binder)
+    guard = _guard(metric, inline, sql)
     match metric.measure:
         case SimpleMeasure(term=AggregateTerm(aggregate=Aggregate.AVG) as term):
             if average_as_quotient:
@@ -145,10 +179,16 @@ def order_key(
                 count = exp.Count(this=_guarded(column(term.column), guard))
                 return _double_quotient(total, count)
             return exp.Avg(this=_guarded(column(term.column), guard))
+        case SimpleMeasure(term=ExpressionTerm(aggregate=Aggregate.AVG) as term):
+            if average_as_quotient:
+                total = exp.Sum(this=_term_input(term, guard, sql))
+                count = exp.Count(this=_term_input(term, guard, sql))
+                return _double_quotient(total, count)
+            return exp.Avg(this=_term_input(term, guard, sql))
         case SimpleMeasure():
             return exp.Literal.number(ordinal)
         case RatioMeasure(numerator=top, denominator=bottom):
-            return _double_quotient(_natural(top, guard), _natural(bottom, guard))
+            return _double_quotient(_natural(top, guard, sql), _natural(bottom, guard, sql))
         case _:
             assert_never(metric.measure)
 
@@ -160,13 +200,17 @@ def _double_quotient(upper: exp.Expr, lower: exp.Expr) -> exp.Expr:
     )
 
 
-def _natural(term: Term, guard: Guard) -> exp.Expr:
+def _natural(term: Term, guard: Guard, sql: ExpressionSql) -> exp.Expr:
     """The term as one SQL aggregate (``avg`` as AVG), for ordering."""
     match term:
         case CountIfTerm():
             return _count_if(term, guard)
         case AggregateTerm():
-            return _aggregate(term, _guarded(column(term.column), guard))
+            return _aggregate(term.aggregate, _guarded(column(term.column), guard))
+        case ExpressionTerm(aggregate=Aggregate.MEDIAN | Aggregate.PERCENTILE):
+            return percentile_sql(term, sql)
+        case ExpressionTerm():
+            return _aggregate(term.aggregate, _term_input(term, guard, sql))
         case _:
             assert_never(term)
 
@@ -185,7 +229,7 @@ def filter_sets(metrics: tuple[Metric, ...]) -> tuple[tuple[RequiredFilter, ...]
     return tuple(distinct.values())
 
 
-def groups_kept(metrics: tuple[Metric, ...], binder: Binder) -> exp.Expr | None:
+def groups_kept(metrics: tuple[Metric, ...], sql: ExpressionSql) -> exp.Expr | None:
     """The HAVING condition of a question whose metrics' required filters differ, or None.
 
     A group is kept where at least one row of it matches at least one metric's required
@@ -197,6 +241,6 @@ def groups_kept(metrics: tuple[Metric, ...], binder: Binder) -> exp.Expr | None:
     sets = filter_sets(metrics)
     if not all(sets):
         return None
-    matched = exp.or_(*(binder.required(filters) for filters in sets))
+    matched = exp.or_(*(sql.required(filters) for filters in sets))
     counted = exp.Count(this=exp.Case().when(matched, exp.Literal.number(1)))
     return exp.GT(this=counted, expression=_zero())

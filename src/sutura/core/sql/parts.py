@@ -2,24 +2,14 @@
 
 Everything here builds sqlglot expressions; no value is ever written into SQL text. Identifiers
 are always quoted. The base model is aliased ``t0``; each joined model gets the next ``tN``.
+Required filters, expressions and predicates are built by :mod:`sutura.core.sql.expression`.
 """
 
 from typing import NamedTuple, TypeVar, assert_never
 
 from sqlglot import exp
 
-from sutura.core.definitions.model import (
-    Catalog,
-    Dimension,
-    FilterEquals,
-    FilterIsNotNull,
-    FilterIsTrue,
-    FilterNotEquals,
-    Model,
-    Relationship,
-    RequiredFilter,
-    TablePath,
-)
+from sutura.core.definitions.model import Catalog, Model, Relationship, TablePath
 from sutura.core.nouns.grain import Grain
 
 BASE_ALIAS = "t0"
@@ -68,25 +58,6 @@ class Binder:
         self._values.append(value)
         return exp.Placeholder()
 
-    def required(self, filters: tuple[RequiredFilter, ...]) -> exp.Expr:
-        """The conjunction of a metric's required filters, on the base model."""
-        return exp.and_(*(self._required_one(f) for f in filters))
-
-    def _required_one(self, item: RequiredFilter) -> exp.Expr:
-        target = column(item.column)
-        match item:
-            case FilterEquals():
-                return target.eq(self.bind(item.value))
-            case FilterNotEquals():
-                # NULL is not the excluded value, so a row whose column is NULL is kept.
-                return exp.NullSafeNEQ(this=target, expression=self.bind(item.value))
-            case FilterIsTrue():
-                return exp.Is(this=target, expression=exp.true())
-            case FilterIsNotNull():
-                return exp.not_(exp.Is(this=target, expression=exp.null()))
-            case _:
-                assert_never(item)
-
     def values(self, placeholders: int) -> tuple[object, ...]:
         """The bound values, checked against the number of placeholders in the statement."""
         if placeholders != len(self._values):
@@ -127,10 +98,6 @@ class Joins:
         """The alias of the model reached along ``via`` (``t0`` for the base model)."""
         return BASE_ALIAS if not via else self._joins[via].alias
 
-    def column(self, dimension: Dimension) -> exp.Column:
-        """The column a dimension reads, on the model its ``via`` path reaches."""
-        return column(dimension.column, self.alias(dimension.via))
-
     def all(self) -> tuple[Join, ...]:
         """Every join, in alias order."""
         return tuple(self._joins.values())
@@ -150,10 +117,10 @@ def join_clause(join: Join) -> tuple[exp.Table, exp.Expr, str]:
     return _table(join.target.table, join.alias), exp.and_(*keys), "inner" if join.inner else "left"
 
 
-def period_start(grain: Grain, time_column: str) -> exp.Expr:
+def period_start(grain: Grain, time_column: str, table: str = BASE_ALIAS) -> exp.Expr:
     """``CAST(DATE_TRUNC('<unit>', t0."time") AS DATE)``: the first day of the row's period."""
     unit = exp.Literal.string(_truncation_unit(grain))
-    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(time_column)])
+    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(time_column, table)])
     return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
 
 

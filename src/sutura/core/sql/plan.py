@@ -10,11 +10,13 @@ from sutura.core.definitions.model import (
     FilterIsNotNull,
     FilterIsTrue,
     FilterNotEquals,
+    FilterPredicate,
     Metric,
     Model,
     RequiredFilter,
     table_label,
 )
+from sutura.core.expression.formula import column_formula, predicate_formula
 from sutura.core.question.resolve import PERIOD, Resolved, Running, Trailing
 from sutura.core.sql.measures import filter_sets
 from sutura.core.sql.parts import Join
@@ -48,7 +50,7 @@ def plan_lines(
     grain = resolved.grain.value
     lines.append(f"grain: {grain} (the range is widened to whole periods)")
     lines.append(
-        f"range: {metrics[0].time_column} from {resolved.start.isoformat()} (inclusive)"
+        f"range: {column_formula(metrics[0].time)} from {resolved.start.isoformat()} (inclusive)"
         f" to {resolved.end.isoformat()} (exclusive)"
     )
     lines.extend(_derived_lines(resolved))
@@ -91,6 +93,8 @@ def _describe_filter(item: RequiredFilter) -> str:
             return f"{item.column} is true"
         case FilterIsNotNull():
             return f"{item.column} is not null"
+        case FilterPredicate():
+            return predicate_formula(item.predicate, bound=True)
         case _:
             assert_never(item)
 

@@ -5,8 +5,9 @@ import msgspec
 
 from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
+from sutura.core.catalog.view.formula import derived_formula, metric_formula, time_formula
 from sutura.core.definitions.knowledge import means_metric
-from sutura.core.definitions.model import Catalog
+from sutura.core.definitions.model import Catalog, Derived, Metric
 from sutura.core.text.escape import escape_text, is_escaped
 
 
@@ -71,6 +72,7 @@ def describe_metric(loaded: Loaded, name: str) -> str | None:
         "definition_version": loaded.pinned.version,
         "metric_digest": loaded.pinned.metric_digests[metric.name],
         "definition": msgspec.to_builtins(metric),
+        **_formulas(metric),
         "caveats": msgspec.to_builtins(knowledge.caveats_of(metric.name)),
         "glossary": msgspec.to_builtins(
             [g for g in knowledge.glossary if means_metric(g.means) == metric.name]
@@ -81,6 +83,13 @@ def describe_metric(loaded: Loaded, name: str) -> str | None:
     }
     text = msgspec.json.format(msgspec.json.encode(document)).decode()
     return "".join(_json_escaped(ch) if not ch.isascii() and is_escaped(ch) else ch for ch in text)
+
+
+def _formulas(metric: Metric | Derived) -> dict[str, str]:
+    """The definition as formulas: the measure and its filters, and the time column."""
+    if isinstance(metric, Derived):
+        return {"formula": derived_formula(metric)}
+    return {"formula": metric_formula(metric), "time": time_formula(metric)}
 
 
 def _json_escaped(ch: str) -> str:

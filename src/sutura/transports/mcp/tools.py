@@ -30,7 +30,7 @@ def _description(capability: Capability) -> str:
         case Capability.DESCRIBE_CATALOG:
             return (
                 "Certified metrics: grains, dimensions, values, caveats, version. Read "
-                "it first; a big catalog is paged (search by words, page)."
+                "first; a big catalog is paged (search, page)."
             )
         case Capability.ASK_METRIC:
             return "Ask certified metrics: an answer with provenance, or a typed refusal."

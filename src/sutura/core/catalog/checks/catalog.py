@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import assert_never
 
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.checks.crossing import source_crossings
 from sutura.core.catalog.checks.derived import derived_errors
+from sutura.core.catalog.checks.expressions import settle_metric
 from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
+from sutura.core.catalog.checks.paths import NO_DUPLICATES, step_key, walk
 from sutura.core.catalog.document.front_matter import nearest_line
 from sutura.core.catalog.document.parse import Document, DocumentKind
 from sutura.core.catalog.error import CatalogError, quoted
@@ -34,10 +37,12 @@ from sutura.core.definitions.model import (
     CountIfTerm,
     Derived,
     Dimension,
+    ExpressionTerm,
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,
     FilterNotEquals,
+    FilterPredicate,
     Metric,
     Model,
     RatioMeasure,
@@ -53,7 +58,7 @@ _DEFAULT_LIMITS = LimitsSettings()
 # The day a worked example's ``range.last`` is counted back from when the caller names none
 # (a catalog read outside a deployment); a deployment passes its own day.
 REFERENCE_DAY = datetime.date(2000, 1, 1)
-_NO_DUPLICATES = "so that a join never counts a row twice"
+_NO_DUPLICATES = NO_DUPLICATES
 
 
 class _Index:
@@ -124,8 +129,13 @@ def check_catalog(
     errors = list(index.duplicates)
     for doc, relationship in index.relationships.values():
         errors.extend(_relationship_errors(index, doc, relationship))
+    settled: dict[str, Metric] = {}
+    models = {name: model for name, (_, model) in index.models.items()}
+    relationships = {name: rel for name, (_, rel) in index.relationships.items()}
     for doc, metric in index.metrics.values():
         errors.extend(_metric_errors(index, doc, metric))
+        settled[metric.name], problems = settle_metric(models, relationships, doc, metric)
+        errors.extend(problems)
     for doc, derived in index.derived.values():
         errors.extend(derived_errors(index.models, index.metrics, index.derived, doc, derived))
     errors.extend(source_crossings(index.models, index.relationships, index.metrics))
@@ -138,7 +148,7 @@ def check_catalog(
             relationships=tuple(
                 sorted((r for _, r in index.relationships.values()), key=lambda r: r.name)
             ),
-            metrics=tuple(sorted((m for _, m in index.metrics.values()), key=lambda m: m.name)),
+            metrics=tuple(sorted(settled.values(), key=lambda m: m.name)),
             knowledge=collected(index.knowledge),
             derived=tuple(sorted((d for _, d in index.derived.values()), key=lambda d: d.name)),
         )
@@ -168,18 +178,30 @@ def _relationship_errors(index: _Index, doc: Document, rel: Relationship) -> Ite
 
 
 def _primary_key_errors(doc: Document, rel: Relationship, target: Model) -> Iterator[CatalogError]:
-    """A many-to-one join finds at most one target row only through the target's primary key."""
-    key = target.primary_key
-    if key is None:
+    """A many-to-one join finds at most one target row only through the target's primary key:
+    every column of it (a key of several columns is joined on all of them)."""
+    key = target.key_columns
+    if not key:
         problem = (
             f"the model {quoted(target.name)} declares no primary_key; a many_to_one "
             f"relationship joins onto its target's primary key, {_NO_DUPLICATES}"
         )
         yield doc.error("target_model", problem)
-    elif all(pair.target != key for pair in rel.keys):
+        return
+    joined = {pair.target for pair in rel.keys}
+    missing = [column for column in key if column not in joined]
+    if len(key) == 1 and missing:
         problem = (
-            f"no key joins onto the primary key {quoted(key)} of the model "
+            f"no key joins onto the primary key {quoted(key[0])} of the model "
             f"{quoted(target.name)}; a many_to_one relationship joins onto it, {_NO_DUPLICATES}"
+        )
+        yield doc.error("keys", problem)
+    elif missing:
+        shown = ", ".join(quoted(column) for column in missing)
+        problem = (
+            f"no key joins onto {shown} of the primary key of the model "
+            f"{quoted(target.name)}; a many_to_one relationship joins onto every column of it, "
+            f"{_NO_DUPLICATES}"
         )
         yield doc.error("keys", problem)
 
@@ -229,41 +251,48 @@ def _anchor_errors(doc: Document, metric: Metric) -> Iterator[CatalogError]:
 
 
 def _columns_read(metric: Metric) -> Iterator[tuple[str, str]]:
-    """(key path, column) for every column of the metric's own model that it reads."""
-    yield "time_column", metric.time_column
+    """(key path, column) for every column of the metric's own model that its older forms read
+    (expressions are checked when they are settled: ``settle_metric`` in
+    :mod:`sutura.core.catalog.checks.expressions`)."""
+    if not metric.time_via:
+        yield "time_column", metric.time_column
     measure = metric.measure
     match measure:
         case SimpleMeasure():
-            yield _term_column("measure.simple", measure.term)
+            yield from _term_column("measure.simple", measure.term)
         case RatioMeasure():
-            yield _term_column("measure.ratio.numerator", measure.numerator)
-            yield _term_column("measure.ratio.denominator", measure.denominator)
+            yield from _term_column("measure.ratio.numerator", measure.numerator)
+            yield from _term_column("measure.ratio.denominator", measure.denominator)
         case _:
             assert_never(measure)
     for i, rule in enumerate(metric.required_filters):
-        yield f"required_filters[{i}].{_filter_form(rule)}.column", rule.column
+        yield from _filter_column(f"required_filters[{i}]", rule)
 
 
-def _filter_form(rule: RequiredFilter) -> str:
+def _filter_column(key: str, rule: RequiredFilter) -> Iterator[tuple[str, str]]:
     match rule:
         case FilterEquals():
-            return "equals"
+            yield f"{key}.equals.column", rule.column
         case FilterNotEquals():
-            return "not_equals"
+            yield f"{key}.not_equals.column", rule.column
         case FilterIsTrue():
-            return "is_true"
+            yield f"{key}.is_true.column", rule.column
         case FilterIsNotNull():
-            return "is_not_null"
+            yield f"{key}.is_not_null.column", rule.column
+        case FilterPredicate():
+            pass
         case _:
             assert_never(rule)
 
 
-def _term_column(key: str, term: Term) -> tuple[str, str]:
+def _term_column(key: str, term: Term) -> Iterator[tuple[str, str]]:
     match term:
         case AggregateTerm():
-            return f"{key}.column", term.column
+            yield f"{key}.column", term.column
         case CountIfTerm():
-            return f"{key}.count_if", term.column
+            yield f"{key}.count_if", term.column
+        case ExpressionTerm():
+            pass
         case _:
             assert_never(term)
 
@@ -271,33 +300,16 @@ def _term_column(key: str, term: Term) -> tuple[str, str]:
 def _dimension_errors(
     index: _Index, doc: Document, metric: Metric, key: str, dimension: Dimension
 ) -> Iterator[CatalogError]:
-    """The ``via`` chain walks from the metric's model, visiting each model once; the last
-    model has the column."""
-    current = metric.model
-    visited = {current}
-    for step, name in enumerate(dimension.via):
-        step_key = f"{key}.via" if len(dimension.via) == 1 else f"{key}.via[{step}]"
-        found = index.relationships.get(name)
-        if found is None:
-            yield doc.error(step_key, f"no relationship is called {quoted(name)}")
-            return
-        if found[1].origin_model != current:
-            problem = (
-                f"the relationship {quoted(name)} starts from the model "
-                f"{quoted(found[1].origin_model)}, but the chain is at the model {quoted(current)}"
-            )
-            yield doc.error(step_key, problem)
-            return
-        current = found[1].target_model
-        if current in visited:
-            problem = (
-                f"the relationship {quoted(name)} leads back to the model {quoted(current)}, "
-                f"which the chain has already reached; a via chain visits each model once, "
-                f"{_NO_DUPLICATES}"
-            )
-            yield doc.error(step_key, problem)
-            return
-        visited.add(current)
-    target = index.models.get(current)
+    """A column dimension's ``via`` chain walks from the metric's model, visiting each model
+    once; the last model has the column (an expression's columns are checked when settled)."""
+    if dimension.column is None:
+        return
+    relationships = {name: rel for name, (_, rel) in index.relationships.items()}
+    walked = walk(relationships, metric.model, dimension.via)
+    if not is_successful(walked):
+        step, problem = walked.failure()
+        yield doc.error(step_key(key, dimension.via, step), problem)
+        return
+    target = index.models.get(walked.unwrap())
     if target is not None and not target[1].has_column(dimension.column):
         yield doc.error(f"{key}.column", _no_column(target[1], dimension.column))

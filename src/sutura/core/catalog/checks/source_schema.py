@@ -21,23 +21,10 @@ from typing import Final, NamedTuple
 
 from sutura.core.catalog.error import quoted
 from sutura.core.definitions.model import Column, Model
+from sutura.core.expression.types import FAMILY_OF_NAME
 from sutura.core.nouns.dialect import Dialect, traits_of
 
-_FAMILIES: Final = {
-    "integer": (
-        "TINYINT SMALLINT INTEGER INT BIGINT HUGEINT UTINYINT USMALLINT UINTEGER UBIGINT "
-        "UHUGEINT INT1 INT2 INT4 INT8 INT16 INT32 INT64 INT128 LONG SHORT BYTE SERIAL BIGSERIAL"
-    ),
-    "decimal": "DECIMAL NUMERIC DEC",
-    "float": "REAL FLOAT FLOAT4 FLOAT8 DOUBLE DOUBLE_PRECISION",
-    "text": "VARCHAR TEXT STRING CHAR BPCHAR CHARACTER CHARACTER_VARYING NAME NVARCHAR",
-    "date": "DATE",
-    "timestamp": "TIMESTAMP DATETIME TIMESTAMP_NTZ TIMESTAMP_WITHOUT_TIME_ZONE TIMESTAMP_S "
-    "TIMESTAMP_MS TIMESTAMP_NS TIMESTAMP_US",
-    "timestamptz": "TIMESTAMPTZ TIMESTAMP_WITH_TIME_ZONE TIMESTAMP_LTZ",
-    "boolean": "BOOLEAN BOOL LOGICAL",
-}
-_FAMILY_OF: Final = {name: family for family, names in _FAMILIES.items() for name in names.split()}
+_FAMILY_OF: Final = FAMILY_OF_NAME  # one table of type names, shared with expressions
 _PARAMETERS: Final = re.compile(r"\(([^)]*)\)")
 
 

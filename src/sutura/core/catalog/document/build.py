@@ -152,17 +152,32 @@ def build_model(check: Checker, written: WrittenModel, body: str) -> Model:
         check.fail("columns", "a model needs at least one column")
     columns = tuple(_column(check, f"columns[{i}]", c) for i, c in enumerate(written.columns))
     check.unique("columns[{}]", [c.name for c in columns], "the column")
-    if written.primary_key is not None and all(c.name != written.primary_key for c in columns):
-        check.fail("primary_key", "the primary key must be one of the model's columns")
     return Model(
         name=check.name("name", written.name),
         source=check.identifier("source", written.source),
         table=check.table("table", written.table),
         columns=columns,
-        primary_key=written.primary_key,
+        primary_key=_primary_key(check, written.primary_key, {c.name for c in columns}),
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
     )
+
+
+def _primary_key(
+    check: Checker, written: str | list[str] | None, names: set[str]
+) -> str | tuple[str, ...] | None:
+    """One column, or several unique together (one listed alone is that column)."""
+    if written is None:
+        return None
+    listed = [written] if isinstance(written, str) else written
+    if not listed:
+        check.fail("primary_key", "list at least one column, or omit primary_key")
+    check.unique("primary_key[{}]", listed, "the column")
+    for index, name in enumerate(listed):
+        if name not in names:
+            key = "primary_key" if isinstance(written, str) else f"primary_key[{index}]"
+            check.fail(key, "the primary key must be one of the model's columns")
+    return listed[0] if len(listed) == 1 else tuple(listed)
 
 
 def authored_sql(check: Checker, written: str | None) -> str | None:

@@ -26,7 +26,10 @@ PlainValue = str | None | list["PlainValue"] | dict[str, "PlainValue"]
 
 _FENCE = "---"
 _FIRST_YAML_LINE = 2  # the front matter starts on the file's second line
-_MAX_DEPTH = 16
+# An expression nests at most 12 nodes deep, a node being a mapping and often a list: its own
+# bound (core/expression/nodes.py) is the one an author meets, this one only stops a document
+# from nesting without end.
+_MAX_DEPTH = 32
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"

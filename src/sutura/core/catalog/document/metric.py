@@ -1,35 +1,28 @@
 """A written metric document to a validated :class:`Metric`: measure, filters, dimensions."""
 
 from sutura.core.catalog.document.build import Checker, authored_sql
+from sutura.core.catalog.document.expression import build_expression, via_chain
+from sutura.core.catalog.document.term import build_filter, build_term
 from sutura.core.catalog.document.written import (
     WrittenAnchor,
     WrittenDimension,
-    WrittenFilter,
     WrittenMeasure,
     WrittenMetric,
     WrittenRestricted,
-    WrittenTerm,
+    WrittenTimeColumn,
 )
 from sutura.core.definitions.audience import OPEN, Audience, Restricted
 from sutura.core.definitions.model import (
-    Aggregate,
-    AggregateTerm,
     Anchor,
-    CountIfTerm,
     Dimension,
-    FilterEquals,
-    FilterIsNotNull,
-    FilterIsTrue,
-    FilterNotEquals,
+    Grain,
     Measure,
     Metric,
     RatioMeasure,
-    RequiredFilter,
     SimpleMeasure,
-    Term,
     ZeroDenominator,
 )
-from sutura.core.nouns.grain import Grain
+from sutura.core.expression.types import Family
 
 PERIOD = "period"  # the answer's own period column; no dimension may take its name
 _OPEN = "open"
@@ -41,13 +34,14 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
         name=check.name("name", written.name),
         model=check.name("model", written.model),
         measure=_measure(check, written.measure),
-        time_column=check.identifier("time_column", written.time_column),
+        time_column=_time_column(check, written.time_column),
+        time_via=_time_via(check, written.time_column),
         grains=tuple(check.choice(f"grains[{i}]", g, Grain) for i, g in enumerate(written.grains)),
         dimensions=tuple(
             _dimension(check, f"dimensions[{i}]", d) for i, d in enumerate(written.dimensions)
         ),
         required_filters=tuple(
-            _filter(check, f"required_filters[{i}]", f)
+            build_filter(check, f"required_filters[{i}]", f)
             for i, f in enumerate(written.required_filters)
         ),
         anchor=None if written.anchor is None else _anchor(check, written.anchor),
@@ -78,54 +72,27 @@ def _measure(check: Checker, written: WrittenMeasure) -> Measure:
         "measure", {"simple": written.simple is not None, "ratio": written.ratio is not None}
     )
     if form == "simple" and written.simple is not None:
-        return SimpleMeasure(term=_term(check, "measure.simple", written.simple))
+        return SimpleMeasure(term=build_term(check, "measure.simple", written.simple))
     assert written.ratio is not None  # one_of chose ratio
     return RatioMeasure(
-        numerator=_term(check, "measure.ratio.numerator", written.ratio.numerator),
-        denominator=_term(check, "measure.ratio.denominator", written.ratio.denominator),
+        numerator=build_term(check, "measure.ratio.numerator", written.ratio.numerator),
+        denominator=build_term(check, "measure.ratio.denominator", written.ratio.denominator),
         zero_denominator=check.choice(
             "measure.ratio.zero_denominator", written.ratio.zero_denominator, ZeroDenominator
         ),
     )
 
 
-def _term(check: Checker, key: str, written: WrittenTerm) -> Term:
-    aggregate_form = written.aggregate is not None or written.column is not None
-    form = check.one_of(
-        key, {"aggregate": aggregate_form, "count_if": written.count_if is not None}
-    )
-    if form == "count_if" and written.count_if is not None:
-        return CountIfTerm(column=check.identifier(f"{key}.count_if", written.count_if))
-    if written.aggregate is None:
-        check.fail(f"{key}.aggregate", "missing required key (a term with column needs aggregate)")
-    if written.column is None:
-        check.fail(f"{key}.column", "missing required key (a term with aggregate needs column)")
-    return AggregateTerm(
-        aggregate=check.choice(f"{key}.aggregate", written.aggregate, Aggregate),
-        column=check.identifier(f"{key}.column", written.column),
-    )
+def _time_column(check: Checker, written: str | WrittenTimeColumn) -> str:
+    if isinstance(written, str):
+        return check.identifier("time_column", written)
+    return check.identifier("time_column.column", written.column)
 
 
-def _filter(check: Checker, key: str, written: WrittenFilter) -> RequiredFilter:
-    forms = {
-        "equals": written.equals is not None,
-        "not_equals": written.not_equals is not None,
-        "is_true": written.is_true is not None,
-        "is_not_null": written.is_not_null is not None,
-    }
-    form = check.one_of(key, forms)
-    column_key = f"{key}.{form}.column"
-    if written.equals is not None:
-        return FilterEquals(
-            column=check.identifier(column_key, written.equals.column), value=written.equals.value
-        )
-    if written.not_equals is not None:
-        column = check.identifier(column_key, written.not_equals.column)
-        return FilterNotEquals(column=column, value=written.not_equals.value)
-    if written.is_true is not None:
-        return FilterIsTrue(column=check.identifier(column_key, written.is_true.column))
-    assert written.is_not_null is not None  # one_of found exactly one form
-    return FilterIsNotNull(column=check.identifier(column_key, written.is_not_null.column))
+def _time_via(check: Checker, written: str | WrittenTimeColumn) -> tuple[str, ...]:
+    if isinstance(written, str):
+        return ()
+    return via_chain(check, "time_column.via", written.via)
 
 
 def _dimension(check: Checker, key: str, written: WrittenDimension) -> Dimension:
@@ -134,24 +101,35 @@ def _dimension(check: Checker, key: str, written: WrittenDimension) -> Dimension
         check.fail(
             f"{key}.name", "a dimension may not be called period (the answer's period column)"
         )
+    if written.column is None and written.expression is None:
+        check.fail(f"{key}.column", "missing required key")
+    form = check.one_of(
+        key, {"column": written.column is not None, "expression": written.expression is not None}
+    )
+    values = _values(check, f"{key}.values", written.values)
+    description = written.description or ""
+    if form == "column" and written.column is not None:
+        if written.type is not None:
+            check.fail(f"{key}.type", "type goes with expression; a column's type is its model's")
+        return Dimension(
+            name=name,
+            column=check.identifier(f"{key}.column", written.column),
+            via=via_chain(check, f"{key}.via", written.via),
+            values=values,
+            description=description,
+        )
+    assert written.expression is not None  # one_of chose expression
+    if written.via is not None:
+        check.fail(f"{key}.via", "via goes with column; in an expression, write it on the column")
+    if written.type is None:
+        check.fail(f"{key}.type", "missing required key (an expression dimension declares it)")
     return Dimension(
         name=name,
-        column=check.identifier(f"{key}.column", written.column),
-        via=_via(check, f"{key}.via", written.via),
-        values=_values(check, f"{key}.values", written.values),
-        description=written.description or "",
+        expression=build_expression(check, f"{key}.expression", written.expression),
+        type=check.choice(f"{key}.type", written.type, Family),
+        values=values,
+        description=description,
     )
-
-
-def _via(check: Checker, key: str, written: str | list[str] | None) -> tuple[str, ...]:
-    if written is None:
-        return ()
-    if isinstance(written, str):
-        return (check.name(key, written),)
-    if not written:
-        check.fail(key, "an empty via; omit it for a column of the metric's own model")
-    check.unique(key + "[{}]", written, "the relationship")
-    return tuple(check.name(f"{key}[{i}]", name) for i, name in enumerate(written))
 
 
 def _values(check: Checker, key: str, written: list[str] | None) -> tuple[str, ...] | None:

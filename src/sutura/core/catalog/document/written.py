@@ -29,7 +29,7 @@ class WrittenModel(Frozen, frozen=True):
     source: str
     table: str | list[str]
     columns: list[str | WrittenColumn]
-    primary_key: str | None = None
+    primary_key: str | list[str] | None = None
     authored_sql: str | None = None
 
 
@@ -57,12 +57,95 @@ class WrittenRelationship(Frozen, frozen=True):
     join_type: str
 
 
+WrittenValue = "WrittenExpression | str"
+"""An expression: a mapping with one key naming its kind, or a bare constant."""
+
+
+class WrittenBranch(Frozen, frozen=True):
+    """One item of ``case``: ``{when, then}``, or ``{else}`` last."""
+
+    when: "WrittenPredicate | None" = None
+    then: "WrittenExpression | str | None" = None
+    otherwise: "WrittenExpression | str | None" = msgspec.field(default=None, name="else")
+
+
+class WrittenBuckets(Frozen, frozen=True):
+    """``{of, edges, labels}``."""
+
+    of: "WrittenExpression | str"
+    edges: list[str]
+    labels: list[str]
+
+
+class WrittenExpression(Frozen, frozen=True):
+    """An expression node: exactly one key naming its kind (``via`` goes with ``column``)."""
+
+    column: str | None = None
+    via: str | list[str] | None = None
+    number: str | None = None
+    text: str | None = None
+    date: str | None = None
+    timestamp: str | None = None
+    boolean: str | None = None
+    add: "list[WrittenExpression | str] | None" = None
+    subtract: "list[WrittenExpression | str] | None" = None
+    multiply: "list[WrittenExpression | str] | None" = None
+    divide: "list[WrittenExpression | str] | None" = None
+    negate: "WrittenExpression | str | None" = None
+    coalesce: "list[WrittenExpression | str] | None" = None
+    case: list[WrittenBranch] | None = None
+    year: "WrittenExpression | str | None" = None
+    quarter: "WrittenExpression | str | None" = None
+    month: "WrittenExpression | str | None" = None
+    month_of_year: "WrittenExpression | str | None" = None
+    iso_week: "WrittenExpression | str | None" = None
+    day_of_week: "WrittenExpression | str | None" = None
+    day_of_month: "WrittenExpression | str | None" = None
+    hour_of_day: "WrittenExpression | str | None" = None
+    date_of: "WrittenExpression | str | None" = None
+    buckets: WrittenBuckets | None = None
+
+
+class WrittenColumnValue(Frozen, frozen=True):
+    """``{column, value}``: the older spelling of ``equals`` and ``not_equals``."""
+
+    column: str
+    value: str
+
+
+class WrittenPredicate(Frozen, frozen=True):
+    """A predicate node: exactly one key naming its kind."""
+
+    equals: "list[WrittenExpression | str] | WrittenColumnValue | None" = None
+    not_equals: "list[WrittenExpression | str] | WrittenColumnValue | None" = None
+    less_than: "list[WrittenExpression | str] | None" = None
+    at_most: "list[WrittenExpression | str] | None" = None
+    greater_than: "list[WrittenExpression | str] | None" = None
+    at_least: "list[WrittenExpression | str] | None" = None
+    between: "list[WrittenExpression | str] | None" = None
+    is_in: "list[WrittenExpression | str | list[WrittenExpression | str]] | None" = msgspec.field(
+        default=None, name="in"
+    )
+    not_in: "list[WrittenExpression | str | list[WrittenExpression | str]] | None" = None
+    is_null: "WrittenExpression | str | None" = None
+    is_not_null: "WrittenExpression | str | None" = None
+    is_true: "WrittenExpression | str | None" = None
+    starts_with: "list[WrittenExpression | str] | None" = None
+    all_of: "list[WrittenPredicate] | None" = msgspec.field(default=None, name="and")
+    any_of: "list[WrittenPredicate] | None" = msgspec.field(default=None, name="or")
+    negated: "WrittenPredicate | None" = msgspec.field(default=None, name="not")
+
+
 class WrittenTerm(Frozen, frozen=True):
-    """``{aggregate, column}`` or ``{count_if}`` — exactly one form."""
+    """``{aggregate, of?, where?, fraction?}``, or the older ``{aggregate, column}`` or
+    ``{count_if}``."""
 
     aggregate: str | None = None
     column: str | None = None
     count_if: str | None = None
+    of: WrittenExpression | str | None = None
+    where: WrittenPredicate | None = None
+    fraction: str | None = None
 
 
 class WrittenRatio(Frozen, frozen=True):
@@ -80,36 +163,24 @@ class WrittenMeasure(Frozen, frozen=True):
     ratio: WrittenRatio | None = None
 
 
-class WrittenColumnValue(Frozen, frozen=True):
-    """``{column, value}``."""
-
-    column: str
-    value: str
-
-
-class WrittenColumnOnly(Frozen, frozen=True):
-    """``{column}``."""
-
-    column: str
-
-
-class WrittenFilter(Frozen, frozen=True):
-    """One required filter — exactly one of its four forms."""
-
-    equals: WrittenColumnValue | None = None
-    not_equals: WrittenColumnValue | None = None
-    is_true: WrittenColumnOnly | None = None
-    is_not_null: WrittenColumnOnly | None = None
-
-
 class WrittenDimension(Frozen, frozen=True):
-    """``{name, column, via?, values?, description?}``."""
+    """``{name, column, via?, values?, description?}`` or ``{name, expression, type, values?,
+    description?}``."""
 
     name: str
-    column: str
+    column: str | None = None
     via: str | list[str] | None = None
     values: list[str] | None = None
     description: str | None = None
+    expression: WrittenExpression | str | None = None
+    type: str | None = None
+
+
+class WrittenTimeColumn(Frozen, frozen=True):
+    """``{column, via?}``: a time column, on the metric's model or reached along ``via``."""
+
+    column: str
+    via: str | list[str] | None = None
 
 
 class WrittenRange(Frozen, frozen=True):
@@ -139,10 +210,10 @@ class WrittenMetric(Frozen, frozen=True, kw_only=True):
     name: str
     model: str
     measure: WrittenMeasure
-    time_column: str
+    time_column: str | WrittenTimeColumn
     grains: list[str]
     dimensions: list[WrittenDimension]
-    required_filters: list[WrittenFilter] = msgspec.field(default_factory=list)
+    required_filters: list[WrittenPredicate] = msgspec.field(default_factory=list)
     anchor: WrittenAnchor | None = None
     audience: str | WrittenRestricted
     authored_sql: str | None = None

@@ -20,11 +20,18 @@ from typing import Any
 
 import msgspec
 
+from sutura.core.catalog.checks.paths import via_paths
 from sutura.core.catalog.pinning.knowledge import knowledge_meaning
 from sutura.core.definitions.audience import canonical_audience
-from sutura.core.definitions.model import Catalog, Derived, Metric, Model, Relationship
+from sutura.core.definitions.model import (
+    GRAIN_ORDER,
+    Catalog,
+    Derived,
+    Metric,
+    Model,
+    Relationship,
+)
 from sutura.core.definitions.pinned import PinnedDefinitions
-from sutura.core.nouns.grain import GRAIN_ORDER
 
 # The version names the semantics the definitions are answered under (docs/semantics.md), so
 # that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
@@ -76,7 +83,7 @@ def derived_canonical_form(catalog: Catalog, derived: Derived, time_zone: str) -
 
 def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
     """One metric's meaning together with the models and relationships it reads."""
-    relationship_names = sorted({name for d in metric.dimensions for name in d.via})
+    relationship_names = sorted({name for chain in via_paths(metric) for name in chain})
     relationships = [r for r in (catalog.relationship(n) for n in relationship_names) if r]
     model_names = sorted({metric.model, *(r.target_model for r in relationships)})
     models = [m for m in (catalog.model(n) for n in model_names) if m]
@@ -149,13 +156,21 @@ def _metric(metric: Metric) -> dict[str, Any]:
     meaning["audience"] = canonical_audience(metric.audience)
     meaning["grains"] = [g.value for g in GRAIN_ORDER if g in metric.grains]
     meaning["required_filters"] = _sorted_set(meaning["required_filters"])
+    if not metric.time_via:  # a time column of the metric's own model: the meaning it had
+        del meaning["time_via"]
     dimensions = []
     for dimension in meaning["dimensions"]:
         if dimension["values"] is not None:
             dimension["values"] = sorted(dimension["values"])
-        dimensions.append(_without_prose(dimension))
+        dimensions.append(_dimension(_without_prose(dimension)))
     meaning["dimensions"] = _sorted_set(dimensions)
     return meaning
+
+
+def _dimension(meaning: dict[str, Any]) -> dict[str, Any]:
+    """A column dimension as it always read; an expression dimension without the column keys."""
+    absent = ("expression", "type") if meaning["expression"] is None else ("column", "via")
+    return {key: value for key, value in meaning.items() if key not in absent}
 
 
 def _derived(derived: Derived) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import msgspec
 from returns.result import Failure, Result, Success
 
+from sutura.core.catalog.view.formula import derived_formula, whole_formula
 from sutura.core.catalog.view.knowledge import (
     CatalogCaveat,
     CatalogExample,
@@ -67,6 +68,7 @@ from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import MetricDigest
 from sutura.core.nouns.extent import Extent
+from sutura.core.nouns.formulas import Formulas, formulas_shown
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.prose import Carried, CatalogProse, catalog_notice
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
@@ -118,6 +120,9 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     data: CatalogData | msgspec.UnsetType = msgspec.UNSET
     dimensions: list[CatalogDimension]
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
+    formula: str | msgspec.UnsetType = msgspec.UNSET
+    """The definition as a formula (measure, filters, time column, what each dimension reads),
+    when the operator shows formulas (``prompt.formulas``)."""
 
     def __post_init__(self) -> None:
         """Drop a description the setting did not carry."""
@@ -151,6 +156,10 @@ class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
 
 
+def _shown(show: bool, formula: str) -> str | msgspec.UnsetType:
+    return formula if show else msgspec.UNSET
+
+
 def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     values = dimension.values
     return CatalogDimension(
@@ -169,7 +178,7 @@ def _data(extent: Extent | None) -> CatalogData | msgspec.UnsetType:
 
 
 def _metric(
-    metric: Metric, prose: CatalogProse, knowledge: Knowledge, extents: Extents
+    metric: Metric, prose: CatalogProse, knowledge: Knowledge, extents: Extents, show: bool
 ) -> CatalogMetric:
     return CatalogMetric(
         name=metric.name,
@@ -178,11 +187,17 @@ def _metric(
         data=_data(extents.get(metric.name)),
         dimensions=[_dimension(d, prose) for d in metric.dimensions],
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
+        formula=_shown(show, whole_formula(metric)),
     )
 
 
 def _derived(
-    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge, extents: Extents
+    derived: Derived,
+    catalog: Catalog,
+    prose: CatalogProse,
+    knowledge: Knowledge,
+    extents: Extents,
+    show: bool,
 ) -> CatalogMetric:
     """A derived metric, listed like any metric (the tool list's size budget leaves no room for
     its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
@@ -210,6 +225,7 @@ def _derived(
         data=_data(extent),
         dimensions=dimensions,
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
+        formula=_shown(show, derived_formula(derived)),
     )
 
 
@@ -221,6 +237,12 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     return lines + quoted_lines(dimension.description)
 
 
+def _formula_lines(label: str, formula: str | msgspec.UnsetType) -> list[str]:
+    """``label: <formula>``: author text, escaped like every name (one line, whatever it
+    holds), or nothing when formulas are hidden."""
+    return [] if isinstance(formula, msgspec.UnsetType) else [f"{label}: {escape_text(formula)}"]
+
+
 def metric_lines(metric: CatalogMetric) -> list[str]:
     """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
@@ -228,6 +250,7 @@ def metric_lines(metric: CatalogMetric) -> list[str]:
         data = metric.data
         first, last, as_of = (escape_cell(t) for t in (data.first, data.last, data.as_of))
         lines.append(f"data: from {first} to {last} (as of {as_of})")
+    lines += _formula_lines("formula", metric.formula)
     lines += quoted_lines(metric.description)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
@@ -263,6 +286,8 @@ def _texts(body: CatalogBody) -> Iterator[str]:
         yield from (digest.metric, digest.digest)
     for metric in body.metrics:
         yield from (metric.name, prose_of(metric.description) or "")
+        if isinstance(metric.formula, str):
+            yield metric.formula
         for dimension in metric.dimensions:
             yield from (dimension.name, prose_of(dimension.description) or "")
             if not isinstance(dimension.allowed_values, msgspec.UnsetType):
@@ -288,11 +313,13 @@ class CatalogView:
         prose: CatalogProse,
         instructions: str | None = None,
         extents: Extents | None = None,
+        formulas: Formulas = Formulas.HIDDEN,
     ) -> "CatalogView":
         """Build the view; the only place the catalog meets the prose setting.
 
         ``instructions`` are the operator's (``prompt.instructions_file``), carried last;
-        ``extents``, where each metric's data is, by metric name, as far as it is known.
+        ``extents``, where each metric's data is, by metric name, as far as it is known;
+        ``formulas`` says whether each metric and dimension shows its definition.
 
         >>> from sutura.core.definitions.model import Catalog
         >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
@@ -312,6 +339,7 @@ class CatalogView:
             time_zone=pinned.time_zone,
         )
         catalog = pinned.catalog
+        show = formulas_shown(formulas)
         # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
         shown = frozenset(m.name for m in catalog.metrics) | {d.name for d in catalog.derived}
         knowledge = catalog.knowledge.following(shown)
@@ -322,9 +350,9 @@ class CatalogView:
             glossary=[term_part(g, prose) for g in knowledge.glossary],
             metrics=sorted(
                 [
-                    *(_metric(m, prose, knowledge, extents or {}) for m in catalog.metrics),
+                    *(_metric(m, prose, knowledge, extents or {}, show) for m in catalog.metrics),
                     *(
-                        _derived(d, catalog, prose, knowledge, extents or {})
+                        _derived(d, catalog, prose, knowledge, extents or {}, show)
                         for d in catalog.derived
                     ),
                 ],

@@ -46,8 +46,11 @@ def _model_lines(model: Model, prose: CatalogProse) -> list[str]:
         f"source: {escape_cell(model.source)}",
         f"table: {escape_cell(table_label(model.table))}",
     ]
-    if model.primary_key is not None:
-        lines.append(f"primary key: {escape_cell(model.primary_key)}")
+    key = model.key_columns
+    if len(key) == 1:
+        lines.append(f"primary key: {escape_cell(key[0])}")
+    elif key:  # several columns: listed like values, tab-separated cells
+        lines.append("\t".join(["primary key:", *map(escape_cell, key)]))
     lines += quoted_lines(Carried.under(prose, model.description))
     for column in model.columns:
         lines += _column_lines(column, prose)

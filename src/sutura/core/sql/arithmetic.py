@@ -1,0 +1,73 @@
+"""The SQL of arithmetic every engine computes alike: a quotient by integer division (cut
+toward zero, no engine's rounding), decimal and integer casts, the numbers the compiler writes
+itself (powers of ten, zero: never an author's constant), and parentheses where sqlglot would
+write an operation as built."""
+
+from typing import assert_never
+
+from sqlglot import exp
+
+from sutura.core.expression.types import MAX_PRECISION
+from sutura.core.nouns.dialect import Dialect
+
+
+def paren(value: exp.Expr) -> exp.Expr:
+    """``value``, parenthesised when it is an operation (sqlglot writes the tree as built)."""
+    return exp.Paren(this=value) if isinstance(value, exp.Binary) else value
+
+
+def number(text: str) -> exp.Expr:
+    """A number the compiler writes itself (a power of ten, zero), never an author's."""
+    return exp.Literal.number(text)
+
+
+def integer(value: exp.Expr) -> exp.Expr:
+    """``CAST(value AS INT)`` (PostgreSQL extracts a date part as a numeric)."""
+    return exp.Cast(this=value, to=exp.DataType.build("INT"))
+
+
+def cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
+    """``CAST(value AS DECIMAL(precision, scale))``: one scale on every engine."""
+    return exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+
+
+def quotient_sql(
+    dialect: Dialect,
+    left: exp.Expr,
+    right: exp.Expr,
+    result: tuple[int, int],
+    right_scale: int,
+) -> exp.Expr:
+    """``left / right`` cut toward zero at ``scale`` places, by integer division.
+
+    The dividend is first multiplied by ``10^scale`` (exact: the quotient's scale is at least
+    the dividend's); PostgreSQL's ``DIV`` and Spark's ``DIV`` divide decimals exactly and cut
+    toward zero; DuckDB divides 128-bit integers, so both sides are first scaled to integers.
+    ``result`` is the quotient's precision and scale.
+    """
+    precision, scale = result
+    zero = number("0")
+    match dialect:
+        case Dialect.DUCKDB:
+            hugeint = exp.DataType.build("HUGEINT", dialect="duckdb")
+            dividend: exp.Expr = exp.Cast(
+                this=exp.Mul(this=paren(left), expression=number(str(10 ** (scale + right_scale)))),
+                to=hugeint,
+            )
+            divisor = exp.Cast(
+                this=exp.Mul(this=paren(right), expression=number(str(10**right_scale))),
+                to=hugeint,
+            )
+            whole: exp.Expr = exp.IntDiv(
+                this=dividend, expression=exp.Nullif(this=divisor, expression=zero)
+            )
+        case Dialect.POSTGRES | Dialect.SPARK:
+            dividend = exp.Mul(this=paren(left), expression=number(str(10**scale)))
+            whole = exp.IntDiv(
+                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)
+            )
+        case _:
+            assert_never(dialect)
+    unit = number("0." + "0" * (scale - 1) + "1") if scale else number("1")
+    scaled = exp.Mul(this=cast_decimal(whole, MAX_PRECISION, 0), expression=unit)
+    return cast_decimal(scaled, precision, scale)

@@ -1,0 +1,406 @@
+"""Expressions, predicates and required filters as SQL, the same meaning on every dialect.
+
+Every constant is a bind parameter (a timestamp is bound as its text and cast by the engine, in
+the catalog's time zone); every column is one quoted identifier on the alias of the model its
+``via`` chain reaches. A predicate is compiled for a place where NULL and false mean the same
+(``WHERE``, ``CASE WHEN``); where they would not, under ``not``, ``not_equals`` and
+``not_in``, the compiled SQL first makes NULL false, so a predicate is never unknown
+(``docs/catalog.md``). The older required filters compile exactly as they always did.
+
+Where engines differ, the SQL says what to do: a quotient is computed by integer division on
+each engine (truncated toward zero, so no engine's rounding enters), a value a node chooses
+between decimals of different scales is cast to its one type (PostgreSQL would otherwise keep
+each value's own scale), a date part is cast to an integer.
+"""
+
+from collections.abc import Callable
+from typing import Final, assert_never
+
+from returns.pipeline import is_successful
+from sqlglot import exp
+
+from sutura.core.definitions.model import (
+    FilterEquals,
+    FilterIsNotNull,
+    FilterIsTrue,
+    FilterNotEquals,
+    FilterPredicate,
+    RequiredFilter,
+)
+from sutura.core.expression.arithmetic import QUOTIENT_SCALE
+from sutura.core.expression.check import check_expression
+from sutura.core.expression.constants import bound_value
+from sutura.core.expression.nodes import (
+    Arithmetic,
+    ArithmeticOp,
+    Between,
+    Buckets,
+    Case,
+    Check,
+    Coalesce,
+    Column,
+    Compare,
+    Comparison,
+    Connective,
+    Constant,
+    ConstantKind,
+    DatePart,
+    Expr,
+    Junction,
+    Member,
+    Membership,
+    Negate,
+    Not,
+    Part,
+    Predicate,
+    StartsWith,
+    Test,
+)
+from sutura.core.expression.problem import ColumnTypes
+from sutura.core.expression.types import MAX_PRECISION, SqlType, traits
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.sql.arithmetic import (
+    cast_decimal,
+    integer,
+    number,
+    paren,
+    quotient_sql,
+)
+from sutura.core.sql.parts import Binder, column
+
+_EXTRACTED: Final = {
+    Part.YEAR: "YEAR",
+    Part.MONTH_OF_YEAR: "MONTH",
+    Part.ISO_WEEK: "WEEK",
+    Part.DAY_OF_MONTH: "DAY",
+    Part.HOUR_OF_DAY: "HOUR",
+}
+
+
+class ExpressionSql:
+    """Builds the SQL of expressions, predicates and required filters for one statement.
+
+    Args:
+        binder: where every constant is bound, in the order the SQL is built.
+        alias: the table alias of the model a ``via`` chain reaches (``t0`` for none).
+        dialect: the statement's dialect.
+        types: the declared type of a column node (the catalog's models).
+    """
+
+    def __init__(
+        self,
+        binder: Binder,
+        alias: Callable[[tuple[str, ...]], str],
+        dialect: Dialect,
+        types: ColumnTypes,
+    ) -> None:
+        self.binder = binder
+        self._alias = alias
+        self._dialect = dialect
+        self._types = types
+
+    def bind(self, value: object) -> exp.Placeholder:
+        """A placeholder bound to ``value``."""
+        return self.binder.bind(value)
+
+    def required(self, filters: tuple[RequiredFilter, ...]) -> exp.Expr:
+        """The conjunction of a metric's required filters."""
+        return exp.and_(*(self._required_one(f) for f in filters))
+
+    def _required_one(self, item: RequiredFilter) -> exp.Expr:
+        match item:
+            case FilterEquals():
+                return column(item.column).eq(self.bind(item.value))
+            case FilterNotEquals():
+                # NULL is not the excluded value, so a row whose column is NULL is kept.
+                return exp.NullSafeNEQ(this=column(item.column), expression=self.bind(item.value))
+            case FilterIsTrue():
+                return exp.Is(this=column(item.column), expression=exp.true())
+            case FilterIsNotNull():
+                return exp.not_(exp.Is(this=column(item.column), expression=exp.null()))
+            case FilterPredicate():
+                return self.condition(item.predicate)
+            case _:
+                assert_never(item)
+
+    def column_type(self, read: Column) -> SqlType | None:
+        """The declared type of a column (None: declared without one)."""
+        found = self._types(read)
+        if not is_successful(found):
+            raise LookupError("a column was not checked against this catalog")
+        return found.unwrap()
+
+    def type_of(self, expr: Expr) -> SqlType:
+        """The type of a settled expression (the catalog checked it when it was loaded)."""
+        typed = check_expression(expr, self._types)
+        if not is_successful(typed):
+            raise LookupError("an expression was not checked against this catalog")
+        return typed.unwrap().type
+
+    def value(self, expr: Expr) -> exp.Expr:
+        """``expr`` as a SQL value."""
+        match expr:
+            case Column():
+                return self._column(expr)
+            case Constant():
+                return self.constant(expr)
+            case Arithmetic():
+                return self._arithmetic(expr)
+            case Negate():
+                return exp.Neg(this=paren(self.value(expr.of)))
+            case Coalesce():
+                values = [self.value(item) for item in expr.of]
+                chosen = exp.Coalesce(this=values[0], expressions=values[1:])
+                return self._as_own_type(chosen, expr)
+            case Case():
+                return self._case(expr)
+            case DatePart():
+                return self._part(expr)
+            case Buckets():
+                return self._buckets(expr)
+            case _:
+                assert_never(expr)
+
+    def _column(self, read: Column) -> exp.Expr:
+        """A column; fixed-length text without the blanks PostgreSQL and Spark pad it with
+        (DuckDB keeps none), so its values are one text on every engine."""
+        value = column(read.name, self._alias(read.via))
+        kind = self._types(read).value_or(None)
+        if kind is not None and kind.padded and _pads(self._dialect):
+            return exp.Anonymous(this="RTRIM", expressions=[value])
+        return value
+
+    def constant(self, constant: Constant) -> exp.Expr:
+        """A bound constant; a timestamp is cast from its bound text."""
+        bound = self.bind(bound_value(constant))
+        match constant.kind:
+            case ConstantKind.TIMESTAMP:
+                return exp.Cast(this=bound, to=exp.DataType.build("TIMESTAMP"))
+            case (
+                ConstantKind.NUMBER
+                | ConstantKind.TEXT
+                | ConstantKind.DATE
+                | ConstantKind.BOOLEAN
+                | ConstantKind.INFERRED
+            ):
+                return bound
+            case _:
+                assert_never(constant.kind)
+
+    def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
+        if _divides(expr.op):
+            return self._quotient(expr)
+        result = paren(self.value(expr.operands[0]))
+        for operand in expr.operands[1:]:
+            right = paren(self.value(operand))
+            match expr.op:
+                case ArithmeticOp.ADD:
+                    result = exp.Add(this=result, expression=right)
+                case ArithmeticOp.SUBTRACT:
+                    result = exp.Sub(this=result, expression=right)
+                case ArithmeticOp.MULTIPLY:
+                    result = exp.Mul(this=result, expression=right)
+                case ArithmeticOp.DIVIDE:
+                    raise AssertionError("a quotient is built by _quotient")
+                case _:
+                    assert_never(expr.op)
+            result = exp.Paren(this=result)
+        return result
+
+    def _quotient(self, expr: Arithmetic) -> exp.Expr:
+        """``a / b``: NULL where ``b`` is zero; a float, or a decimal cut toward zero."""
+        left, right = expr.operands
+        kinds = traits(self.type_of(left).family), traits(self.type_of(right).family)
+        if not (kinds[0].exact and kinds[1].exact):
+            return exp.Div(
+                this=paren(self.value(left)),
+                expression=exp.Nullif(this=self.value(right), expression=number("0")),
+            )
+        result = self.type_of(expr)
+        scale = QUOTIENT_SCALE if result.scale is None else result.scale
+        right_scale = self.type_of(right).scale or 0
+        precision = result.precision or MAX_PRECISION
+        return quotient_sql(
+            self._dialect, self.value(left), self.value(right), (precision, scale), right_scale
+        )
+
+    def _as_own_type(self, value: exp.Expr, expr: Expr) -> exp.Expr:
+        """``value`` cast to ``expr``'s decimal type, so every engine shows one scale."""
+        kind = self.type_of(expr)
+        if kind.scale is None or not traits(kind.family).exact:
+            return value
+        return cast_decimal(value, kind.precision or MAX_PRECISION, kind.scale)
+
+    def _case(self, expr: Case) -> exp.Expr:
+        case = exp.Case()
+        for branch in expr.branches:
+            case = case.when(self.condition(branch.when), self.value(branch.then), copy=False)
+        case = case.else_(self.value(expr.otherwise), copy=False)
+        return self._as_own_type(case, expr)
+
+    def _part(self, expr: DatePart) -> exp.Expr:
+        of = self.value(expr.of)
+        part = expr.part
+        match part:
+            case Part.QUARTER | Part.MONTH:
+                unit = exp.Literal.string(part.value)
+                truncated = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, of])
+                return exp.Cast(this=truncated, to=exp.DataType.build("DATE"))
+            case Part.DATE_OF:
+                return exp.Cast(this=of, to=exp.DataType.build("DATE"))
+            case Part.DAY_OF_WEEK:
+                return integer(
+                    exp.Extract(this=exp.var(_iso_weekday(self._dialect)), expression=of)
+                )
+            case (
+                Part.YEAR
+                | Part.MONTH_OF_YEAR
+                | Part.ISO_WEEK
+                | Part.DAY_OF_MONTH
+                | Part.HOUR_OF_DAY
+            ):
+                return integer(exp.Extract(this=exp.var(_EXTRACTED[part]), expression=of))
+            case _:
+                assert_never(part)
+
+    def _buckets(self, expr: Buckets) -> exp.Expr:
+        """``CASE WHEN x < e1 THEN l0 … WHEN x >= en THEN ln END``: NULL stays NULL."""
+        case = exp.Case()
+        for edge, label in zip(expr.edges, expr.labels, strict=False):
+            below = exp.LT(this=self.value(expr.of), expression=self.constant(edge))
+            case = case.when(below, self.bind(label), copy=False)
+        last = exp.GTE(this=self.value(expr.of), expression=self.constant(expr.edges[-1]))
+        return case.when(last, self.bind(expr.labels[-1]), copy=False)
+
+    def condition(self, predicate: Predicate) -> exp.Expr:
+        """``predicate`` where NULL and false mean the same (WHERE, CASE WHEN)."""
+        match predicate:
+            case Compare():
+                return self._compare(predicate)
+            case Between():
+                return exp.Between(
+                    this=self.value(predicate.value),
+                    low=self.value(predicate.low),
+                    high=self.value(predicate.high),
+                )
+            case Member():
+                value = self.value(predicate.value)
+                listed = value.isin(*(self.value(c) for c in predicate.candidates))
+                return _negated(listed) if _excludes(predicate.op) else listed
+            case Test():
+                return self._test(predicate)
+            case StartsWith():
+                return self._starts_with(predicate)
+            case Junction():
+                parts = [exp.Paren(this=self.condition(p)) for p in predicate.of]
+                match predicate.op:
+                    case Connective.AND:
+                        return exp.and_(*parts)
+                    case Connective.OR:
+                        return exp.or_(*parts)
+                    case _:
+                        assert_never(predicate.op)
+            case Not():
+                return _negated(self.condition(predicate.of))
+            case _:
+                assert_never(predicate)
+
+    def _starts_with(self, predicate: StartsWith) -> exp.Expr:
+        """``STARTS_WITH(value, prefix)``; a constant prefix without LIKE's own characters is
+        ``value LIKE <prefix>%`` (bound), the same test, which engines run faster (DuckDB
+        reads it as a prefix scan). The pattern is built here, never written by an author."""
+        value = self.value(predicate.value)
+        prefix = predicate.prefix
+        plain = _plain_prefix(prefix)
+        if plain is None:
+            return exp.StartsWith(this=value, expression=self.value(prefix))
+        return exp.Like(this=value, expression=self.bind(plain + "%"))
+
+    def _compare(self, predicate: Compare) -> exp.Expr:
+        left, right = self.value(predicate.left), self.value(predicate.right)
+        match predicate.op:
+            case Comparison.EQUALS:
+                return exp.EQ(this=left, expression=right)
+            case Comparison.NOT_EQUALS:
+                return _negated(exp.EQ(this=left, expression=right))
+            case Comparison.LESS_THAN:
+                return exp.LT(this=left, expression=right)
+            case Comparison.AT_MOST:
+                return exp.LTE(this=left, expression=right)
+            case Comparison.GREATER_THAN:
+                return exp.GT(this=left, expression=right)
+            case Comparison.AT_LEAST:
+                return exp.GTE(this=left, expression=right)
+            case _:
+                assert_never(predicate.op)
+
+    def _test(self, predicate: Test) -> exp.Expr:
+        of = self.value(predicate.of)
+        match predicate.check:
+            case Check.IS_NULL:
+                return exp.Is(this=of, expression=exp.null())
+            case Check.IS_NOT_NULL:
+                return exp.not_(exp.Is(this=of, expression=exp.null()))
+            case Check.IS_TRUE:
+                return exp.Is(this=of, expression=exp.true())
+            case _:
+                assert_never(predicate.check)
+
+
+def _plain_prefix(prefix: Expr) -> str | None:
+    """A text constant holding none of ``%``, ``_`` and ``\\``, or None."""
+    match prefix:
+        case Constant():
+            text = prefix.text
+            return None if any(ch in text for ch in "%_\\") else text
+        case Column() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets():
+            return None
+        case _:
+            assert_never(prefix)
+
+
+def _pads(dialect: Dialect) -> bool:
+    """Whether the engine pads fixed-length text with blanks (DuckDB stores none)."""
+    match dialect:
+        case Dialect.POSTGRES | Dialect.SPARK:
+            return True
+        case Dialect.DUCKDB:
+            return False
+        case _:
+            assert_never(dialect)
+
+
+def _divides(op: ArithmeticOp) -> bool:
+    match op:
+        case ArithmeticOp.DIVIDE:
+            return True
+        case ArithmeticOp.ADD | ArithmeticOp.SUBTRACT | ArithmeticOp.MULTIPLY:
+            return False
+        case _:
+            assert_never(op)
+
+
+def _excludes(op: Membership) -> bool:
+    match op:
+        case Membership.NOT_IN:
+            return True
+        case Membership.IN:
+            return False
+        case _:
+            assert_never(op)
+
+
+def _negated(condition: exp.Expr) -> exp.Expr:
+    """``NOT COALESCE(condition, FALSE)``: true exactly where ``condition`` is not true."""
+    return exp.not_(exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()]))
+
+
+def _iso_weekday(dialect: Dialect) -> str:
+    """The EXTRACT field of the ISO day of the week (1 Monday … 7 Sunday)."""
+    match dialect:
+        case Dialect.DUCKDB | Dialect.POSTGRES:
+            return "ISODOW"
+        case Dialect.SPARK:
+            return "DAYOFWEEK_ISO"
+        case _:
+            assert_never(dialect)

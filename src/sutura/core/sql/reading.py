@@ -1,0 +1,84 @@
+"""What a statement reads, shared by the grouped statement and the one that ranks rows first:
+the dimensions asked, the joins they and the metrics need, each row's period, and WHERE (the
+half-open range, the shared required filters, the caller's filters)."""
+
+from typing import assert_never
+
+from sqlglot import exp
+
+from sutura.core.definitions.model import Catalog, Dimension, Metric
+from sutura.core.expression.nodes import expression_columns
+from sutura.core.nouns.refusal import Refusal
+from sutura.core.question.resolve import FilterOp, Resolved, dimension_everywhere
+from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.parts import Joins, column, period_start
+from sutura.core.sql.reads import filter_value, inner_chains, metric_chains
+
+
+def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
+    """Every dimension grouped by or filtered on, as all requested metrics define it."""
+    found: dict[str, Dimension] = {}
+    for name in (*resolved.dimensions, *(f.dimension for f in resolved.filters)):
+        defined = dimension_everywhere(metrics, name)
+        if isinstance(defined, Refusal):
+            raise LookupError(f"the dimension {name!r} was not resolved against this catalog")
+        found[name] = defined[0]
+    return found
+
+
+def joins_for(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalog) -> Joins:
+    """The joins the dimensions need (LEFT, or INNER along a filtered dimension's path), then
+    those the metrics' time column, measures and required filters need (LEFT, or INNER where
+    WHERE would drop a row without the related one anyway: :func:`inner_chains`)."""
+    joins = Joins(catalog)
+    filtered = {f.dimension for f in resolved.filters}
+    for name, dimension in dimensions.items():
+        for reads in expression_columns(dimension.value):
+            joins.add(reads.via, inner=name in filtered)
+    inner = set(inner_chains(resolved.metrics))
+    for metric in resolved.metrics:
+        for chain in metric_chains(metric):
+            joins.add(chain, inner=chain in inner)
+    return joins
+
+
+def period_of(resolved: Resolved, joins: Joins) -> exp.Expr:
+    """The first day of a row's period, from the time column of the question's metrics."""
+    first = resolved.metrics[0]
+    return period_start(resolved.grain, first.time_column, joins.alias(first.time_via))
+
+
+def where_of(
+    resolved: Resolved,
+    metric: Metric,
+    dimensions: dict[str, Dimension],
+    joins: Joins,
+    shared: bool,
+    sql: ExpressionSql,
+) -> exp.Expr:
+    """The half-open range, the shared required filters, then the caller's filters."""
+    time = column(metric.time_column, joins.alias(metric.time_via))
+    ranges: list[list[exp.Expr]] = [
+        [time >= sql.bind(start), time < sql.bind(end)] for start, end in resolved.read_ranges
+    ]
+    conditions: list[exp.Expr] = (
+        ranges[0]
+        if len(ranges) == 1
+        else [exp.or_(*(exp.paren(exp.and_(*r), copy=False) for r in ranges))]
+    )
+    if shared and metric.required_filters:
+        conditions.append(sql.required(metric.required_filters))
+    for item in resolved.filters:
+        dimension = dimensions[item.dimension]
+        target = sql.value(dimension.value)
+        values = [sql.bind(filter_value(dimension, v)) for v in item.values]
+        match item.op:
+            case FilterOp.EQ:
+                conditions.append(target.eq(values[0]))
+            case FilterOp.IN:
+                conditions.append(target.isin(*values))
+            case FilterOp.NOT_IN:
+                conditions.append(exp.not_(target.isin(*values)))
+            case _:
+                assert_never(item.op)
+    return exp.and_(*conditions)

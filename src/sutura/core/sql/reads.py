@@ -1,0 +1,185 @@
+"""What a statement reads besides its dimensions' columns: the types of a model's columns, the
+``via`` chains of a metric's time column, measure and required filters, and a caller's filter
+value bound as its dimension's type."""
+
+from collections.abc import Iterator
+from typing import assert_never
+
+from sutura.core.catalog.checks.expressions import column_types
+from sutura.core.catalog.checks.paths import computed_columns
+from sutura.core.definitions.model import (
+    Catalog,
+    Dimension,
+    FilterEquals,
+    FilterIsNotNull,
+    FilterIsTrue,
+    FilterNotEquals,
+    FilterPredicate,
+    Metric,
+    RequiredFilter,
+)
+from sutura.core.expression.constants import BoundValue, bound_value, kind_for
+from sutura.core.expression.nodes import (
+    Arithmetic,
+    Between,
+    Buckets,
+    Case,
+    Check,
+    Coalesce,
+    Column,
+    Compare,
+    Comparison,
+    Connective,
+    Constant,
+    DatePart,
+    Expr,
+    Junction,
+    Member,
+    Membership,
+    Negate,
+    Not,
+    Predicate,
+    StartsWith,
+    Test,
+)
+from sutura.core.expression.problem import ColumnTypes
+
+
+def catalog_types(catalog: Catalog, model: str) -> ColumnTypes:
+    """The declared type of a column node read from the model ``model`` of ``catalog``."""
+    models = {m.name: m for m in catalog.models}
+    relationships = {r.name: r for r in catalog.relationships}
+    return column_types(models, relationships, model)
+
+
+def metric_chains(metric: Metric) -> Iterator[tuple[str, ...]]:
+    """The non-empty ``via`` chains of the metric's time column, measure and required filters,
+    in the order they are written (its dimensions' chains are joined when they are asked)."""
+    if metric.time_via:
+        yield metric.time_via
+    for column in computed_columns(metric):
+        if column.via:
+            yield column.via
+
+
+def filter_value(dimension: Dimension, value: str) -> BoundValue:
+    """A caller's filter value as bound: text for a column, else the dimension's own type (a
+    listed value is checked to be one when the catalog is loaded)."""
+    if dimension.type is None:
+        return value
+    return bound_value(Constant(kind=kind_for(dimension.type), text=value))
+
+
+def strict_chains(expr: Expr) -> frozenset[tuple[str, ...]]:
+    """The ``via`` chains of the columns whose NULL makes ``expr`` NULL (a column, arithmetic,
+    a negation, a date part or buckets of them; not what ``coalesce`` or ``case`` choose)."""
+    match expr:
+        case Column():
+            return frozenset({expr.via}) if expr.via else frozenset()
+        case Arithmetic():
+            return frozenset().union(*(strict_chains(o) for o in expr.operands))
+        case Negate() | DatePart() | Buckets():
+            return strict_chains(expr.of)
+        case Constant() | Coalesce() | Case():
+            return frozenset()
+        case _:
+            assert_never(expr)
+
+
+def rejected_chains(predicate: Predicate) -> frozenset[tuple[str, ...]]:
+    """The ``via`` chains a row must reach for ``predicate`` to hold: where a column along one
+    is NULL (a missing related row) the predicate is false, so joining that chain INNER keeps
+    exactly the rows a LEFT join and the predicate keep."""
+    match predicate:
+        case Compare():
+            if _negative(predicate.op):
+                return frozenset()
+            return strict_chains(predicate.left) | strict_chains(predicate.right)
+        case Between():
+            parts = (predicate.value, predicate.low, predicate.high)
+            return frozenset().union(*(strict_chains(p) for p in parts))
+        case Member():
+            return frozenset() if _excluding(predicate.op) else strict_chains(predicate.value)
+        case Test():
+            return frozenset() if _null_test(predicate.check) else strict_chains(predicate.of)
+        case StartsWith():
+            return strict_chains(predicate.value) | strict_chains(predicate.prefix)
+        case Junction():
+            return _junction_chains(predicate)
+        case Not():
+            return frozenset()
+        case _:
+            assert_never(predicate)
+
+
+def _junction_chains(predicate: Junction) -> frozenset[tuple[str, ...]]:
+    """Every part's chains for ``and`` (each part must hold), the common ones for ``or``."""
+    found = [rejected_chains(p) for p in predicate.of]
+    match predicate.op:
+        case Connective.AND:
+            return frozenset().union(*found)
+        case Connective.OR:
+            return frozenset.intersection(*found)
+        case _:
+            assert_never(predicate.op)
+
+
+def _negative(op: Comparison) -> bool:
+    match op:
+        case Comparison.NOT_EQUALS:
+            return True
+        case (
+            Comparison.EQUALS
+            | Comparison.LESS_THAN
+            | Comparison.AT_MOST
+            | Comparison.GREATER_THAN
+            | Comparison.AT_LEAST
+        ):
+            return False
+        case _:
+            assert_never(op)
+
+
+def _excluding(op: Membership) -> bool:
+    match op:
+        case Membership.NOT_IN:
+            return True
+        case Membership.IN:
+            return False
+        case _:
+            assert_never(op)
+
+
+def _null_test(check: Check) -> bool:
+    match check:
+        case Check.IS_NULL:
+            return True
+        case Check.IS_NOT_NULL | Check.IS_TRUE:
+            return False
+        case _:
+            assert_never(check)
+
+
+def inner_chains(metrics: tuple[Metric, ...]) -> Iterator[tuple[str, ...]]:
+    """The chains a question may join INNER without changing its rows: the time column's
+    (its range is in WHERE, and a NULL time is in no range), and those the required filters
+    every metric shares reject (they are in WHERE too)."""
+    for metric in metrics:
+        if metric.time_via:
+            yield metric.time_via
+    first = metrics[0]
+    if any(set(m.required_filters) != set(first.required_filters) for m in metrics):
+        return
+    for rule in first.required_filters:
+        for predicate in _predicates(rule):
+            yield from rejected_chains(predicate)
+
+
+def _predicates(rule: RequiredFilter) -> tuple[Predicate, ...]:
+    match rule:
+        case FilterPredicate():
+            return (rule.predicate,)
+        case FilterEquals() | FilterNotEquals() | FilterIsTrue() | FilterIsNotNull():
+            return ()
+        case _:
+            assert_never(rule)

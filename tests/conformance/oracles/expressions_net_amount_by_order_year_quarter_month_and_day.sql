@@ -1,0 +1,9 @@
+SELECT CAST(date_trunc('month', ordered_on) AS DATE) AS period,
+       CAST(year(ordered_on) AS INTEGER), CAST(date_trunc('quarter', ordered_on) AS DATE),
+       CAST(date_trunc('month', ordered_on) AS DATE), CAST(day(ordered_on) AS INTEGER),
+       sum(amount * 0.9) FILTER (WHERE is_paid IS TRUE) AS net_amount
+FROM orders
+WHERE ordered_on >= DATE '2025-12-01' AND ordered_on < DATE '2026-02-01'
+  AND NOT coalesce(order_status IN ('cancelled'), false)
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5

@@ -1,0 +1,76 @@
+-- expression_percentile_of_a_quotient_by_year (duckdb)
+-- question: {"grain": "year", "metrics": ["median_price"]}
+-- params:
+--   1: int 9
+--   2: int 10
+--   3: int 9
+--   4: int 10
+--   5: int 10
+--   6: int 9
+--   7: int 10
+--   8: int 9
+--   9: int 10
+--   10: Decimal 0.1
+--   11: date 2024-01-01
+--   12: date 2025-01-01
+SELECT
+  "w"."period" AS "period",
+  CAST(MIN(
+    CASE
+      WHEN "w"."i0.0.rank" = (
+        (
+          (
+            "w"."i0.0.count" - 1
+          ) * ?
+        ) // ? + 1
+      )
+      THEN "w"."i0.0"
+    END
+  ) + (
+    MIN(
+      CASE
+        WHEN "w"."i0.0.rank" = (
+          (
+            (
+              "w"."i0.0.count" - 1
+            ) * ? + ? - 1
+          ) // ? + 1
+        )
+        THEN "w"."i0.0"
+      END
+    ) - MIN(
+      CASE
+        WHEN "w"."i0.0.rank" = (
+          (
+            (
+              "w"."i0.0.count" - 1
+            ) * ?
+          ) // ? + 1
+        )
+        THEN "w"."i0.0"
+      END
+    )
+  ) * (
+    CAST(MAX(MOD((
+      "w"."i0.0.count" - 1
+    ) * ?, ?)) AS DECIMAL(1, 0)) * ?
+  ) AS DECIMAL(38, 7)) AS "median_price"
+FROM (
+  SELECT
+    CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
+    CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
+    ROW_NUMBER() OVER (
+      PARTITION BY CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE)
+      ORDER BY CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+    ) AS "i0.0.rank",
+    COUNT(
+      CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+    ) OVER (PARTITION BY CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE)) AS "i0.0.count"
+  FROM "lineitem" AS "t0"
+  WHERE
+    "t0"."l_shipdate" >= ? AND "t0"."l_shipdate" < ?
+) AS "w"
+GROUP BY
+  "w"."period"
+ORDER BY
+  1
