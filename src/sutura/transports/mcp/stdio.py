@@ -8,7 +8,8 @@ never read). Lines are handed on as bytes, so a line that is not strict UTF-8 is
 SDK's decoder rather than read with replacement characters.
 
 The SDK still owns stdout: while it serves, fd 1 points at stderr, so nothing but JSON-RPC
-ever reaches the wire.
+ever reaches the wire. A tool result's structured half is written as the bytes msgspec
+encoded, spliced into the SDK's own JSON (:mod:`.encoded`).
 """
 
 import logging
@@ -27,6 +28,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
 
 LINE_CAP: Final = 1024 * 1024
@@ -190,12 +192,13 @@ async def serve_stdio(
     """
     lines = StdinLines(BoundedLines(stdin))
     flight = InFlight(in_flight)
+    keep_per_task()
     with anyio.CancelScope() as scope:
         # The SDK types stdin as an AsyncFile[str]; it only iterates it, and decodes bytes.
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (raw_in, raw_out):
             lines.reply_on(raw_out)
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
-            outgoing = Outgoing(raw_out, flight)
+            outgoing = Outgoing(SplicedWrites(raw_out), flight)
             await server.run(incoming, outgoing, server.create_initialization_options())
             # The server answers nothing more. Closing its write stream lets the writer write
             # and flush every answer still on its way (cancelling it at once could drop the
