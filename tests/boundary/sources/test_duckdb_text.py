@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sutura.boundary.sources.duckdb_text import TextStatements, text_statement
+from sutura.boundary.sources.duckdb_text import TextStatement, TextStatements, text_statement
 from sutura.core.sql.cells import cell_text
 
 # Each type the engine casts, with the values at its edges (and NULL).
@@ -48,9 +48,20 @@ def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[list[str | No
     return [[cell_text(cell) for cell in row] for row in connection.execute(sql).fetchall()]
 
 
+def _wrapped(
+    connection: duckdb.DuckDBPyConnection, sql: str, params: list[object]
+) -> TextStatement:
+    """``sql``'s wrapped form, learnt from its first run as the source learns it."""
+    statements = TextStatements()
+    assert statements.wrapped(sql, params) is None
+    statements.learn(sql, params, connection.execute(sql, params).description or ())
+    wrapped = statements.wrapped(sql, params)
+    assert wrapped is not None
+    return wrapped
+
+
 def _engine_rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[list[object]]:
-    wrapped = TextStatements().of(connection, sql, [])
-    return [list(row) for row in connection.execute(wrapped.sql).fetchall()]
+    return [list(row) for row in connection.execute(_wrapped(connection, sql, []).sql).fetchall()]
 
 
 @pytest.mark.parametrize("kind", sorted(EDGES))
@@ -59,7 +70,7 @@ def test_the_engine_writes_each_cast_type_as_the_python_path_does(kind: str) -> 
     sql = f"SELECT v FROM (VALUES {values}, ({len(EDGES[kind])}, NULL)) AS t(k, v) ORDER BY k"
     with duckdb.connect() as connection:
         assert _engine_rows(connection, sql) == _rows(connection, sql)
-        assert TextStatements().of(connection, sql, []).text_columns == frozenset({0})
+        assert _wrapped(connection, sql, []).text_columns == frozenset({0})
 
 
 @settings(max_examples=60, deadline=None)
@@ -80,8 +91,10 @@ def test_any_decimal_is_written_by_the_engine_as_by_python(scale: int, numbers: 
 def test_other_types_are_left_to_python_and_text_is_taken_as_it_is() -> None:
     sql = "SELECT 'x' AS label, 1.5::DOUBLE AS ratio, TIMESTAMP '2024-01-02 03:04:05' AS at, 7 AS n"
     with duckdb.connect() as connection:
-        wrapped = TextStatements().of(connection, sql, [])
+        first_run = TextStatements().learn(sql, [], connection.execute(sql).description or ())
+        wrapped = _wrapped(connection, sql, [])
         rows = connection.execute(wrapped.sql).fetchall()
+    assert first_run == frozenset({0})
     assert wrapped.text_columns == frozenset({0, 3})
     assert rows == [("x", 1.5, datetime.datetime(2024, 1, 2, 3, 4, 5), "7")]
 
@@ -96,19 +109,27 @@ def test_the_wrapped_statement_keeps_names_order_and_parameters() -> None:
         "FROM (VALUES (3, 'c'), (1, 'a'), (2, 'b')) AS t(k, s) WHERE k >= ? ORDER BY k DESC"
     )
     with duckdb.connect() as connection:
-        wrapped = TextStatements().of(connection, sql, [2])
+        wrapped = _wrapped(connection, sql, [2])
         cursor = connection.execute(wrapped.sql, [2])
         names = [column[0] for column in cursor.description or ()]
         assert cursor.fetchall() == [("3", "6", "c"), ("2", "4", "b")]
     assert names == ['a "quoted" name', 'a "quoted" name_2', "s"]
 
 
-def test_each_statement_is_bound_once_per_kind_of_parameters() -> None:
+def test_each_statement_is_learnt_once_per_kind_of_parameters() -> None:
     statements = TextStatements()
     with duckdb.connect() as connection:
-        first = statements.of(connection, "SELECT ? AS v", [1])
-        again = statements.of(connection, "SELECT ? AS v", [2])
-        text = statements.of(connection, "SELECT ? AS v", ["x"])
-    assert first is again
-    assert (first.text_columns, text.text_columns) == (frozenset({0}), frozenset({0}))
-    assert "CAST" in first.sql and "CAST" not in text.sql
+        for value in (1, "x"):
+            statements.learn(
+                "SELECT ? AS v",
+                [value],
+                connection.execute("SELECT ? AS v", [value]).description or (),
+            )
+    number, text = (
+        statements.wrapped("SELECT ? AS v", [2]),
+        statements.wrapped("SELECT ? AS v", ["y"]),
+    )
+    assert number is not None and text is not None
+    assert (number.text_columns, text.text_columns) == (frozenset({0}), frozenset({0}))
+    assert "CAST" in number.sql and "CAST" not in text.sql
+    assert statements.wrapped("SELECT ? AS v", [2.5]) is None

@@ -132,10 +132,14 @@ def _fetch(
     """Execute and fetch up to ``max_rows + 1`` rows, the columns DuckDB writes as canonical
     text cast in the engine (runs in a worker thread)."""
     try:
-        statement = statements.of(cursor, sql, params)
-        cursor.execute(statement.sql, list(params))
-        columns = [str(column[0]) for column in cursor.description or ()]
-        return Fetched(columns, cursor.fetchmany(max_rows + 1), statement.text_columns)
+        wrapped = statements.wrapped(sql, params)
+        cursor.execute(sql if wrapped is None else wrapped.sql, list(params))
+        description = cursor.description or ()
+        columns = [str(column[0]) for column in description]
+        text = (
+            statements.learn(sql, params, description) if wrapped is None else wrapped.text_columns
+        )
+        return Fetched(columns, cursor.fetchmany(max_rows + 1), text)
     finally:
         cursor.close()
 

@@ -18,14 +18,14 @@ DuckDB writes exactly as :func:`~sutura.core.sql.cells.cell_text` would write it
 left to the Python path, untouched. The projection keeps the statement's column names and its
 row order (a projection over the statement's ``ORDER BY``), and NULL stays NULL.
 
-The types come from binding the statement once (no row is read), and the wrapped statement is
-kept per statement and its parameters' Python types (the types DuckDB binds them as).
+A statement's first run is its plain self (its ``VARCHAR`` columns taken as text, the others
+turned into text by sutura); its columns' types, in that run's description, give the wrapped
+form every later run of it takes, kept per statement and its parameters' Python types (the types
+DuckDB binds them as). So a statement run once (an anchor, a model check) costs nothing more.
 """
 
 from collections.abc import Sequence
 from typing import Final, NamedTuple
-
-import duckdb
 
 _CAST: Final = frozenset(
     {
@@ -102,22 +102,29 @@ def text_statement(sql: str, columns: Sequence[str], type_ids: Sequence[str]) ->
 
 
 class TextStatements:
-    """The wrapped form of each statement run, found by binding it once."""
+    """The wrapped form of each statement, learnt from its first run."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, tuple[type, ...]], TextStatement] = {}
 
-    def of(
-        self, cursor: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object]
-    ) -> TextStatement:
-        """The statement to run for ``sql`` with ``params`` (bound on ``cursor`` the first
-        time: raises DuckDB's error for a statement that does not bind)."""
-        key = (sql, tuple(map(type, params)))
-        found = self._kept.get(key)
-        if found is None:
-            bound = cursor.sql(sql, params=list(params))
-            found = text_statement(sql, bound.columns, [kind.id for kind in bound.types])
-            if len(self._kept) >= _KEPT:  # bounded; the statements are the memo's own
-                self._kept.clear()
-            self._kept[key] = found
-        return found
+    def wrapped(self, sql: str, params: Sequence[object]) -> TextStatement | None:
+        """The statement to run for ``sql`` with ``params``, once its columns are known."""
+        return self._kept.get((sql, tuple(map(type, params))))
+
+    def learn(
+        self, sql: str, params: Sequence[object], description: Sequence[Sequence[object]]
+    ) -> frozenset[int]:
+        """Keep the wrapped form of ``sql`` run with ``params``, from the ``description`` of
+        its first run; the positions of that run's columns that are text already."""
+        columns = [str(column[0]) for column in description]
+        type_ids = [_type_id(column[1]) for column in description]
+        if len(self._kept) >= _KEPT:  # bounded; the statements are the memo's own
+            self._kept.clear()
+        self._kept[(sql, tuple(map(type, params)))] = text_statement(sql, columns, type_ids)
+        return frozenset(i for i, kind in enumerate(type_ids) if kind == _TEXT)
+
+
+def _type_id(kind: object) -> str:
+    """A column type's id (``decimal``, ``varchar``, …), as a DuckDB description gives it."""
+    type_id = getattr(kind, "id", None)
+    return type_id if isinstance(type_id, str) else ""
