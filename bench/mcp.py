@@ -195,7 +195,9 @@ def _until(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
 
 
 @contextmanager
-def _spawned(command: list[str], config: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _spawned(
+    command: list[str], config: Path, bufsize: int = -1
+) -> Iterator[subprocess.Popen[bytes]]:
     environ = {**os.environ, "SUTURA_CONFIG_DIR": str(config)}
     process = subprocess.Popen(
         command,
@@ -203,6 +205,7 @@ def _spawned(command: list[str], config: Path) -> Iterator[subprocess.Popen[byte
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=environ,
+        bufsize=bufsize,
     )
     try:
         yield process
