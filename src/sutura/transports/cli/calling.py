@@ -34,6 +34,7 @@ from sutura.core.tool.reply import (
     NotPermitted,
     Reply,
 )
+from sutura.transports.cli.composing import composing
 from sutura.transports.cli.formats import OutputFormat, rows_view
 from sutura.transports.cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, emit, report
 from sutura.transports.cli.wiring import Wiring
@@ -51,16 +52,23 @@ def with_service(
     data: bool = True,
 ) -> T | int:
     """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
-    there is no service."""
+    there is no service.
+
+    Collection is paused while the catalog is loaded and the service opened, and what they
+    built is then frozen, as a server composes (:mod:`.composing`): a catalog of 2,000 metrics
+    is hundreds of thousands of objects that a collection only finds alive (``sutura check``
+    spent 0.46 s of its 2.8 s of CPU in collections, ``sutura catalog`` 0.23 s of 1.6 s)."""
 
     async def main() -> T | list[str]:
-        loaded = wiring.load()
-        if not is_successful(loaded):
-            return loaded.failure()
-        async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
-            if not is_successful(started):
-                return started.failure()
-            return await use(loaded.unwrap(), started.unwrap())
+        with composing() as composed:
+            loaded = wiring.load()
+            if not is_successful(loaded):
+                return loaded.failure()
+            async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
+                if not is_successful(started):
+                    return started.failure()
+                composed.done()
+                return await use(loaded.unwrap(), started.unwrap())
 
     result: T | list[str] = anyio.run(main)
     return report(result) if isinstance(result, list) else result
