@@ -37,6 +37,7 @@ SECTIONS = (
     "stages",
     "sources",
     "spark",
+    "tpch",
 )
 _OURS = ("bench", "sutura", "tests")
 

@@ -8,7 +8,7 @@ import anyio
 from bench.serving import beside_raw_duckdb, plan
 from bench.table import Figure
 from sutura.boundary.example import write_example
-from sutura.core.question.model import Question, decode_question_json
+from sutura.core.nouns.question import Question, decode_question_json
 
 BENCH_QUESTION = (
     b'{"metrics": ["revenue", "order_count"], "grain": "month",'

@@ -24,17 +24,10 @@ from pathlib import Path
 from typing import Final
 
 from bench.table import Figure, short
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import (
-    Answer,
-    ExecutedAs,
-    MetricDigest,
-    Outcome,
-    Provenance,
-    Refused,
-)
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Outcome, Provenance, Refused
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.text.untrusted import CELLS
+from sutura.core.tool.codec import halves_of
 
 MEGABYTE: Final = 1 << 20
 ROUNDS: Final = 3

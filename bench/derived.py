@@ -12,7 +12,7 @@ import anyio
 from bench.answer import BENCH_QUESTION, REPEAT, example_dir
 from bench.serving import beside_raw_duckdb
 from bench.table import Figure, short
-from sutura.core.question.model import Question, decode_question_json
+from sutura.core.nouns.question import Question, decode_question_json
 
 _NOT_CANCELLED = "(o.order_status IS NULL OR o.order_status <> 'cancelled')"
 

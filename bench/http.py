@@ -402,7 +402,7 @@ def _floor_in_turns(directory: Path, address: tuple[str, int], pid: int) -> list
     """The server and the floor (the same statement, file and JSON on the same stack), driven
     at 16 in turns of half a second, each with its own process's CPU."""
     from bench.serving import plan
-    from sutura.core.question.model import decode_question_json
+    from sutura.core.nouns.question import decode_question_json
 
     compiled = plan(directory, decode_question_json(QUESTION).unwrap())[1]
     database = directory / "data" / "example.duckdb"

@@ -51,7 +51,7 @@ from bench.serving import plan, serving
 from bench.table import Figure, render, short
 from sutura import api
 from sutura.boundary.service import Service
-from sutura.core.question.model import Question, decode_question_json
+from sutura.core.nouns.question import Question, decode_question_json
 from sutura.core.sql.compiled import CompiledQuery
 
 SIZES = (1_000, 10_000, 50_000)

@@ -57,7 +57,7 @@ from bench.answer import BENCH_QUESTION, example_dir
 from bench.bytecode import compiled_package
 from bench.serving import plan
 from bench.table import Figure, render
-from sutura.core.question.model import decode_question_json
+from sutura.core.nouns.question import decode_question_json
 from sutura.core.sql.compiled import CompiledQuery
 
 SPAWNS = 5

@@ -55,7 +55,7 @@ from bench.answer import BENCH_QUESTION, example_dir
 from bench.serving import plan
 from bench.table import Figure, render, short
 from sutura.boundary.example import write_example
-from sutura.core.question.model import decode_question_json
+from sutura.core.nouns.question import decode_question_json
 
 CALLS = 20 if short() else 200
 WARM_UP = 5 if short() else 20

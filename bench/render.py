@@ -18,10 +18,10 @@ import msgspec
 from returns.pipeline import is_successful
 
 from bench.table import Figure, render, short
-from sutura.core.codec import encode
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance
 from sutura.core.text.render import render_answer
 from sutura.core.text.untrusted import CELLS
+from sutura.core.tool.codec import encode
 
 ROWS = 100_000
 COLUMNS = 10

@@ -15,7 +15,7 @@ from sutura.boundary.example import DATABASE
 from sutura.boundary.loading import load, utc_today
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 from sutura.core.sql.planning import Plan, plan_question
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability

@@ -23,7 +23,7 @@ from bench.answer import bench_question, example_dir
 from bench.serving import ask, serving
 from bench.table import Figure, NotMeasuredError, median_seconds, render
 from sutura.boundary.example import CATALOG, DATABASE
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.tool.caller import Caller
 

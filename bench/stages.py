@@ -27,13 +27,13 @@ from bench.table import Figure, render, short
 from sutura.boundary.loading import utc_today
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import run_certified
-from sutura.core.codec import outcome_halves
-from sutura.core.outcome.answer import Answer, ExecutedAs
+from sutura.core.nouns.answer import Answer, ExecutedAs
+from sutura.core.nouns.question import Question, QuestionError, decode_question_json
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.outcome.refusal import Refusal
-from sutura.core.question.model import Question, QuestionError, decode_question_json
 from sutura.core.sql.planning import Plan, plan_question
 from sutura.core.sql.shape import shape_rows
+from sutura.core.tool.codec import outcome_halves
 
 ROUNDS = 30
 STAGES = ("decode", "resolve + compile", "run on the source", "shape", "provenance", "halves")

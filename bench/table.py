@@ -14,19 +14,24 @@ class NotMeasuredError(Exception):
 
 @dataclass(frozen=True)
 class Figure:
-    """A measurement of ours beside its reference, measured side by side in one run."""
+    """A measurement of ours beside its reference, measured side by side in one run.
+
+    ``ours`` is None where only the reference is measured yet (printed as ``—``).
+    """
 
     area: str
     measure: str
-    ours: float
+    ours: float | None
     reference: float
     unit: str
     goal: str
     reference_name: str
 
     @property
-    def ratio(self) -> float:
-        """ours / reference."""
+    def ratio(self) -> float | None:
+        """ours / reference, or None without ours."""
+        if self.ours is None:
+            return None
         return self.ours / self.reference if self.reference else float("inf")
 
 
@@ -53,16 +58,20 @@ def render(figures: list[Figure]) -> str:
         _line(
             f.area,
             f.measure,
-            f"{f.ours:.3f}",
+            _number(f.ours, 3),
             f"{f.reference:.3f}",
             f.unit,
-            f"{f.ratio:.2f}",
+            _number(f.ratio, 2),
             f.goal,
             f.reference_name,
         )
         for f in figures
     ]
     return "\n".join([header, "-" * len(header), *rows])
+
+
+def _number(value: float | None, places: int) -> str:
+    return "—" if value is None else f"{value:.{places}f}"
 
 
 def _line(*cells: str) -> str:

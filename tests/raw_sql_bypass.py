@@ -17,10 +17,11 @@ alone, with no parser gate, and check that nothing was written, read or changed 
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from sutura.core.codec import raw_halves
-from sutura.core.raw.outcome import FAILURE_NOTICE, RawOutcome, RawRefusal
+from sutura.core.nouns.notices import FAILURE_NOTICE
+from sutura.core.raw.outcome import RawOutcome, RawRefusal
 from sutura.core.text.escape import has_lone_surrogate, is_escaped, unescape_text
 from sutura.core.text.untrusted import FAILURE, Case
+from sutura.core.tool.codec import raw_halves
 
 CANARY: Final = "sutura-canary-5f1d2c"
 """The content of the file the corpus tries to read; it must never come back."""

@@ -1,7 +1,7 @@
 """Recording which refusal codes the suite provokes: a code no test provokes fails the run."""
 
-from sutura.core.outcome.answer import Refused
-from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.refusal import Refusal, RefusalCode
 
 PROVOKED: set[RefusalCode] = set()
 

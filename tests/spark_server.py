@@ -33,6 +33,7 @@ import msgspec
 import pytest
 
 from sutura.boundary.sources.skeleton import Fetched
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.settings import SparkSourceSettings
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from tests.boundary.sources.opening import context
@@ -227,7 +228,7 @@ def statement(text: str, *params: object) -> CompiledQuery:
         outputs=(Passthrough(index=0),),
         selected_width=1,
         source="main",
-        dialect="spark",
+        dialect=Dialect.SPARK,
     )
 
 

@@ -9,13 +9,13 @@ import anyio
 import pytest
 
 from sutura import api
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("mcp", "litestar", "uvicorn", "duckdb", "psycopg", "sqlglot", "anyio")
 PURE = (
     "sutura.core.text.render",
-    "sutura.core.codec",
+    "sutura.core.tool.codec",
     "sutura.core.text.decode",
     "sutura.core.text.escape",
     "sutura.api",

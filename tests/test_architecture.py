@@ -149,3 +149,178 @@ def test_the_clock_gate_catches_a_local_date(tmp_path: Path) -> None:
         "datetime.datetime.now(datetime.UTC)\n"
     )
     assert _local_clock_reads(module) == [2, 3]
+
+
+# Inside the core: packages in a declared order, bottom first. A module imports the core only
+# from its own package or a package below it, so no two packages import each other (a loop is
+# a missing noun at the bottom, not a convenience). The catalog's sub-packages likewise.
+CORE_ORDER = (
+    "nouns",
+    "text",
+    "settings",
+    "expression",
+    "definitions",
+    "question",
+    "catalog",
+    "sql",
+    "raw",
+    "outcome",
+    "tool",
+    "prompt",
+    "json_schemas",
+)
+CATALOG_ORDER = ("error", "document", "checks", "pinning", "view", "draft")
+ORDERS = {"sutura.core": CORE_ORDER, "sutura.core.catalog": CATALOG_ORDER}
+
+
+def _unit(package: str, module: str) -> str | None:
+    """The member of ``package`` (a sub-package or module) that ``module`` lies in."""
+    if not module.startswith(package + "."):
+        return None
+    return module.removeprefix(package + ".").split(".")[0]
+
+
+def _core_imports(path: Path) -> set[str]:
+    """Every ``sutura.core`` module a file imports, a package's modules spelled in full."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in names if name.startswith("sutura.core.")}
+
+
+def _order_problems(root: Path, package: str, order: tuple[str, ...]) -> list[str]:
+    """Each import in ``root`` (the directory of ``package``) against ``order``: a member
+    outside the order, or an import of a member above the importer's own."""
+    problems = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if len(parts) == 1 and parts[0] == "__init__.py":
+            continue
+        mine = parts[0].removesuffix(".py")
+        if mine not in order:
+            problems.append(f"{path.relative_to(root)}: {package}.{mine} is not in the order")
+            continue
+        above = {
+            theirs
+            for name in _core_imports(path)
+            if (theirs := _unit(package, name)) is not None
+            and theirs != mine
+            and ((root / theirs).exists() or (root / f"{theirs}.py").exists())
+            and (theirs not in order or order.index(theirs) > order.index(mine))
+        }
+        problems += [
+            f"{path.relative_to(root)}: {mine} imports {t} (above it)" for t in sorted(above)
+        ]
+    return problems
+
+
+def _loops(root: Path, package: str) -> list[tuple[str, str]]:
+    """Pairs of members of ``package`` that reach each other through their imports."""
+    edges: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        mine = path.relative_to(root).parts[0].removesuffix(".py")
+        for name in _core_imports(path):
+            theirs = _unit(package, name)
+            if theirs is not None and theirs != mine and theirs != "__init__":
+                edges.setdefault(mine, set()).add(theirs)
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    return sorted(
+        {(min(a, b), max(a, b)) for a in edges for b in reach(a) if a != b and a in reach(b)}
+    )
+
+
+@pytest.mark.parametrize("package", sorted(ORDERS))
+def test_each_core_package_imports_only_the_packages_below_it(package: str) -> None:
+    root = SRC.joinpath(*package.split(".")[1:])
+    assert _order_problems(root, package, ORDERS[package]) == []
+
+
+@pytest.mark.parametrize("package", sorted(ORDERS))
+def test_no_two_core_packages_import_each_other(package: str) -> None:
+    root = SRC.joinpath(*package.split(".")[1:])
+    assert _loops(root, package) == []
+
+
+def test_the_order_lists_every_core_package_and_module() -> None:
+    for package, order in ORDERS.items():
+        root = SRC.joinpath(*package.split(".")[1:])
+        members = {p.name.removesuffix(".py") for p in root.iterdir() if p.name != "__init__.py"}
+        members = {m for m in members if m != "__pycache__"}
+        assert members == set(order), package
+
+
+def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "core"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_order_gate_refuses_an_upward_import(tmp_path: Path) -> None:
+    root = _plant(
+        tmp_path,
+        {
+            "nouns/grain.py": "from sutura.core.sql.compile import compile_question\n",
+            "sql/compile.py": "from sutura.core.nouns.grain import Grain\n",
+        },
+    )
+    assert _order_problems(root, "sutura.core", ("nouns", "sql")) == [
+        "nouns/grain.py: nouns imports sql (above it)"
+    ]
+
+
+def test_the_loop_gate_refuses_two_packages_importing_each_other(tmp_path: Path) -> None:
+    root = _plant(
+        tmp_path,
+        {
+            "catalog/view.py": "from sutura.core import question\n",
+            "question/resolve.py": "from sutura.core.tool.reply import Reply\n",
+            "tool/reply.py": "from sutura.core.catalog.view import CatalogView\n",
+        },
+    )
+    assert _loops(root, "sutura.core") == [
+        ("catalog", "question"),
+        ("catalog", "tool"),
+        ("question", "tool"),
+    ]
+
+
+def _prefixed_modules(root: Path) -> list[str]:
+    """Modules whose name repeats their folder's name or a sibling's as a prefix
+    (``catalog/catalog_files.py``, ``build.py`` beside ``build_metric.py``): a folder trying
+    to get out."""
+    found = []
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir() and p.name != "__pycache__")]:
+        names = {p.name.removesuffix(".py") for p in folder.iterdir() if p.name != "__pycache__"}
+        names.discard("__init__")
+        found += [
+            str((folder / name).relative_to(root))
+            for name in sorted(names)
+            if any(name.startswith(f"{other}_") for other in names | {folder.name})
+        ]
+    return found
+
+
+def test_no_core_module_name_carries_its_folders_or_a_siblings_prefix() -> None:
+    assert _prefixed_modules(SRC / "core") == []
+
+
+def test_the_prefix_gate_finds_a_prefix(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {"catalog/build.py": "", "catalog/build_metric.py": ""})
+    (root / "catalog" / "catalog_view.py").write_text("")
+    assert _prefixed_modules(root) == ["catalog/build_metric", "catalog/catalog_view"]

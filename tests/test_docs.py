@@ -8,8 +8,8 @@ from pathlib import Path
 import msgspec.inspect as mi
 import pytest
 
-from sutura.core.outcome.refusal import DETAILS, RefusalCode, status_of
-from sutura.core.question.model import convert_question
+from sutura.core.nouns.question import convert_question
+from sutura.core.nouns.refusal import DETAILS, RefusalCode, status_of
 from sutura.core.question.resolve import resolve_question
 from sutura.core.settings import LimitsSettings, Settings
 from sutura.transports.cli.main import build_parser

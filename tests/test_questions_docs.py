@@ -8,7 +8,7 @@ import pytest
 
 from sutura import api
 from sutura.boundary.example import write_example
-from sutura.core.codec import halves_of
+from sutura.core.tool.codec import halves_of
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "questions.md"
 _PAIR = re.compile(r"```json\n(.*?)```\n\n```text\n(.*?)```", re.S)

@@ -72,19 +72,9 @@ from typing import TYPE_CHECKING, assert_never
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog.model import Grain
-from sutura.core.codec import CodecError, Halves, halves_of
-from sutura.core.codec import decode_outcome as _decode_structured
-from sutura.core.outcome.answer import (
-    Answer,
-    ExecutedAs,
-    MetricDigest,
-    Outcome,
-    Provenance,
-    Refused,
-)
-from sutura.core.outcome.refusal import Refusal, RefusalCode
-from sutura.core.question.model import (
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Outcome, Provenance, Refused
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import (
     FilterEq,
     FilterIn,
     FilterNotIn,
@@ -96,11 +86,14 @@ from sutura.core.question.model import (
     convert_question,
     decode_question_json,
 )
+from sutura.core.nouns.refusal import Refusal, RefusalCode
 from sutura.core.text.decode import TextError
 from sutura.core.text.decode import decode_outcome as _decode_text
 from sutura.core.tool.arguments import Arguments
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
+from sutura.core.tool.codec import CodecError, Halves, halves_of
+from sutura.core.tool.codec import decode_outcome as _decode_structured
 from sutura.core.tool.reply import (
     Answered,
     Declined,

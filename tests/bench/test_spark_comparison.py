@@ -8,8 +8,8 @@ those two lines, and only those.
 import msgspec
 from bench.spark import comparable
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import ExecutedAs
+from sutura.core.nouns.answer import ExecutedAs
+from sutura.core.tool.codec import halves_of
 from tests.core.untrusted_samples import answer
 
 

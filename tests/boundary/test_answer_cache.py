@@ -9,12 +9,12 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.answer_cache import SourceCache, cache_key
 from sutura.boundary.settings_files import load_settings
-from sutura.core.codec import Halves
-from sutura.core.outcome.answer import Answer, ExecutedAs, Provenance
-from sutura.core.question.model import Question, convert_question
+from sutura.core.nouns.answer import Answer, ExecutedAs, Provenance
+from sutura.core.nouns.question import Question, convert_question
 from sutura.core.settings import CacheSettings
 from sutura.core.tool.caller import EveryAudience
 from sutura.core.tool.capability import Capability
+from sutura.core.tool.codec import Halves
 from sutura.core.tool.reply import Answered
 
 NOW = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)

@@ -10,7 +10,7 @@ from returns.pipeline import is_successful
 
 from sutura.boundary import catalog_files
 from sutura.boundary.catalog_files import MAX_FILE_BYTES, load_catalog, walk_catalog
-from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.definitions.pinned import PinnedDefinitions
 from tests.core.catalog_samples import ORDERS, REVENUE, SAMPLE
 
 

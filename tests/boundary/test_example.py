@@ -13,8 +13,8 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.catalog_files import load_catalog
 from sutura.boundary.example import write_example
-from sutura.core.catalog.model import Catalog, FilterNotEquals, RatioMeasure, ZeroDenominator
-from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.definitions.model import Catalog, FilterNotEquals, RatioMeasure, ZeroDenominator
+from sutura.core.definitions.pinned import PinnedDefinitions
 
 SMALL = 2_000
 

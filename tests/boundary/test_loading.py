@@ -14,8 +14,8 @@ from returns.pipeline import is_successful
 
 from sutura.api import outcome_of
 from sutura.boundary.loading import Loaded, load
-from sutura.core.outcome.answer import Answer
-from sutura.core.question.model import Question
+from sutura.core.nouns.answer import Answer
+from sutura.core.nouns.question import Question
 from sutura.core.settings import DuckDBSourceSettings, PostgresSourceSettings
 from sutura.core.tool.capability import Capability
 from tests.edited_example import BASE, customers_on_crm

@@ -19,8 +19,8 @@ from sutura.boundary.settings.convert import convert_settings
 from sutura.boundary.settings.layers import Layer, merge
 from sutura.boundary.settings.schema import layer_key_errors
 from sutura.boundary.settings.yaml_file import read_settings_file
-from sutura.core.catalog.front_matter import read_front_matter
-from sutura.core.catalog.parse import DocumentKind, parse_document
+from sutura.core.catalog.document.front_matter import read_front_matter
+from sutura.core.catalog.document.parse import DocumentKind, parse_document
 from sutura.core.json_schemas import WRITTEN, catalog_schema, schema_text, settings_schema
 from sutura.core.settings import Settings
 from tests.core import catalog_samples

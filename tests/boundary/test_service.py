@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 from sutura.boundary import service as service_module
-from sutura.core.outcome.answer import Answer, Refused
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.answer import Answer, Refused
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability, Scope
 from sutura.core.tool.reply import (

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from returns.pipeline import is_successful
 
 from sutura.boundary.settings_files import SettingsError, load_settings
-from sutura.core.catalog.prose import CatalogProse
+from sutura.core.nouns.prose import CatalogProse
 from sutura.core.settings import PostgresSourceSettings
 
 

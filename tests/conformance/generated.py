@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sutura.api import outcome_of
 from sutura.boundary.service import Service
-from sutura.core.outcome.answer import Answer
+from sutura.core.nouns.answer import Answer
 from sutura.core.tool.capability import Capability
 from tests.conformance.pack import PACK, Case, text_half_without_source, tuned
 from tests.services import call

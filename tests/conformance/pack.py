@@ -22,12 +22,12 @@ import msgspec
 
 from sutura.api import outcome_of
 from sutura.boundary.service import Service
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Answer, Outcome, Refused
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.answer import Answer, Outcome, Refused
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.sql.cells import cell_text
 from sutura.core.text.render import SOURCE_PREFIX
 from sutura.core.tool.capability import Capability
+from sutura.core.tool.codec import halves_of
 from tests.refusals import expect_refusal
 from tests.services import call, serving
 

@@ -11,19 +11,19 @@ import pytest
 
 from sutura.boundary.catalog_files import load_catalog
 from sutura.boundary.example import CATALOG, write_example
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
-    Grain,
     Measure,
     RatioMeasure,
     SimpleMeasure,
     Term,
     ZeroDenominator,
 )
-from sutura.core.outcome.answer import Refused
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.refusal import RefusalCode
 from tests.conformance.conftest import Engines, Served
 from tests.conformance.pack import (
     EXTRA_CATALOG,

@@ -21,7 +21,7 @@ from hypothesis import given
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
-from sutura.core.outcome.answer import Refused
+from sutura.core.nouns.answer import Refused
 from tests.conformance.conftest import ORDERS
 from tests.conformance.generated import drawn, expect_one_outcome, questions
 from tests.conformance.pack import (

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any, assert_never
 
-from sutura.core.outcome.refusal import DETAILS, RefusalCode
+from sutura.core.nouns.refusal import DETAILS, RefusalCode
 from sutura.core.raw.outcome import DETAILS as RAW_DETAILS
 from sutura.core.raw.outcome import RawRefusalCode
 from sutura.transports.http.wire import FAILURE_DETAILS

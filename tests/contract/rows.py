@@ -8,7 +8,7 @@ that make the engine itself refuse.
 
 from typing import Any, Final
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.raw.outcome import RawRefusalCode
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import (

@@ -32,8 +32,8 @@ from sutura.boundary import startup
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Classified, Fetched, RawRunner, Rejected, Source
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.settings import DuckDBSourceSettings, SourceSettings
-from sutura.core.sql.compiled import Dialect
 from tests.contract.deployment import SEAMS_VAR
 
 CANARY: Final = "canary_contract_4b1d"

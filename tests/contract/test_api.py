@@ -10,7 +10,7 @@ from returns.pipeline import is_successful
 
 from sutura import api
 from sutura.boundary.service import Service
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Declined, Reply
 from tests.contract.deployment import Deployment

@@ -21,9 +21,9 @@ import mcp_types as types
 import msgspec
 import pytest
 
-from sutura.core.codec import decode_outcome
-from sutura.core.outcome.answer import Answer, Refused
+from sutura.core.nouns.answer import Answer, Refused
 from sutura.core.text.decode import decode_outcome as decode_text
+from sutura.core.tool.codec import decode_outcome
 from sutura.transports.mcp.encoded import KEY
 from tests.transports.http.deployments import assembled
 from tests.transports.mcp.configs import HOSTILE_QUESTION, carried_cells, hostile_config

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 from typing import Final
 
-from sutura.core.outcome.refusal import RefusalCode, status_of
+from sutura.core.nouns.refusal import RefusalCode, status_of
 from sutura.core.raw.outcome import RawRefusalCode, raw_status
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Answered, Failed, Malformed, NotOffered, NotPermitted

@@ -2,8 +2,8 @@
 
 from returns.pipeline import is_successful
 
+from sutura.core.catalog.document.parse import Document, parse_document
 from sutura.core.catalog.error import CatalogError
-from sutura.core.catalog.parse import Document, parse_document
 
 ORDERS = """\
 ---

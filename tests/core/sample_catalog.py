@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from returns.result import Result
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -23,7 +23,6 @@ from sutura.core.catalog.model import (
     FilterIsNotNull,
     FilterIsTrue,
     FilterNotEquals,
-    Grain,
     KeyPair,
     Metric,
     Model,
@@ -34,8 +33,9 @@ from sutura.core.catalog.model import (
     Term,
     ZeroDenominator,
 )
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.question.model import Question, convert_question
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import Question, convert_question
 from sutura.core.question.resolve import Problem, Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.prose import CatalogProse, catalog_notice
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.prose import CatalogProse, catalog_notice
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.prompt import render_prompt
 from sutura.core.settings import LimitsSettings
 from sutura.core.text.escape import escape_text, is_escaped

@@ -7,7 +7,7 @@ its metric and dimension names, so a test can tell when a table or column name l
 import datetime
 from collections.abc import Sequence
 
-from sutura.core.catalog.knowledge import (
+from sutura.core.definitions.knowledge import (
     Caveat,
     GlossaryTerm,
     Knowledge,
@@ -16,20 +16,20 @@ from sutura.core.catalog.knowledge import (
     NotDefined,
     WorkedExample,
 )
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
     Column,
     Dimension,
-    Grain,
     Metric,
     Model,
     SimpleMeasure,
 )
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
-from sutura.core.question.model import FilterEq, Question, Range
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import FilterEq, Question, Range
 
 DIGEST = "3f2a" * 16
 METRIC_DIGEST = "9c1e" * 16

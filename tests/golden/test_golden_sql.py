@@ -12,15 +12,17 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from sutura.core.catalog.model import Derived, DerivedOp, Grain, ZeroDenominator
+from sutura.core.definitions.model import Derived, DerivedOp, ZeroDenominator
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.grain import Grain
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
 from sutura.core.sql.compile import compile_question
-from sutura.core.sql.compiled import CompiledQuery, Dialect
+from sutura.core.sql.compiled import CompiledQuery
 from tests.core.sample_catalog import CATALOG, PINNED, TODAY, question, resolved
 
 HERE = Path(__file__).parent
-DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")
+DIALECTS: tuple[Dialect, ...] = (Dialect.DUCKDB, Dialect.POSTGRES, Dialect.SPARK)
 
 CASES: dict[str, dict[str, object]] = {
     "revenue_by_month": {},

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from sutura.core.catalog.pages import PAGE_BYTES
+from sutura.core.catalog.view.pages import PAGE_BYTES
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
 from tests.scale_catalog import metric_name, write_scale_catalog

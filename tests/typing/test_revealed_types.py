@@ -36,12 +36,13 @@ from sutura.boundary import loading
 from sutura.boundary.catalog_files import load_catalog
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import Source, run_certified
-from sutura.core import codec
-from sutura.core.catalog.model import Catalog
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.view import CatalogView
-from sutura.core.outcome.answer import Answer, Outcome
-from sutura.core.question.model import Question, QuestionError, decode_question_json
+from sutura.core.tool import codec
+from sutura.core.definitions.model import Catalog
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.nouns.answer import Answer, Outcome
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.question import Question, QuestionError, decode_question_json
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import Settings
 from sutura.core.sql.compile import compile_question
@@ -78,11 +79,11 @@ async def probe(
 """
 
 _RESULT = "returns.result.Result"
-_QUESTION = "sutura.core.question.model.Question"
-_QUESTION_ERROR = "sutura.core.question.model.QuestionError"
-_REFUSAL = "sutura.core.outcome.refusal.Refusal"
-_OUTCOME = "sutura.core.outcome.answer.Answer | sutura.core.outcome.answer.Refused"
-_HALVES = "tuple[str, bytes, fallback=sutura.core.codec.Halves]"
+_QUESTION = "sutura.core.nouns.question.Question"
+_QUESTION_ERROR = "sutura.core.nouns.question.QuestionError"
+_REFUSAL = "sutura.core.nouns.refusal.Refusal"
+_OUTCOME = "sutura.core.nouns.answer.Answer | sutura.core.nouns.answer.Refused"
+_HALVES = "tuple[str, bytes, fallback=sutura.core.tool.codec.Halves]"
 _STRINGS = "list[str]"
 
 
@@ -116,7 +117,8 @@ REVEALED = [
         f" sutura.core.sql.compiled.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
     ),
     Revealed(
-        "compile_question(resolved, catalog, 'duckdb')", "sutura.core.sql.compiled.CompiledQuery"
+        "compile_question(resolved, catalog, Dialect.DUCKDB)",
+        "sutura.core.sql.compiled.CompiledQuery",
     ),
     Revealed(
         "tool_arguments.decode_arguments(Capability.ASK_METRIC, arguments)",
@@ -129,7 +131,9 @@ REVEALED = [
     Revealed("codec.outcome_halves(outcome)", f"{_RESULT}[{_HALVES}, {_REFUSAL}]"),
     Revealed("codec.outcome_halves(outcome).unwrap().text", "str"),
     Revealed("codec.catalog_halves(view)", f"{_RESULT}[{_HALVES}, {_REFUSAL}]"),
-    Revealed("codec.decode_outcome(b'{}')", f"{_RESULT}[{_OUTCOME}, sutura.core.codec.CodecError]"),
+    Revealed(
+        "codec.decode_outcome(b'{}')", f"{_RESULT}[{_OUTCOME}, sutura.core.tool.codec.CodecError]"
+    ),
     Revealed(
         "await run_certified(source, compiled, deadline_seconds=1.0, max_rows=1)",
         f"{_RESULT}[list[list[str | None]], {_REFUSAL}]",
@@ -143,13 +147,13 @@ REVEALED = [
     ),
     Revealed(
         "load_catalog(config, 'v1')",
-        f"{_RESULT}[sutura.core.catalog.pinned.PinnedDefinitions,"
+        f"{_RESULT}[sutura.core.definitions.pinned.PinnedDefinitions,"
         " list[sutura.core.catalog.error.CatalogError]]",
     ),
     Revealed("render_answer(answer)", f"{_RESULT}[str, {_REFUSAL}]"),
     Revealed(
         "decode_answer('')",
-        f"{_RESULT}[sutura.core.outcome.answer.Answer, sutura.core.text.decode.TextError]",
+        f"{_RESULT}[sutura.core.nouns.answer.Answer, sutura.core.text.decode.TextError]",
     ),
     Revealed(
         "result.map(lambda asked: asked.metrics)", f"{_RESULT}[{_STRINGS}, {_QUESTION_ERROR}]"

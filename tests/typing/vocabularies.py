@@ -18,21 +18,24 @@ from types import ModuleType
 from typing import NamedTuple
 
 import sutura
-from sutura.core import codec
-from sutura.core.catalog import audience, knowledge, parse
-from sutura.core.catalog import model as catalog_model
-from sutura.core.catalog.model import Aggregate, DerivedOp, Grain, ZeroDenominator
-from sutura.core.catalog.parse import DocumentKind
-from sutura.core.catalog.physical import PhysicalSchema
-from sutura.core.catalog.prose import CatalogProse
-from sutura.core.outcome import answer
+from sutura.core.catalog.document import parse
+from sutura.core.catalog.document.parse import DocumentKind
+from sutura.core.definitions import audience, knowledge
+from sutura.core.definitions import model as catalog_model
+from sutura.core.definitions.model import Aggregate, DerivedOp, ZeroDenominator
+from sutura.core.nouns import answer
+from sutura.core.nouns import question as question_model
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.physical import PhysicalSchema
+from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.question import CompareTo, Direction
 from sutura.core.outcome.fault import Fault
-from sutura.core.question import model as question_model
 from sutura.core.question import resolve
-from sutura.core.question.model import CompareTo, Direction
 from sutura.core.question.resolve import FilterOp
 from sutura.core.settings import Identity, InboundMode, Posture
 from sutura.core.sql import compiled as sql_compiled
+from sutura.core.tool import codec
 from sutura.core.tool import reply as tool_reply
 from sutura.core.tool.capability import Capability
 from sutura.transports.cli.formats import OutputFormat
@@ -104,7 +107,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_catalog_prose_member_fails_mypy_at_every_reader",
         CatalogProse,
         "SUMMARIZED",
-        {"core/catalog/prose.py": 2},
+        {"core/nouns/prose.py": 2},
     ),
     union_row(
         "a_new_filter_member_fails_mypy_where_filters_are_compiled",
@@ -113,6 +116,18 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "FilterLike",
         "dimension: str\nvalue: str",
         {"core/question/resolve.py": 2},
+    ),
+    enum_row(
+        "a_new_dialect_fails_mypy_wherever_sql_or_types_differ_by_engine",
+        Dialect,
+        "TRINO",
+        {
+            "core/sql/compile.py": 2,
+            "core/catalog/checks/source_schema.py": 2,
+            "core/catalog/draft.py": 1,
+            "boundary/drafting.py": 1,
+            "boundary/sources/introspect.py": 2,
+        },
     ),
     enum_row(
         "a_new_filter_operator_fails_mypy_where_the_where_clause_is_built",
@@ -150,7 +165,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "QUOTIENT",
         {
             "core/sql/combine.py": 1,
-            "core/catalog/build_derived.py": 1,
+            "core/catalog/document/derived.py": 1,
             "core/question/resolve.py": 1,
         },
     ),
@@ -160,7 +175,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Term",
         "PercentileTerm",
         "column: str",
-        {"core/catalog/check.py": 1, "core/sql/measures.py": 2},
+        {"core/catalog/checks/catalog.py": 1, "core/sql/measures.py": 2},
     ),
     union_row(
         "a_new_measure_fails_mypy_where_measures_are_checked_and_compiled",
@@ -169,7 +184,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "WeightedMeasure",
         "term: Term",
         {
-            "core/catalog/check.py": 1,
+            "core/catalog/checks/catalog.py": 1,
             "core/sql/measures.py": 2,
             "core/question/resolve.py": 1,
             "core/sql/compile.py": 1,
@@ -181,13 +196,13 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "RequiredFilter",
         "FilterIsFalse",
         "column: str",
-        {"core/catalog/check.py": 1, "core/sql/parts.py": 1, "core/sql/plan.py": 1},
+        {"core/catalog/checks/catalog.py": 1, "core/sql/parts.py": 1, "core/sql/plan.py": 1},
     ),
     enum_row(
         "a_new_document_kind_fails_mypy_where_documents_are_parsed",
         DocumentKind,
         "DASHBOARD",
-        {"core/catalog/parse.py": 1},
+        {"core/catalog/document/parse.py": 1},
     ),
     union_row(
         "a_new_knowledge_kind_fails_mypy_where_knowledge_is_checked_and_collected",
@@ -195,7 +210,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "KnowledgeDocument",
         "Dashboard",
         "name: str",
-        {"core/catalog/check_knowledge.py": 2},
+        {"core/catalog/checks/knowledge.py": 2},
     ),
     union_row(
         "a_new_glossary_meaning_fails_mypy_where_it_is_resolved_checked_and_shown",
@@ -204,9 +219,9 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "MeansRange",
         "metric: str",
         {
-            "core/catalog/knowledge.py": 1,
-            "core/catalog/check_knowledge.py": 1,
-            "core/catalog/view_knowledge.py": 1,
+            "core/definitions/knowledge.py": 1,
+            "core/catalog/checks/knowledge.py": 1,
+            "core/catalog/view/knowledge.py": 1,
         },
     ),
     union_row(
@@ -215,7 +230,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Audience",
         "Internal",
         "note: str",
-        {"core/catalog/audience.py": 2, "core/catalog/check_derived.py": 2},
+        {"core/definitions/audience.py": 2, "core/catalog/checks/derived.py": 2},
     ),
     union_row(
         "a_new_definition_fails_mypy_where_the_catalog_indexes_documents",
@@ -223,7 +238,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Definition",
         "Glossary",
         "name: str",
-        {"core/catalog/check.py": 1},
+        {"core/catalog/checks/catalog.py": 1},
     ),
     union_row(
         "a_new_outcome_fails_mypy_where_both_halves_are_rendered",
@@ -297,7 +312,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "a_new_physical_schema_setting_fails_mypy_where_the_listing_is_offered",
         PhysicalSchema,
         "SUMMARIZED",
-        {"core/catalog/physical.py": 1},
+        {"core/nouns/physical.py": 1},
     ),
     enum_row(
         "a_new_fault_fails_mypy_where_faults_become_refusals",

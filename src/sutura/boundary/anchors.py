@@ -15,9 +15,9 @@ from typing import Final, assert_never
 import anyio
 
 from sutura.boundary.service import Service
-from sutura.core.catalog.model import Metric
-from sutura.core.outcome.answer import Answer, Refused
-from sutura.core.question.model import Question, QuestionError, Range
+from sutura.core.definitions.model import Metric
+from sutura.core.nouns.answer import Answer, Refused
+from sutura.core.nouns.question import Question, QuestionError, Range
 
 GROUP_SIZE: Final = 16
 """The most metrics one anchor statement reproduces (the most one question names)."""

@@ -20,7 +20,7 @@ from typing import NamedTuple, assert_never
 
 import msgspec
 
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 from sutura.core.settings import CacheSettings, SourceSettings
 from sutura.core.tool.caller import EveryAudience
 from sutura.core.tool.reply import Answered

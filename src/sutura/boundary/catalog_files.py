@@ -17,12 +17,12 @@ from pathlib import Path
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.check import REFERENCE_DAY, check_catalog
+from sutura.core.catalog.checks.catalog import REFERENCE_DAY, check_catalog
+from sutura.core.catalog.document.parse import Document, parse_document
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
-from sutura.core.catalog.parse import Document, parse_document
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.pinning import pin
+from sutura.core.catalog.pinning.digests import pin
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import LimitsSettings
 
 MAX_FILE_BYTES = 256 * 1024

@@ -7,7 +7,7 @@ already exists is kept as it is and named in the report.
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, assert_never
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -20,6 +20,7 @@ from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Faulted, bounded
 from sutura.core.catalog.draft import Draft, draft_catalog
 from sutura.core.catalog.error import quoted
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
@@ -75,7 +76,7 @@ async def init_catalog(
     name = alias.unwrap()
     settings = loaded.settings.sources[name]
     dialect = dialect_of(settings)
-    if request.schema is not None and dialect != "postgres":
+    if request.schema is not None and not _has_schemas(dialect):
         return Failure([f"init: --schema applies to postgres sources; {name} is {dialect}"])
     found = await _found(loaded, environ, name, request)
     if not is_successful(found):
@@ -153,3 +154,14 @@ def _write(catalog_dir: Path, draft: Draft) -> InitReport:
         notes=list(draft.notes),
         draft_metrics=[m for m in metrics if m in written],
     )
+
+
+def _has_schemas(dialect: Dialect) -> bool:
+    """Whether ``init --schema`` applies: only PostgreSQL sources name a schema to read."""
+    match dialect:
+        case Dialect.POSTGRES:
+            return True
+        case Dialect.DUCKDB | Dialect.SPARK:
+            return False
+        case _:
+            assert_never(dialect)

@@ -15,9 +15,9 @@ from sutura.boundary.catalog_files import CatalogRead, read_catalog
 from sutura.boundary.settings_files import LoadedSettings, load_settings
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.open import run_sql_problems
-from sutura.core.base import Frozen
 from sutura.core.catalog.error import CatalogError, quoted
-from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.prompt import deployment_prompt
 from sutura.core.text.escape import escape_text
 

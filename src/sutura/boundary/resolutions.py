@@ -20,8 +20,8 @@ from typing import Final, NamedTuple, assert_never
 import msgspec
 from returns.result import Result
 
-from sutura.core.outcome.refusal import Refusal
-from sutura.core.question.model import Question, QuestionError
+from sutura.core.nouns.question import Question, QuestionError
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import Resolved
 from sutura.core.tool.caller import Audiences, EveryAudience
 

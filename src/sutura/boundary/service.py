@@ -27,22 +27,14 @@ from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import Observers, Stage
 from sutura.boundary.resolutions import Resolutions, view_key
 from sutura.boundary.sources.skeleton import RawRunner, Source, run_certified, run_raw
-from sutura.core.catalog.pages import CatalogPages
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.view import CatalogView
-from sutura.core.codec import (
-    Halves,
-    catalog_halves,
-    halves_of,
-    outcome_halves,
-    raw_halves,
-    raw_outcome_halves,
-)
-from sutura.core.outcome.answer import Answer, ExecutedAs, Outcome, Refused
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.pages import CatalogPages
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.answer import Answer, ExecutedAs, Outcome, Refused
+from sutura.core.nouns.question import Question, QuestionError
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.prompt import deployment_prompt
-from sutura.core.question.model import Question, QuestionError
 from sutura.core.question.resolve import resolve_question
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
@@ -59,6 +51,14 @@ from sutura.core.tool.arguments import (
 from sutura.core.tool.audit import AuditRecord, statement_digest
 from sutura.core.tool.caller import Audiences, Caller, EveryAudience
 from sutura.core.tool.capability import Capability, CatalogRequest
+from sutura.core.tool.codec import (
+    Halves,
+    catalog_halves,
+    halves_of,
+    outcome_halves,
+    raw_halves,
+    raw_outcome_halves,
+)
 from sutura.core.tool.reply import (
     Answered,
     Declined,

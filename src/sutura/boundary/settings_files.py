@@ -16,7 +16,7 @@ from sutura.boundary.settings.error import SettingsError
 from sutura.boundary.settings.layers import Layer, environment_layer, merge
 from sutura.boundary.settings.schema import layer_key_errors
 from sutura.boundary.settings.yaml_file import read_settings_file
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import Environment, Settings, unsafe_combinations
 
 __all__ = ["LoadedSettings", "SettingsError", "load_settings"]

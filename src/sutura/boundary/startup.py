@@ -29,9 +29,9 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
+from sutura.core.catalog.checks.source_schema import model_problems
 from sutura.core.catalog.error import CatalogError, quoted
-from sutura.core.catalog.model import Model
-from sutura.core.catalog.source_schema import model_problems
+from sutura.core.definitions.model import Model
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
 

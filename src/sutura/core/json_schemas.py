@@ -22,8 +22,8 @@ from typing import Any, Final
 
 import msgspec
 
-from sutura.core.catalog.parse import DocumentKind
-from sutura.core.catalog.written import (
+from sutura.core.catalog.document.parse import DocumentKind
+from sutura.core.catalog.document.written import (
     WrittenCaveat,
     WrittenDerivedMetric,
     WrittenExample,

@@ -13,7 +13,7 @@ catalog content. Every refusal code is listed with its remedy by iterating
 :class:`RefusalCode`, so a new code cannot be left out. The operator's instructions come last,
 under their own heading, as trusted text: escaped line by line, never ``> ``-quoted like prose.
 
->>> from sutura.core.catalog.model import Catalog
+>>> from sutura.core.definitions.model import Catalog
 >>> from sutura.core.settings import LimitsSettings
 >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab", metric_digests={},
 ...     catalog=Catalog(models=(), relationships=(), metrics=()))
@@ -23,11 +23,11 @@ under their own heading, as trusted text: escaped line by line, never ``> ``-quo
 ('# sutura: certified answers about data', 'Answer in French.')
 """
 
-from sutura.core.catalog.pages import PageCuts
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.catalog.prose import CatalogProse
-from sutura.core.catalog.view import CatalogView
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.pages import PageCuts
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.settings import LimitsSettings, Settings
 from sutura.core.text.escape import escape_cell
 

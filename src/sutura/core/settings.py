@@ -7,9 +7,9 @@ from typing import Annotated, assert_never
 
 import msgspec
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.physical import PhysicalSchema
-from sutura.core.catalog.prose import CatalogProse
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.physical import PhysicalSchema
+from sutura.core.nouns.prose import CatalogProse
 
 
 class Environment(StrEnum):

@@ -14,6 +14,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from sutura.boundary.sources.postgres import PostgresSource, open_postgres
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.settings import PostgresSourceSettings
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from tests.boundary.sources.opening import context
@@ -31,7 +32,7 @@ def statement(text: str, *params: object) -> CompiledQuery:
         outputs=(Passthrough(index=0),),
         selected_width=1,
         source="main",
-        dialect="postgres",
+        dialect=Dialect.POSTGRES,
     )
 
 

@@ -13,7 +13,8 @@ from returns.result import Result
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
-from sutura.core.outcome.refusal import Refusal, RefusalCode
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.refusal import Refusal, RefusalCode
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
@@ -103,7 +104,7 @@ def _raw(sql: str, width: int, params: tuple[object, ...] = ()) -> CompiledQuery
         outputs=tuple(Passthrough(index=i) for i in range(width)),
         selected_width=width,
         source="warehouse",
-        dialect="duckdb",
+        dialect=Dialect.DUCKDB,
     )
 
 

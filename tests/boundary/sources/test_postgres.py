@@ -16,8 +16,8 @@ from sutura.boundary.sources.duckdb import DuckDBSource
 from sutura.boundary.sources.postgres import open_postgres, postgres_fault
 from sutura.boundary.sources.postgres_connect import read_password
 from sutura.boundary.sources.skeleton import run_certified
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.outcome.fault import certified_code
-from sutura.core.outcome.refusal import RefusalCode
 from sutura.core.settings import PostgresSourceSettings
 from tests.boundary.sources.opening import context
 from tests.boundary.sources.postgres_support import (

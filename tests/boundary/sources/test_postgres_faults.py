@@ -12,7 +12,7 @@ from psycopg import sql
 
 import sutura.boundary.sources.postgres as postgres_module
 from sutura.boundary.sources.skeleton import run_certified
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.settings import PostgresSourceSettings
 from tests.boundary.sources.postgres_support import (
     Proxy,

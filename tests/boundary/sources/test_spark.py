@@ -19,8 +19,8 @@ from returns.result import Result
 
 from sutura.boundary.sources.duckdb import DuckDBSource
 from sutura.boundary.sources.skeleton import TextRows, run_certified
+from sutura.core.nouns.refusal import Refusal, RefusalCode
 from sutura.core.outcome.fault import certified_code
-from sutura.core.outcome.refusal import Refusal, RefusalCode
 from sutura.core.settings import SparkSourceSettings
 from tests.boundary.sources.opening import context
 from tests.refusals import expect_refusal

@@ -7,8 +7,8 @@ import pytest
 from returns.pipeline import is_successful
 from returns.result import Result
 
-from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.question.model import CompareTo, QuestionError
+from sutura.core.nouns.question import CompareTo, QuestionError
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.question.resolve import Problem, Resolved, Running, Trailing
 from sutura.core.settings import LimitsSettings
 from tests.core.sample_catalog import resolve, resolve_with, resolved

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sutura.core.catalog.model import Grain
+from sutura.core.nouns.grain import Grain
 from sutura.core.question.periods import (
     ceil_period,
     floor_period,

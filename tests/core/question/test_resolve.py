@@ -5,9 +5,9 @@ import datetime
 import pytest
 from returns.result import Result
 
-from sutura.core.catalog.model import Grain
-from sutura.core.outcome.refusal import RefusalCode
-from sutura.core.question.model import Direction, QuestionError
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import Direction, QuestionError
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.question.resolve import FilterOp, Problem, Resolved, ResolvedFilter, ResolvedTop
 from sutura.core.settings import LimitsSettings
 from tests.core.sample_catalog import ORDER_COUNT, REVENUE, resolve, resolve_with, resolved

@@ -3,10 +3,10 @@
 import msgspec
 import pytest
 
-from sutura.core.codec import CodecError, convert_statement, decode_statement
 from sutura.core.raw.check import RawDialect, check_statement
 from sutura.core.raw.outcome import RawRefusalCode, raw_status
 from sutura.core.raw.request import MAX_STATEMENT_CHARS, RawStatement
+from sutura.core.tool.codec import CodecError, convert_statement, decode_statement
 
 DIALECTS: list[RawDialect] = ["duckdb", "postgres"]
 

@@ -5,11 +5,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from sutura.core.codec import decode_raw_outcome, encode, raw_halves, raw_outcome_halves
+from sutura.core.nouns.notices import FAILURE_NOTICE, FAILURE_TEXT_CAP, ROWS_NOTICE
 from sutura.core.raw.outcome import (
-    FAILURE_NOTICE,
-    FAILURE_TEXT_CAP,
-    ROWS_NOTICE,
     RawOutcome,
     RawRefusal,
     RawRefusalCode,
@@ -19,6 +16,7 @@ from sutura.core.raw.outcome import (
     render_raw,
 )
 from sutura.core.text.untrusted import CELLS, FAILURE, Case
+from sutura.core.tool.codec import decode_raw_outcome, encode, raw_halves, raw_outcome_halves
 
 PROVENANCE_KEYS = {"provenance", "definition_version", "definition_digest", "metric_digests"}
 PROVENANCE_KEYS |= {"executed_as", "digest", "metric"}

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 import sqlglot
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Column,
     Dimension,
     FilterEquals,
@@ -17,15 +17,16 @@ from sutura.core.catalog.model import (
     Model,
     Relationship,
 )
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.compile import compile_question
-from sutura.core.sql.compiled import CompiledQuery, Dialect, Passthrough, Quotient
+from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
 
-DIALECTS: tuple[Dialect, ...] = ("duckdb", "postgres", "spark")
+DIALECTS: tuple[Dialect, ...] = (Dialect.DUCKDB, Dialect.POSTGRES, Dialect.SPARK)
 MARKER = {"duckdb": "?", "postgres": "%s", "spark": "?"}
 
 
-def _compiled(dialect: Dialect = "duckdb", **fields: object) -> CompiledQuery:
+def _compiled(dialect: Dialect = Dialect.DUCKDB, **fields: object) -> CompiledQuery:
     return compile_question(resolved(**fields), CATALOG, dialect)
 
 
@@ -64,7 +65,7 @@ def test_the_statement_parses_back_in_its_own_dialect(dialect: Dialect) -> None:
 def test_identifiers_are_quoted_and_a_quote_inside_a_name_is_doubled() -> None:
     odd = msgspec.structs.replace(ORDERS, table='ord"ers')
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
-    sql = compile_question(resolved(), catalog, "duckdb").sql
+    sql = compile_question(resolved(), catalog, Dialect.DUCKDB).sql
     assert 'FROM "ord""ers" AS "t0"' in sql
     assert '"t0"."created_at"' in sql and '"t0"."amount"' in sql
 
@@ -72,15 +73,15 @@ def test_identifiers_are_quoted_and_a_quote_inside_a_name_is_doubled() -> None:
 def test_a_dotted_table_name_is_schema_qualified() -> None:
     qualified = msgspec.structs.replace(ORDERS, table="lake.sales.orders")
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, qualified))
-    sql = compile_question(resolved(), catalog, "postgres").sql
+    sql = compile_question(resolved(), catalog, Dialect.POSTGRES).sql
     assert 'FROM "lake"."sales"."orders" AS "t0"' in sql
 
 
 def test_a_percent_sign_in_a_name_is_doubled_for_psycopg_only() -> None:
     odd = msgspec.structs.replace(ORDERS, table="orders%")
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
-    assert '"orders%%"' in compile_question(resolved(), catalog, "postgres").sql
-    assert '"orders%"' in compile_question(resolved(), catalog, "duckdb").sql
+    assert '"orders%%"' in compile_question(resolved(), catalog, Dialect.POSTGRES).sql
+    assert '"orders%"' in compile_question(resolved(), catalog, Dialect.DUCKDB).sql
 
 
 def test_the_period_is_the_grain_truncated_time_column_cast_to_a_date() -> None:
@@ -142,7 +143,7 @@ def test_a_metric_with_several_required_filters_must_match_all_of_them_to_keep_a
     catalog = msgspec.structs.replace(CATALOG, metrics=(*CATALOG.metrics, strict))
     counted = resolved(metrics=["order_count"])
     question = msgspec.structs.replace(counted, metrics=(strict, *counted.metrics))
-    sql = _squash(compile_question(question, catalog, "duckdb").sql)
+    sql = _squash(compile_question(question, catalog, Dialect.DUCKDB).sql)
     assert (
         'WHEN ( "t0"."status" = ? AND "t0"."is_paid" IS TRUE )'
         ' OR "t0"."status" IS DISTINCT FROM ? THEN 1 END ) > 0'
@@ -266,7 +267,7 @@ def test_a_chain_of_relationships_joins_each_hop_once_from_its_parent() -> None:
     question = msgspec.structs.replace(
         resolved(), metrics=(metric,), dimensions=("manager", "region")
     )
-    sql = _squash(compile_question(question, catalog, "duckdb").sql)
+    sql = _squash(compile_question(question, catalog, Dialect.DUCKDB).sql)
     assert 'LEFT JOIN "customers" AS "t1" ON "t0"."customer_id" = "t1"."customer_id"' in sql
     assert 'LEFT JOIN "regions" AS "t2" ON "t1"."region" = "t2"."region"' in sql
     assert '"t2"."manager" AS "manager", "t1"."region" AS "region"' in sql
@@ -290,7 +291,7 @@ def test_rows_are_ordered_by_period_and_dimensions_without_a_limit() -> None:
 
 
 def test_top_by_a_plain_metric_orders_by_its_column_then_limits_with_a_bound_count() -> None:
-    compiled = _compiled("postgres", dimensions=["channel"], top={"n": 2, "by": "revenue"})
+    compiled = _compiled(Dialect.POSTGRES, dimensions=["channel"], top={"n": 2, "by": "revenue"})
     sql = _squash(compiled.sql)
     assert sql.endswith("ORDER BY 3 DESC NULLS LAST, 1, 2 LIMIT %s")
     assert compiled.params[-1] == 2
@@ -352,42 +353,48 @@ def test_the_source_is_the_metrics_models_alias() -> None:
 
 def test_a_warm_question_is_served_from_the_cache() -> None:
     first = _compiled(dimensions=["channel"])
-    again = compile_question(resolved(dimensions=["channel"]), CATALOG, "duckdb")
+    again = compile_question(resolved(dimensions=["channel"]), CATALOG, Dialect.DUCKDB)
     assert again is first
-    other_dialect = compile_question(resolved(dimensions=["channel"]), CATALOG, "postgres")
+    other_dialect = compile_question(resolved(dimensions=["channel"]), CATALOG, Dialect.POSTGRES)
     assert other_dialect is not first
 
 
 def test_a_different_catalog_value_is_compiled_afresh() -> None:
     copy = msgspec.structs.replace(CATALOG)
     question = resolved(dimensions=["status"])
-    assert compile_question(question, copy, "duckdb") is not compile_question(
-        question, CATALOG, "duckdb"
+    assert compile_question(question, copy, Dialect.DUCKDB) is not compile_question(
+        question, CATALOG, Dialect.DUCKDB
     )
 
 
 def test_a_question_resolved_against_another_catalog_is_a_lookup_error() -> None:
     empty = msgspec.structs.replace(CATALOG, models=())
     with pytest.raises(LookupError):
-        compile_question(resolved(), empty, "duckdb")
+        compile_question(resolved(), empty, Dialect.DUCKDB)
 
 
 def test_no_percent_sign_appears_outside_the_postgres_placeholders() -> None:
-    compiled = _compiled("postgres", metrics=["order_count", "paid_revenue"], dimensions=["region"])
+    compiled = _compiled(
+        Dialect.POSTGRES, metrics=["order_count", "paid_revenue"], dimensions=["region"]
+    )
     assert len(re.findall("%", compiled.sql)) == len(compiled.params) == 4
 
 
 def test_spark_orders_nulls_last_where_its_default_would_put_them_first() -> None:
     # Spark sorts NULLs first ascending and last descending; DuckDB last in both directions.
-    sql = _squash(_compiled("spark", dimensions=["channel"], top={"n": 2, "by": "revenue"}).sql)
+    sql = _squash(
+        _compiled(Dialect.SPARK, dimensions=["channel"], top={"n": 2, "by": "revenue"}).sql
+    )
     assert sql.endswith("ORDER BY 3 DESC, 1 NULLS LAST, 2 NULLS LAST LIMIT ?")
-    ascending = _squash(_compiled("spark", top={"n": 1, "by": "period", "direction": "asc"}).sql)
+    ascending = _squash(
+        _compiled(Dialect.SPARK, top={"n": 1, "by": "period", "direction": "asc"}).sql
+    )
     assert ascending.endswith("ORDER BY 1 ASC NULLS LAST LIMIT ?")
 
 
 def test_spark_top_by_an_average_orders_by_its_exact_sum_over_its_count_as_doubles() -> None:
     compiled = _compiled(
-        "spark",
+        Dialect.SPARK,
         metrics=["order_count", "average_order_value"],
         top={"n": 4, "by": "average_order_value", "direction": "asc"},
     )

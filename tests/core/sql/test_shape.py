@@ -2,8 +2,9 @@
 
 import pytest
 
-from sutura.core.catalog.model import ZeroDenominator
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.definitions.model import ZeroDenominator
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient, TermIndex
 from sutura.core.sql.shape import shape_rows
@@ -13,7 +14,7 @@ from tests.refusals import expect_refusal
 
 def _compiled(*metrics: str) -> CompiledQuery:
     grain = "month" if "revenue_per_unit" in metrics else "day"
-    return compile_question(resolved(metrics=list(metrics), grain=grain), CATALOG, "duckdb")
+    return compile_question(resolved(metrics=list(metrics), grain=grain), CATALOG, Dialect.DUCKDB)
 
 
 def test_rows_without_quotients_pass_through_untouched() -> None:
@@ -98,7 +99,7 @@ def _ratio_query(rule: ZeroDenominator, width: int) -> CompiledQuery:
         outputs=(Passthrough(index=0), ratio),
         selected_width=1 + width,
         source="warehouse",
-        dialect="duckdb",
+        dialect=Dialect.DUCKDB,
     )
 
 
@@ -138,7 +139,7 @@ def test_a_part_that_is_not_a_finite_number_is_refused() -> None:
 
 def test_every_row_keeps_exactly_the_answers_columns() -> None:
     compiled = compile_question(
-        resolved(metrics=["paid_share", "revenue"], dimensions=["channel"]), CATALOG, "duckdb"
+        resolved(metrics=["paid_share", "revenue"], dimensions=["channel"]), CATALOG, Dialect.DUCKDB
     )
     shaped = shape_rows(compiled, [["2024-01-01", "", "1", "2", "5.00"]]).unwrap()
     assert len(shaped[0]) == len(compiled.columns) == 4

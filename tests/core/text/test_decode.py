@@ -5,8 +5,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.text.decode import TextError, decode_answer, decode_outcome, decode_refusal
 from sutura.core.text.render import render_answer, render_refusal
 from sutura.core.text.untrusted import CELLS, Case

@@ -11,16 +11,17 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from sutura.core.catalog.prose import CatalogProse, catalog_notice
-from sutura.core.catalog.view import CatalogView
-from sutura.core.codec import catalog_halves, decode_outcome, encode, halves_of, raw_halves
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
-from sutura.core.outcome.refusal import RefusalCode, refusal
-from sutura.core.raw.outcome import FAILURE_NOTICE, ROWS_NOTICE, raw_failure
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
+from sutura.core.nouns.notices import FAILURE_NOTICE, ROWS_NOTICE
+from sutura.core.nouns.prose import CatalogProse, catalog_notice
+from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.raw.outcome import raw_failure
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate, is_escaped
 from sutura.core.text.render import render_answer, render_refusal
 from sutura.core.text.untrusted import CELLS, FAILURE, PROSE, Case
+from sutura.core.tool.codec import catalog_halves, decode_outcome, encode, halves_of, raw_halves
 from tests.core.untrusted_samples import DIGEST, pinned
 
 HOSTILE = '\t\n\r\\"\x00\x1b\x85\u2028\u200b\u202e\ufeff\U000e0041 '

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Provenance
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.text.escape import escape_cell
 from sutura.core.text.render import render_answer, render_refusal, render_rows
 from sutura.core.text.untrusted import CELLS, Case

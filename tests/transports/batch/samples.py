@@ -6,9 +6,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Outcome, Refused
-from sutura.core.outcome.refusal import RefusalCode, refusal
+from sutura.core.nouns.answer import Outcome, Refused
+from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch.framing import frame
 from tests.core.untrusted_samples import answer
 

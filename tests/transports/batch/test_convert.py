@@ -3,10 +3,10 @@
 import msgspec
 import pytest
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Answer, Outcome
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.answer import Answer, Outcome
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.text.decode import decode_outcome as decode_text
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch.convert import Target, convert
 from sutura.transports.batch.framing import split_records
 from sutura.transports.batch.problems import RecordError, RecordProblem

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Answer, ExecutedAs, MetricDigest, Outcome, Provenance
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Outcome, Provenance
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.text.decode import decode_outcome as decode_text
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch.framing import Framed, frame, split_records
 from sutura.transports.batch.stream import render_stream
 from tests.core.untrusted_samples import answer

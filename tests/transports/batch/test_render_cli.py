@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Outcome
+from sutura.core.nouns.answer import Outcome
 from sutura.core.text.decode import decode_outcome as decode_text
 from sutura.core.text.untrusted import CELLS
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch.framing import split_records
 from tests.core.untrusted_samples import answer
 from tests.transports.batch.samples import (

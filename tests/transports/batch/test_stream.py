@@ -3,7 +3,7 @@
 import io
 import tracemalloc
 
-from sutura.core.codec import halves_of
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.stream import Summary, render_stream

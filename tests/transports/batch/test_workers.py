@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sutura.core.codec import halves_of
 from sutura.core.text.untrusted import CELLS
+from sutura.core.tool.codec import halves_of
 from sutura.transports.batch import pool, stream
 from sutura.transports.batch.convert import Target
 from sutura.transports.batch.problems import RecordError, RecordProblem

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.raw.outcome import ROWS_NOTICE
+from sutura.core.nouns.notices import ROWS_NOTICE
 from sutura.core.raw.request import MAX_STATEMENT_CHARS
 from sutura.root import Wiring
 from sutura.transports.cli.calling import NOT_ENABLED

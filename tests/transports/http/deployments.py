@@ -22,14 +22,14 @@ from returns.pipeline import is_successful
 from sutura.boundary.loading import load
 from sutura.boundary.service import Service
 from sutura.boundary.sources.skeleton import Classified, Fetched
-from sutura.core.codec import decode_outcome
-from sutura.core.outcome.answer import Refused
-from sutura.core.outcome.refusal import Refusal
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.compiled import Dialect
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS
 from sutura.core.tool.capability import offered_by
+from sutura.core.tool.codec import decode_outcome
 from sutura.transports.http.app import build_app
 from sutura.transports.http.serve import Started, started_app
 
@@ -195,7 +195,7 @@ class DoubleSource:
 
     alias = "main"
     posture = "shared-service-user"
-    dialect: Dialect = "duckdb"
+    dialect: Dialect = Dialect.DUCKDB
 
     def __init__(self, run: Run, *, classify: Classify | None = None) -> None:
         self._run = run

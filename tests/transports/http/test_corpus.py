@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.untrusted import CELLS, Case
 from tests.refusals import expect_refusal

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode, status_of
+from sutura.core.nouns.refusal import RefusalCode, status_of
 from sutura.transports.http.wire import FailureCode, failure_status
 from tests.transports.http.deployments import assembled, write_deployment
 

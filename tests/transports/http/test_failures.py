@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from sutura.boundary.sources.duckdb import duckdb_fault
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.transports.http.wire import FAILURE_DETAILS, FailureCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,

@@ -10,7 +10,7 @@ import httpx
 import msgspec
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from tests.boundary.sources.postgres_support import Proxy, opened, server_settings, unique_alias
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (

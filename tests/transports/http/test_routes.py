@@ -7,7 +7,7 @@ import anyio
 import httpx
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from tests.refusals import expect_refusal
 from tests.transports.http.deployments import (
     AUTH,

@@ -8,7 +8,7 @@ import anyio
 import msgspec
 import pytest
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from tests.spark_server import require_server, session
 from tests.transports.http.deployments import AUTH, TOKEN, assembled, client, refusal_of
 

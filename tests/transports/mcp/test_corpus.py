@@ -16,11 +16,11 @@ import msgspec
 import pytest
 from mcp import Client, StdioServerParameters
 
-from sutura.core.catalog.prose import QUOTED_NOTICE
-from sutura.core.codec import decode_outcome
-from sutura.core.outcome.answer import Answer
+from sutura.core.nouns.answer import Answer
+from sutura.core.nouns.notices import QUOTED_NOTICE
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.escape import escape_text, is_escaped
+from sutura.core.tool.codec import decode_outcome
 from tests.transports.mcp.configs import (
     HOSTILE_QUESTION,
     carried_cells,

@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from sutura.core.catalog.prose import QUOTED_NOTICE
-from sutura.core.catalog.view import OPERATOR_HEADING
+from sutura.core.catalog.view.catalog import OPERATOR_HEADING
+from sutura.core.nouns.notices import QUOTED_NOTICE
 from sutura.core.text.escape import escape_text, is_escaped
 from tests.prompt_sections import KNOWLEDGE_SECTIONS
 from tests.transports.mcp.configs import carried_prose, hostile_config

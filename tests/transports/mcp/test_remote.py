@@ -12,10 +12,10 @@ import pytest
 from litestar import Litestar
 from mcp import Client
 
-from sutura.core.codec import decode_outcome
-from sutura.core.outcome.answer import Answer
+from sutura.core.nouns.answer import Answer
 from sutura.core.tool.caller import Caller, EveryAudience
 from sutura.core.tool.capability import Scope
+from sutura.core.tool.codec import decode_outcome
 from sutura.transports.mcp.server import SHED_SENTENCE, mcp_server
 from tests.transports.http.deployments import (
     AUTH,

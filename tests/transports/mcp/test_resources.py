@@ -8,8 +8,8 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from sutura.core.catalog.physical import PHYSICAL_NOTICE, PHYSICAL_SCHEMA_URI
-from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE
+from sutura.core.nouns.notices import OMITTED_NOTICE, PHYSICAL_NOTICE, QUOTED_NOTICE
+from sutura.core.nouns.physical import PHYSICAL_SCHEMA_URI
 from sutura.core.text.escape import escape_text, is_escaped
 from sutura.transports.mcp.resources import UNKNOWN_RESOURCE
 from tests.transports.http.deployments import assembled, client

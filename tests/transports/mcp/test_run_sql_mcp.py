@@ -12,7 +12,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from sutura.core.raw.outcome import FAILURE_NOTICE, ROWS_NOTICE
+from sutura.core.nouns.notices import FAILURE_NOTICE, ROWS_NOTICE
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import connected, structured_of, text_of, wiring
 from tests.transports.mcp.spawned import SUTURA, server_environment

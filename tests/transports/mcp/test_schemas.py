@@ -14,14 +14,14 @@ import mcp_types as types
 import msgspec
 import pytest
 
-from sutura.core.catalog.prose import CatalogProse
-from sutura.core.catalog.view import CatalogView
-from sutura.core.codec import catalog_halves, halves_of, raw_halves
-from sutura.core.outcome.answer import Refused
-from sutura.core.outcome.refusal import RefusalCode, refusal
-from sutura.core.question.model import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.question import FilterEq, FilterIn, FilterNotIn, Last, Question, Range, Top
+from sutura.core.nouns.refusal import RefusalCode, refusal
 from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
 from sutura.core.tool.capability import Capability, offered_by
+from sutura.core.tool.codec import catalog_halves, halves_of, raw_halves
 from sutura.transports.mcp.tools import TOOLS as TOOL_OF
 from sutura.transports.mcp.tools import tools_for
 from tests.core.untrusted_samples import answer, pinned

@@ -16,11 +16,12 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from sutura.boundary import service as service_module
-from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE, CatalogProse
-from sutura.core.catalog.view import CatalogView
-from sutura.core.codec import decode_outcome, encode, halves_of
-from sutura.core.outcome.answer import Answer
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.nouns.answer import Answer
+from sutura.core.nouns.notices import OMITTED_NOTICE, QUOTED_NOTICE
+from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.refusal import RefusalCode
+from sutura.core.tool.codec import decode_outcome, encode, halves_of
 from sutura.core.tool.reply import FAILURE_SENTENCE
 from sutura.transports.mcp.server import mcp_server
 from tests.refusals import expect_refusal

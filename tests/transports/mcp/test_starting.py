@@ -7,8 +7,8 @@ import pytest
 from returns.pipeline import is_successful
 
 from sutura.boundary.loading import Loaded, load
-from sutura.core.catalog.model import Metric
-from sutura.core.question.model import Question
+from sutura.core.definitions.model import Metric
+from sutura.core.nouns.question import Question
 from sutura.core.sql import planning
 from sutura.transports.mcp import starting
 from tests.scale_catalog import write_scale_catalog

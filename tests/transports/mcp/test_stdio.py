@@ -21,7 +21,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE
+from sutura.core.nouns.notices import OMITTED_NOTICE, QUOTED_NOTICE
 from sutura.transports.mcp.stdio import (
     LINE_CAP,
     OVER_CAP_MESSAGE,

@@ -23,7 +23,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.inbound.keys import SigningKeys
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.settings import InboundSettings
 
 log = logging.getLogger("sutura.inbound")

@@ -6,7 +6,7 @@
 'SUTURA__SERVER__PORT: server.port: x'
 """
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.text.escape import escape_text
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from sutura.boundary.settings.error import SettingsError
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.text.escape import has_lone_surrogate
 
 ENV_PREFIX = "SUTURA__"

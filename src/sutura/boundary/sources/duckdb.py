@@ -25,9 +25,9 @@ from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.duckdb_text import TextStatements
 from sutura.boundary.sources.skeleton import Classified, Fetched
 from sutura.boundary.sources.worker_threads import WorkerThreads
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
 from sutura.core.settings import DuckDBSourceSettings
-from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 
@@ -72,7 +72,7 @@ class DuckDBSource:
     """A locked-down DuckDB connection under an alias; its statements run in worker threads
     of its own, at most ``limit`` at once, the others waiting in arrival order."""
 
-    dialect: Final[Dialect] = "duckdb"
+    dialect: Final[Dialect] = Dialect.DUCKDB
 
     def __init__(
         self, alias: str, posture: str, connection: duckdb.DuckDBPyConnection, limit: int

@@ -15,7 +15,8 @@ from typing import Final, NamedTuple, assert_never
 
 from sutura.boundary.sources.skeleton import Source
 from sutura.core.catalog.draft import FoundForeignKey, FoundTable
-from sutura.core.catalog.model import Model
+from sutura.core.definitions.model import Model
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.probe import schema_probe
 
 MAX_TABLES: Final = 10_000
@@ -109,14 +110,14 @@ async def introspect(
 
 async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:
     match source.dialect:
-        case "duckdb":
+        case Dialect.DUCKDB:
             fetched = await source.fetch(_DUCKDB_TABLES, [], MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
-        case "postgres":
+        case Dialect.POSTGRES:
             params = [schema or "public"]
             fetched = await source.fetch(_POSTGRES_TABLES, params, MAX_TABLES, deadline_at)
             return [str(row[0]) for row in fetched.rows]
-        case "spark":
+        case Dialect.SPARK:
             fetched = await source.fetch("SHOW TABLES", [], MAX_TABLES, deadline_at)
             return sorted(str(row[1]) for row in fetched.rows)
         case _:
@@ -127,12 +128,12 @@ async def _keys(
     source: Source, schema: str | None, deadline_at: float
 ) -> tuple[dict[str, tuple[str, ...]], list[FoundForeignKey]]:
     match source.dialect:
-        case "duckdb":
+        case Dialect.DUCKDB:
             fetched = await source.fetch(_DUCKDB_KEYS, [], MAX_TABLES, deadline_at)
-        case "postgres":
+        case Dialect.POSTGRES:
             params = [schema or "public"] * 2
             fetched = await source.fetch(_POSTGRES_KEYS, params, MAX_TABLES, deadline_at)
-        case "spark":
+        case Dialect.SPARK:
             return {}, []
         case _:
             assert_never(source.dialect)

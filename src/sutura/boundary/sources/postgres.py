@@ -61,11 +61,11 @@ from sutura.boundary.sources.skeleton import (
     SourceFaultError,
     raw_outcome,
 )
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
 from sutura.core.raw.check import check_statement
 from sutura.core.raw.outcome import RawOutcome, RawRefusal
 from sutura.core.settings import PostgresSourceSettings
-from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 
@@ -196,7 +196,7 @@ async def _end(connection: Connection, canceller: _Canceller | None) -> None:
 class PostgresSource:
     """A PostgreSQL server under an alias, read through a bounded connection pool."""
 
-    dialect: Final[Dialect] = "postgres"
+    dialect: Final[Dialect] = Dialect.POSTGRES
 
     def __init__(self, alias: str, posture: str, pool: Pool, health: PoolHealth) -> None:
         self.alias = alias

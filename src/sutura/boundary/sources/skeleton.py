@@ -24,8 +24,9 @@ import anyio
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.outcome.fault import Fault, certified_code, raw_code
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
 from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
@@ -35,7 +36,7 @@ from sutura.core.raw.outcome import (
     raw_refusal,
 )
 from sutura.core.sql.cells import UnsupportedCellError, cell_text
-from sutura.core.sql.compiled import CompiledQuery, Dialect
+from sutura.core.sql.compiled import CompiledQuery
 
 log = logging.getLogger("sutura.source")
 

@@ -41,9 +41,9 @@ from sutura.boundary.sources.spark_session import (
     version_problem,
     where,
 )
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
 from sutura.core.settings import SparkSourceSettings
-from sutura.core.sql.compiled import Dialect
 
 log = logging.getLogger("sutura.source")
 
@@ -59,7 +59,7 @@ _GRPC_DETAILS: Final = re.compile(r'details = "([^"\n]*)"')
 class SparkSource:
     """A Spark cluster under an alias, read through one Spark Connect session."""
 
-    dialect: Final[Dialect] = "spark"
+    dialect: Final[Dialect] = Dialect.SPARK
 
     def __init__(self, alias: str, posture: str, sessions: Sessions) -> None:
         self.alias = alias

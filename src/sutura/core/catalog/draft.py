@@ -19,13 +19,13 @@ and a name the catalog would refuse is left out with a note saying why, never fo
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, assert_never
 
-from sutura.core.base import Frozen
+from sutura.core.catalog.checks.source_schema import type_name
 from sutura.core.catalog.error import has_unsafe_characters, quoted
-from sutura.core.catalog.grain import GRAIN_ORDER
-from sutura.core.catalog.source_schema import type_name
-from sutura.core.sql.compiled import Dialect
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.grain import GRAIN_ORDER
 
 DRAFT_MARK: Final = (
     "# DRAFT written by sutura init: review the measure, grains and audience, then delete this line"
@@ -117,7 +117,7 @@ def draft_catalog(
     foreign_keys: Iterable[FoundForeignKey],
     *,
     schema_modeline: str | None,
-    dialect: Dialect = "duckdb",
+    dialect: Dialect = Dialect.DUCKDB,
 ) -> Draft:
     """The documents for ``tables`` read from the source ``source``, and the notes to review."""
     notes: list[str] = []
@@ -195,8 +195,7 @@ def _model(
         "columns:",
     ]
     for column, spelled in columns:
-        if dialect == "postgres":
-            spelled = _POSTGRES_SPELLING.get(spelled, spelled)
+        spelled = _spelling(spelled, dialect)
         lines += [f"  - name: {scalar(column)}", f"    type: {scalar(spelled)}"]
     times = [c for c, t in columns if type_name(t, dialect).family in _TIME_FAMILIES]
     body = f"One row per row of the table {table.table!r}. (Drafted by sutura init: describe it.)"
@@ -260,3 +259,14 @@ def _relationships(
         body = f"From the foreign key {fk.name!r}: each {origin} row has at most one {target}."
         drafted.append((f"relationships/{name}.md", "\n".join(lines) + "\n---\n" + body + "\n"))
     return drafted
+
+
+def _spelling(spelled: str, dialect: Dialect) -> str:
+    """A column type as a draft writes it: PostgreSQL's long spellings shortened."""
+    match dialect:
+        case Dialect.POSTGRES:
+            return _POSTGRES_SPELLING.get(spelled, spelled)
+        case Dialect.DUCKDB | Dialect.SPARK:
+            return spelled
+        case _:
+            assert_never(dialect)

@@ -15,7 +15,7 @@ for layout or control, and caps the length visibly.
 "'rev\\\\u001b[2Jenue'"
 """
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.text.escape import escape_text, is_escaped
 
 _MAX_QUOTED = 80

@@ -12,7 +12,7 @@ own words back, as untrusted content; every other driver message stays in the op
 from enum import StrEnum
 from typing import assert_never
 
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.raw.outcome import RawRefusalCode
 
 

@@ -2,8 +2,8 @@
 
 from collections.abc import Iterable
 
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.outcome.answer import ExecutedAs, MetricDigest, Provenance
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.answer import ExecutedAs, MetricDigest, Provenance
 
 
 def provenance_for(
@@ -16,7 +16,7 @@ def provenance_for(
 ) -> Provenance:
     """The provenance of an answer about ``metrics``, read from the listed sources.
 
-    >>> from sutura.core.catalog.model import Catalog
+    >>> from sutura.core.definitions.model import Catalog
     >>> pinned = PinnedDefinitions(version="v1", digest="ab", metric_digests={"m": "cd"},
     ...     time_zone="UTC",
     ...     catalog=Catalog(models=(), relationships=(), metrics=()))

@@ -16,7 +16,7 @@ import calendar
 import datetime
 from typing import assert_never
 
-from sutura.core.catalog.model import Grain
+from sutura.core.nouns.grain import Grain
 
 _MONTHS_PER: dict[Grain, int] = {Grain.MONTH: 1, Grain.QUARTER: 3, Grain.YEAR: 12}
 

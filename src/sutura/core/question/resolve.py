@@ -1,6 +1,6 @@
 """Resolve a question against the pinned catalog: every check that needs no data.
 
-:func:`resolve_question` turns a decoded :class:`~sutura.core.question.model.Question` into a
+:func:`resolve_question` turns a decoded :class:`~sutura.core.nouns.question.Question` into a
 :class:`Resolved` value, or explains why it cannot be answered: a :class:`Refusal` for a
 well-formed question the catalog does not allow, a :class:`QuestionError` for one that is
 malformed in a way decoding could not see (a metric named twice, an inverted range, ``top.by``
@@ -17,22 +17,21 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,
     Derived,
     DerivedOp,
     Dimension,
-    Grain,
     Metric,
     RatioMeasure,
     SimpleMeasure,
 )
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
-from sutura.core.question.model import (
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import (
     Compare,
     CompareTo,
     Direction,
@@ -47,6 +46,7 @@ from sutura.core.question.model import (
     Window,
     range_form,
 )
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import (
     last_periods,
     min_days,

@@ -7,7 +7,7 @@ from typing import Annotated, Final
 
 import msgspec
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 
 MAX_STATEMENT_CHARS: Final = 32_768
 """The longest statement the raw tool reads; a longer one is malformed input."""

@@ -25,8 +25,8 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog.model import DerivedOp, ZeroDenominator
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.definitions.model import DerivedOp, ZeroDenominator
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 
 Number = decimal.Decimal | Fraction
 Value = decimal.Decimal | Fraction | str | None

@@ -26,7 +26,7 @@ from typing import assert_never
 import msgspec
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     Catalog,
@@ -37,8 +37,9 @@ from sutura.core.catalog.model import (
     RatioMeasure,
     SimpleMeasure,
 )
-from sutura.core.outcome.refusal import Refusal
-from sutura.core.question.model import Direction
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.question import Direction
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import (
     PERIOD,
     FilterOp,
@@ -51,7 +52,6 @@ from sutura.core.question.resolve import (
 from sutura.core.sql.compiled import (
     CompiledQuery,
     Derivation,
-    Dialect,
     Output,
     Passthrough,
     Quotient,
@@ -490,7 +490,7 @@ def _order(
         inline=not shared,
         binder=binder,
         ordinal=ordinal,
-        average_as_quotient=dialect == "spark",
+        average_as_quotient=_averages_as_quotients(dialect),
     )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
 
@@ -506,12 +506,29 @@ def descending(direction: Direction) -> bool:
             assert_never(direction)
 
 
+def _averages_as_quotients(dialect: Dialect) -> bool:
+    """Whether ``top`` ranks an average by its exact quotient (Spark's ``avg`` of a decimal is
+    rounded to a fixed scale, so two close averages could tie or swap)."""
+    match dialect:
+        case Dialect.SPARK:
+            return True
+        case Dialect.DUCKDB | Dialect.POSTGRES:
+            return False
+        case _:
+            assert_never(dialect)
+
+
 def _render(tree: exp.Select, dialect: Dialect) -> str:
     """The statement text; for postgres (psycopg's ``%s`` style) a ``%`` in a name is doubled.
 
     The tree is built for this statement alone and read no more, so the generator works on it
     rather than on a copy (a deep copy of every node was an eighth of a compilation)."""
-    if dialect == "postgres":
-        for identifier in tree.find_all(exp.Identifier):
-            identifier.set("this", identifier.this.replace("%", "%%"))
-    return tree.sql(dialect=dialect, pretty=True, copy=False)
+    match dialect:
+        case Dialect.POSTGRES:
+            for identifier in tree.find_all(exp.Identifier):
+                identifier.set("this", identifier.this.replace("%", "%%"))
+        case Dialect.DUCKDB | Dialect.SPARK:
+            pass
+        case _:
+            assert_never(dialect)
+    return tree.sql(dialect=dialect.value, pretty=True, copy=False)

@@ -4,14 +4,12 @@ statements with sqlglot: sources, shaping and the surfaces read a compiled quest
 loading the compiler, so ``sutura mcp`` answers its handshake before the compiler is imported.
 """
 
-from typing import Literal, assert_never
+from typing import assert_never
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.model import ZeroDenominator
+from sutura.core.definitions.model import ZeroDenominator
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.question.resolve import Resolved
-
-Dialect = Literal["duckdb", "postgres", "spark"]
-"""The SQL dialects a source may speak."""
 
 
 class Passthrough(Frozen, frozen=True, tag="pass"):

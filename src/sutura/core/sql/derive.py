@@ -36,8 +36,8 @@ from typing import assert_never
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog.model import Derived
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.definitions.model import Derived
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
 from sutura.core.question.resolve import Resolved, Running, Trailing, adds_up, prior_period
 from sutura.core.sql.combine import combine

@@ -12,7 +12,7 @@ from typing import NamedTuple, assert_never
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Aggregate,
     AggregateTerm,
     CountIfTerm,

@@ -8,18 +8,18 @@ from typing import NamedTuple, TypeVar, assert_never
 
 from sqlglot import exp
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     Catalog,
     Dimension,
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,
     FilterNotEquals,
-    Grain,
     Model,
     Relationship,
     RequiredFilter,
 )
+from sutura.core.nouns.grain import Grain
 
 BASE_ALIAS = "t0"
 

@@ -5,7 +5,7 @@ Values are bound parameters and never appear here, except the resolved range bou
 
 from typing import assert_never
 
-from sutura.core.catalog.model import (
+from sutura.core.definitions.model import (
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,

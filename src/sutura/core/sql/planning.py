@@ -9,9 +9,10 @@ from typing import assert_never
 
 from returns.result import Result
 
-from sutura.core.catalog.pinned import PinnedDefinitions
-from sutura.core.outcome.refusal import Refusal
-from sutura.core.question.model import Question, QuestionError
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.question import Question, QuestionError
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import (
     DuckDBSourceSettings,
@@ -21,7 +22,7 @@ from sutura.core.settings import (
     SparkSourceSettings,
 )
 from sutura.core.sql.compile import compile_question
-from sutura.core.sql.compiled import CompiledQuery, Dialect
+from sutura.core.sql.compiled import CompiledQuery
 
 Plan = tuple[Resolved, CompiledQuery]
 
@@ -30,11 +31,11 @@ def dialect_of(source: SourceSettings) -> Dialect:
     """The SQL dialect a configured source speaks."""
     match source:
         case DuckDBSourceSettings():
-            return "duckdb"
+            return Dialect.DUCKDB
         case PostgresSourceSettings():
-            return "postgres"
+            return Dialect.POSTGRES
         case SparkSourceSettings():
-            return "spark"
+            return Dialect.SPARK
         case _:
             assert_never(source)
 

@@ -11,7 +11,7 @@ no values). There, ``yields_null`` gives NULL and ``fails`` refuses the whole an
 (NULL) gives NULL.
 
 >>> from sutura.core.sql.compiled import Quotient, TermIndex
->>> from sutura.core.catalog.model import ZeroDenominator
+>>> from sutura.core.definitions.model import ZeroDenominator
 >>> ratio = Quotient(numerator=TermIndex(value=0), denominator=TermIndex(value=1),
 ...                  zero_denominator=ZeroDenominator.YIELDS_NULL)
 >>> [_quotient_text(r, ratio) for r in (["2", "3"], ["1", "0"], [None, "0"], [None, "4"])]
@@ -27,8 +27,8 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog.model import ZeroDenominator
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.definitions.model import ZeroDenominator
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.sql.compiled import CompiledQuery, Output, Passthrough, Quotient, TermIndex
 from sutura.core.sql.derive import derive_rows, fixed
 

@@ -19,16 +19,9 @@ from typing import Final, TypeVar
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
-from sutura.core.outcome.answer import (
-    Answer,
-    ExecutedAs,
-    MetricDigest,
-    Outcome,
-    Provenance,
-    Refused,
-)
-from sutura.core.outcome.refusal import Refusal, RefusalCode, status_of
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Outcome, Provenance, Refused
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.refusal import Refusal, RefusalCode, status_of
 from sutura.core.text.escape import unescape_cell
 from sutura.core.text.render import (
     COMPUTED_PREFIX,

@@ -24,7 +24,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.text.ignorable import IGNORABLE_RANGES
 
 NULL_TOKEN: Final = "\\N"

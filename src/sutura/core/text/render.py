@@ -19,7 +19,7 @@ e``. The row-count line is therefore the first line starting ``\.`` read top-dow
 read bottom-up; both readers find the same single trailer, and its count verifies the rows.
 ``docs/text-format.md`` is the full grammar; ``decode_text`` is its decoder.
 
->>> from sutura.core.outcome.refusal import RefusalCode, refusal
+>>> from sutura.core.nouns.refusal import RefusalCode, refusal
 >>> render_refusal(refusal(RefusalCode.METRIC_UNKNOWN))[:33]
 'refused (metric_unknown): A reque'
 """
@@ -31,8 +31,8 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.outcome.answer import Answer, Provenance
-from sutura.core.outcome.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.answer import Answer, Provenance
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.text.escape import (
     EMPTY_TOKEN,
     NULL_TOKEN,
@@ -333,7 +333,7 @@ def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:
 def render_answer(answer: Answer) -> Result[str, Refusal]:
     r"""The text half of an answer, or a refusal when a value cannot be carried faithfully.
 
-    >>> from sutura.core.outcome.answer import ExecutedAs, MetricDigest
+    >>> from sutura.core.nouns.answer import ExecutedAs, MetricDigest
     >>> provenance = Provenance(
     ...     time_zone="UTC",
     ...     definition_version="v1", definition_digest="ab",

@@ -11,8 +11,7 @@ True
 
 from typing import NamedTuple
 
-from sutura.core.catalog.prose import OMITTED_NOTICE, QUOTED_NOTICE
-from sutura.core.raw.outcome import FAILURE_NOTICE, ROWS_NOTICE
+from sutura.core.nouns.notices import FAILURE_NOTICE, OMITTED_NOTICE, QUOTED_NOTICE, ROWS_NOTICE
 
 
 class Case(NamedTuple):

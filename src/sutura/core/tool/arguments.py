@@ -18,14 +18,7 @@ from typing import Any, assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.codec import (
-    CodecError,
-    convert_catalog_arguments,
-    convert_statement,
-    decode_catalog_arguments,
-    decode_statement,
-)
-from sutura.core.question.model import (
+from sutura.core.nouns.question import (
     Question,
     QuestionError,
     convert_question,
@@ -34,6 +27,13 @@ from sutura.core.question.model import (
 from sutura.core.raw.request import RawStatement
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.tool.capability import Capability, CatalogRequest, Request
+from sutura.core.tool.codec import (
+    CodecError,
+    convert_catalog_arguments,
+    convert_statement,
+    decode_catalog_arguments,
+    decode_statement,
+)
 from sutura.core.tool.reply import Malformed
 
 Arguments = bytes | str | Mapping[str, Any] | Request | None

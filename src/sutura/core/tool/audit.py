@@ -16,7 +16,7 @@ from typing import Final
 
 import msgspec
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.text.escape import escape_text
 
 

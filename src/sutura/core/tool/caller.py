@@ -16,7 +16,7 @@ False
 
 from enum import Enum
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.tool.capability import Capability, Scope, scope_of
 
 

@@ -16,10 +16,10 @@ from typing import Annotated, Any, Final, assert_never
 
 import msgspec
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.view import CatalogBody
-from sutura.core.outcome.answer import Outcome
-from sutura.core.question.model import Question
+from sutura.core.catalog.view.catalog import CatalogBody
+from sutura.core.nouns.answer import Outcome
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.question import Question
 from sutura.core.raw.outcome import RawOutcome
 from sutura.core.raw.request import RawStatement
 

@@ -19,13 +19,13 @@ Transports ``match`` a reply exhaustively: a new kind of reply is a type error i
 
 from typing import Final, assert_never
 
-from sutura.core.base import Frozen
-from sutura.core.catalog.view import CatalogBody
-from sutura.core.codec import Halves
-from sutura.core.outcome.answer import Answer, Refused
-from sutura.core.outcome.refusal import RefusalCode
+from sutura.core.catalog.view.catalog import CatalogBody
+from sutura.core.nouns.answer import Answer, Refused
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.raw.outcome import RawRefusal, RawRefusalCode, RawRows, raw_status
 from sutura.core.tool.capability import Capability, Scope, scope_of
+from sutura.core.tool.codec import Halves
 
 FAILURE_SENTENCE: Final = (
     "sutura failed: something broke while answering, and nothing was answered. The operator's "

@@ -1,21 +1,21 @@
 """The catalog as one caller sees it: derived from the pinned definitions, never reloaded.
 
 A caller sees a metric that is open, or restricted to an audience the caller belongs to
-(:func:`~sutura.core.catalog.audience.admits`); knowledge follows the metrics it concerns
-(:meth:`~sutura.core.catalog.knowledge.Knowledge.following`). A hidden metric is simply not
+(:func:`~sutura.core.definitions.audience.admits`); knowledge follows the metrics it concerns
+(:meth:`~sutura.core.definitions.knowledge.Knowledge.following`). A hidden metric is simply not
 in the view, so every path that looks a metric up answers it exactly as it answers a metric
 that does not exist. Models and relationships are never listed to a caller and stay. The
 digest stays the whole catalog's: the view is of those definitions, not new ones.
 
-Tested in ``tests/core/test_seen.py``.
+Tested in ``tests/core/tool/test_seen.py``.
 """
 
 from typing import assert_never
 
 import msgspec
 
-from sutura.core.catalog.audience import admits
-from sutura.core.catalog.pinned import PinnedDefinitions
+from sutura.core.definitions.audience import admits
+from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.tool.caller import Audiences, EveryAudience
 
 

@@ -25,9 +25,9 @@ from typing import Final, assert_never
 
 from returns.pipeline import is_successful
 
-from sutura.core.codec import CodecError, decode_outcome, decoded_outcome_text, outcome_halves
-from sutura.core.outcome.answer import Outcome, Refused
-from sutura.core.outcome.refusal import status_of
+from sutura.core.nouns.answer import Outcome, Refused
+from sutura.core.nouns.refusal import status_of
+from sutura.core.tool.codec import CodecError, decode_outcome, decoded_outcome_text, outcome_halves
 from sutura.transports.batch.framing import frame
 from sutura.transports.batch.problems import RecordError, RecordProblem
 from sutura.transports.batch.records import RawRecord

@@ -6,7 +6,7 @@
 
 from enum import StrEnum
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 
 
 class RecordProblem(StrEnum):

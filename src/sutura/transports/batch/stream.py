@@ -15,7 +15,7 @@
 from collections.abc import Callable, Iterator
 from typing import Final, Protocol
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.transports.batch.convert import Target, convert
 from sutura.transports.batch.problems import RecordError
 from sutura.transports.batch.records import (

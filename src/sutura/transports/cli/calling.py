@@ -18,8 +18,8 @@ from returns.pipeline import is_successful
 from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
-from sutura.core.catalog.view import CatalogBody
-from sutura.core.outcome.answer import Answer
+from sutura.core.catalog.view.catalog import CatalogBody
+from sutura.core.nouns.answer import Answer
 from sutura.core.raw.outcome import RawRows
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.arguments import Arguments

@@ -4,7 +4,7 @@ import argparse
 import json
 import sys
 
-from sutura.core.catalog.parse import DocumentKind
+from sutura.core.catalog.document.parse import DocumentKind
 from sutura.core.json_schemas import SCHEMA_NAMES, kind_schema
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit
 from sutura.transports.cli.verbs import Verbs

@@ -24,7 +24,7 @@ from sutura.transports.cli.wiring import Wiring
 if TYPE_CHECKING:  # a command imports the service, compiler and flags it uses when it runs
     from sutura.boundary.loading import Loaded
     from sutura.boundary.service import Service
-    from sutura.core.question.model import QuestionError
+    from sutura.core.nouns.question import QuestionError
 
 
 def register(verbs: Verbs, command: str | None = None) -> None:

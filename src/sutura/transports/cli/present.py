@@ -9,9 +9,9 @@ from returns.result import Result
 
 from sutura.boundary.loading import Loaded, utc_today
 from sutura.boundary.service import Service
-from sutura.core.catalog.knowledge import means_metric
-from sutura.core.outcome.refusal import Refusal
-from sutura.core.question.model import Question, QuestionError
+from sutura.core.definitions.knowledge import means_metric
+from sutura.core.nouns.question import Question, QuestionError
+from sutura.core.nouns.refusal import Refusal
 from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.sql.planning import Plan, plan_question
 from sutura.core.text.escape import escape_text, is_escaped

@@ -6,7 +6,7 @@ import sys
 
 from returns.pipeline import is_successful
 
-from sutura.core.catalog.grain import GRAIN_ORDER
+from sutura.core.nouns.grain import GRAIN_ORDER
 from sutura.transports.cli.output import EXIT_USAGE
 from sutura.transports.cli.wiring import Wiring
 

@@ -18,7 +18,7 @@ from litestar.openapi.spec import Reference, Schema
 from litestar.typing import FieldDefinition
 from returns.pipeline import is_successful
 
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 from sutura.core.raw.request import RawStatement
 from sutura.core.tool.arguments import (
     decode_question,

@@ -32,9 +32,9 @@ from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
 from sutura import __version__
-from sutura.core.catalog.prose import Carried
-from sutura.core.outcome.answer import Refused
-from sutura.core.question.model import Question, Range
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.prose import Carried
+from sutura.core.nouns.question import Question, Range
 from sutura.core.raw.outcome import RawRefusal
 from sutura.transports.http.wire import RETRY_AFTER_SECONDS, FailureBody
 
@@ -132,7 +132,7 @@ class CarriedSchema(OpenAPISchemaPlugin):
 
     @staticmethod
     def is_plugin_supported_type(value: Any) -> bool:
-        """Only :class:`~sutura.core.catalog.prose.Carried`."""
+        """Only :class:`~sutura.core.nouns.prose.Carried`."""
         return value is Carried
 
     def to_openapi_schema(

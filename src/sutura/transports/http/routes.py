@@ -17,9 +17,9 @@ from litestar.middleware import DefineMiddleware
 from litestar.params import JSONBody, Parameter
 
 from sutura.boundary.service import Service
-from sutura.core.catalog.view import CatalogBody
-from sutura.core.outcome.answer import Answer
-from sutura.core.question.model import Question
+from sutura.core.catalog.view.catalog import CatalogBody
+from sutura.core.nouns.answer import Answer
+from sutura.core.nouns.question import Question
 from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
 from sutura.core.settings import InboundSettings

@@ -1,7 +1,7 @@
 """The HTTP surface's own wire shapes: the closed failure channel, and health.
 
-Answers, refusals and the catalog are the core's structured halves (``sutura.core.outcome.answer``,
-``sutura.core.catalog.view``); this module adds what only HTTP has. A failure is
+Answers, refusals and the catalog are the core's structured halves (``sutura.core.nouns.answer``,
+``sutura.core.catalog.view.catalog``); this module adds what only HTTP has. A failure is
 ``{code, status, detail}`` with a fixed sentence per code, so nothing a driver, a library or a
 caller wrote can reach a failure body. The exceptions are ``not_a_question`` and
 ``not_a_statement``, whose details are the decoders' sentences: they name a field and never a
@@ -16,7 +16,7 @@ from typing import Final, Literal, assert_never
 
 import msgspec
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Malformed, NotPermitted
 

@@ -3,7 +3,7 @@ r"""A tool result's structured half, written as the bytes msgspec encoded, behin
 The SDK turns a tool result into JSON through its message models: the result is dumped,
 validated against the protocol's schema and dumped again, wrapped in a JSON-RPC response and
 serialised, each pass visiting every cell of ``structured_content``, after the structured half
-(already JSON, encoded once by :mod:`sutura.core.codec`) was decoded into Python values for it.
+(already JSON, encoded once by :mod:`sutura.core.tool.codec`) was decoded into Python values for it.
 For 50,000 rows × 10 columns that was more than the query. So, where sutura's own transport
 writes the JSON (``sutura mcp``'s stdout, ``/mcp``'s response body), a tool result carries a
 *stand-in* through the SDK: ``structured_content`` is ``{"sutura.encoded": "<token>"}``, and the

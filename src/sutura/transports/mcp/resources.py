@@ -2,7 +2,7 @@
 
 With ``prompt.physical_schema: listed`` the server offers ``resources/list`` and
 ``resources/read`` with one resource, ``sutura://physical-schema``: the text of
-:func:`~sutura.core.catalog.physical.physical_schema_text`, built once from the pinned catalog
+:func:`~sutura.core.catalog.view.physical.physical_schema_text`, built once from the pinned catalog
 the handshake described, under ``prompt.catalog_prose``. Otherwise the server declares no
 resources capability at all. Reading needs no data source, so it is answered before the
 service starts. Any other URI is invalid params, naming no value.
@@ -15,11 +15,8 @@ from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from sutura.boundary.loading import Loaded
-from sutura.core.catalog.physical import (
-    PHYSICAL_SCHEMA_URI,
-    physical_schema_listed,
-    physical_schema_text,
-)
+from sutura.core.catalog.view.physical import physical_schema_text
+from sutura.core.nouns.physical import PHYSICAL_SCHEMA_URI, physical_schema_listed
 from sutura.transports.mcp.starting import Starting
 
 UNKNOWN_RESOURCE: Final = "unknown resource: resources/list names the resources this server offers"

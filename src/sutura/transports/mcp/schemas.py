@@ -37,7 +37,7 @@ from typing import Any, Final
 
 import msgspec
 
-from sutura.core.codec import schema_hook
+from sutura.core.tool.codec import schema_hook
 
 Schema = dict[str, Any]
 
@@ -157,7 +157,7 @@ def _shape(node: Any) -> Any:
 def input_schema(kind: Any) -> Schema:
     """The closed, compact input schema of a msgspec Struct.
 
-    >>> from sutura.core.question.model import Last
+    >>> from sutura.core.nouns.question import Last
     >>> schema = input_schema(Last)
     >>> schema["properties"]["unit"], schema["additionalProperties"]
     ({'enum': ['day', 'month', 'quarter', 'week', 'year']}, False)
@@ -215,7 +215,7 @@ def _untagged(branch: Any, tag: str) -> Any:
 def output_schema(kind: Any) -> Schema:
     """The shape of a msgspec Struct, or union of tagged Structs, as an output schema.
 
-    >>> from sutura.core.outcome.answer import Outcome
+    >>> from sutura.core.nouns.answer import Outcome
     >>> output_schema(Outcome)["anyOf"][1]["properties"]["outcome"]
     {'enum': ['refusal']}
     """

@@ -33,10 +33,10 @@ from returns.result import Failure, Result, Success
 
 from sutura import __version__
 from sutura.boundary.loading import Loaded
-from sutura.core.codec import Halves
 from sutura.core.prompt import render_prompt
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability, offered_by
+from sutura.core.tool.codec import Halves
 from sutura.core.tool.reply import (
     FAILURE_SENTENCE,
     Answered,

@@ -29,8 +29,8 @@ import anyio.to_thread
 from returns.pipeline import is_successful
 
 from sutura.boundary.loading import Loaded, utc_today
-from sutura.core.catalog.model import Metric
-from sutura.core.question.model import Question, Range
+from sutura.core.definitions.model import Metric
+from sutura.core.nouns.question import Question, Range
 from sutura.transports.cli.composing import composing
 
 if TYPE_CHECKING:  # imported by the start itself, once the handshake is answered

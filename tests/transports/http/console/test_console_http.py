@@ -12,7 +12,7 @@ import httpx
 import msgspec
 import pytest
 
-from sutura.core.question.model import Question
+from sutura.core.nouns.question import Question
 from sutura.core.tool.caller import Caller
 from sutura.transports.http.console.assets import ASSETS, asset_bytes
 from sutura.transports.http.serve import Started

@@ -16,10 +16,10 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 from returns.pipeline import is_successful
 
-from sutura.core.codec import halves_of
-from sutura.core.outcome.answer import Refused
-from sutura.core.question.model import QuestionError, decode_question_json
+from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.question import QuestionError, decode_question_json
 from sutura.core.tool.capability import Capability
+from sutura.core.tool.codec import halves_of
 from sutura.core.tool.reply import Declined, Malformed, NotPermitted, Reply
 from sutura.transports.http.console.wire import agent_view, compiled_view
 from sutura.transports.http.limits import RequestDeadline

@@ -13,7 +13,7 @@ from enum import StrEnum
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from sutura.core.base import Frozen
+from sutura.core.nouns.frozen import Frozen
 from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.reply import Reply, outcome_code

@@ -1,0 +1,303 @@
+"""The whole catalog: checks across documents, every problem collected, then one :class:`Catalog`.
+
+Names are unique per kind; a metric's model exists and has every column the metric reads;
+every ``via`` chain walks from the metric's model through existing relationships to a model
+that has the dimension's column, visiting each model once; relationships join existing models
+on existing columns, onto the target model's declared primary key (so a join never repeats a
+row), and no relationship joins two sources (``crossing``). Knowledge documents refer to what
+exists (``check_knowledge``).
+"""
+
+import datetime
+import re
+from collections.abc import Iterator, Sequence
+from typing import assert_never
+
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog.checks.crossing import source_crossings
+from sutura.core.catalog.checks.derived import derived_errors
+from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
+from sutura.core.catalog.document.front_matter import nearest_line
+from sutura.core.catalog.document.parse import Document, DocumentKind
+from sutura.core.catalog.error import CatalogError, quoted
+from sutura.core.definitions.knowledge import (
+    Caveat,
+    GlossaryTerm,
+    KnowledgeDocument,
+    NotDefined,
+    WorkedExample,
+)
+from sutura.core.definitions.model import (
+    AggregateTerm,
+    Catalog,
+    CountIfTerm,
+    Derived,
+    Dimension,
+    FilterEquals,
+    FilterIsNotNull,
+    FilterIsTrue,
+    FilterNotEquals,
+    Metric,
+    Model,
+    RatioMeasure,
+    Relationship,
+    RequiredFilter,
+    SimpleMeasure,
+    Term,
+)
+from sutura.core.settings import LimitsSettings
+
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_DEFAULT_LIMITS = LimitsSettings()
+# The day a worked example's ``range.last`` is counted back from when the caller names none
+# (a catalog read outside a deployment); a deployment passes its own day.
+REFERENCE_DAY = datetime.date(2000, 1, 1)
+_NO_DUPLICATES = "so that a join never counts a row twice"
+
+
+class _Index:
+    """The first document of each name, per kind, in the order given."""
+
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self.models: dict[str, tuple[Document, Model]] = {}
+        self.relationships: dict[str, tuple[Document, Relationship]] = {}
+        self.metrics: dict[str, tuple[Document, Metric]] = {}
+        self.derived: dict[str, tuple[Document, Derived]] = {}
+        self._metric_names: dict[str, Document] = {}  # metrics and derived metrics share names
+        self.knowledge: list[tuple[Document, KnowledgeDocument]] = []
+        self.duplicates: list[CatalogError] = []
+        for doc in documents:
+            self._add(doc)
+
+    def _add(self, doc: Document) -> None:
+        definition = doc.definition
+        match definition:
+            case Model():
+                first = self.models.setdefault(definition.name, (doc, definition))[0]
+                kind = DocumentKind.MODEL
+            case Relationship():
+                first = self.relationships.setdefault(definition.name, (doc, definition))[0]
+                kind = DocumentKind.RELATIONSHIP
+            case Metric():
+                first = self._metric_names.setdefault(definition.name, doc)
+                if first is doc:
+                    self.metrics[definition.name] = (doc, definition)
+                kind = DocumentKind.METRIC
+            case Derived():
+                first = self._metric_names.setdefault(definition.name, doc)
+                if first is doc:
+                    self.derived[definition.name] = (doc, definition)
+                kind = DocumentKind.METRIC
+            case GlossaryTerm() | Caveat() | NotDefined() | WorkedExample():
+                self.knowledge.append((doc, definition))  # names checked with the knowledge
+                return
+            case _:
+                assert_never(definition)
+        if first is not doc:
+            where = f"{quoted(first.file)} line {nearest_line(first.lines, 'name')}"
+            problem = f"another {kind} is already called {quoted(definition.name)}, in {where}"
+            self.duplicates.append(doc.error("name", problem))
+
+
+def check_catalog(
+    documents: Sequence[Document],
+    *,
+    limits: LimitsSettings = _DEFAULT_LIMITS,
+    today: datetime.date = REFERENCE_DAY,
+) -> Result[Catalog, list[CatalogError]]:
+    """Check the parsed documents together and build the catalog.
+
+    Args:
+        documents: every document of the catalog, in the walk's (sorted) order.
+        limits: the bounds a worked example's question must stay within.
+        today: the day a worked example's ``range.last`` counts back from.
+
+    Returns:
+        The catalog with each kind sorted by name, or every problem found.
+    """
+    if not documents:
+        return Failure(
+            [CatalogError(file=".", line=0, key="", problem="the catalog has no documents")]
+        )
+    index = _Index(documents)
+    errors = list(index.duplicates)
+    for doc, relationship in index.relationships.values():
+        errors.extend(_relationship_errors(index, doc, relationship))
+    for doc, metric in index.metrics.values():
+        errors.extend(_metric_errors(index, doc, metric))
+    for doc, derived in index.derived.values():
+        errors.extend(derived_errors(index.models, index.metrics, index.derived, doc, derived))
+    errors.extend(source_crossings(index.models, index.relationships, index.metrics))
+    errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today, index.derived))
+    if errors:
+        return Failure(errors)
+    return Success(
+        Catalog(
+            models=tuple(sorted((m for _, m in index.models.values()), key=lambda m: m.name)),
+            relationships=tuple(
+                sorted((r for _, r in index.relationships.values()), key=lambda r: r.name)
+            ),
+            metrics=tuple(sorted((m for _, m in index.metrics.values()), key=lambda m: m.name)),
+            knowledge=collected(index.knowledge),
+            derived=tuple(sorted((d for _, d in index.derived.values()), key=lambda d: d.name)),
+        )
+    )
+
+
+def _no_column(model: Model, column: str) -> str:
+    return f"the model {quoted(model.name)} has no column {quoted(column)}"
+
+
+def _relationship_errors(index: _Index, doc: Document, rel: Relationship) -> Iterator[CatalogError]:
+    for side, model_name in (("origin", rel.origin_model), ("target", rel.target_model)):
+        found = index.models.get(model_name)
+        if found is None:
+            yield doc.error(f"{side}_model", f"no model is called {quoted(model_name)}")
+            continue
+        model = found[1]
+        columns = [pair.origin if side == "origin" else pair.target for pair in rel.keys]
+        missing = [
+            doc.error(f"keys[{i}].equal.{side}", _no_column(model, column))
+            for i, column in enumerate(columns)
+            if not model.has_column(column)
+        ]
+        yield from missing
+        if side == "target" and not missing:  # a missing key column is the problem to fix first
+            yield from _primary_key_errors(doc, rel, model)
+
+
+def _primary_key_errors(doc: Document, rel: Relationship, target: Model) -> Iterator[CatalogError]:
+    """A many-to-one join finds at most one target row only through the target's primary key."""
+    key = target.primary_key
+    if key is None:
+        problem = (
+            f"the model {quoted(target.name)} declares no primary_key; a many_to_one "
+            f"relationship joins onto its target's primary key, {_NO_DUPLICATES}"
+        )
+        yield doc.error("target_model", problem)
+    elif all(pair.target != key for pair in rel.keys):
+        problem = (
+            f"no key joins onto the primary key {quoted(key)} of the model "
+            f"{quoted(target.name)}; a many_to_one relationship joins onto it, {_NO_DUPLICATES}"
+        )
+        yield doc.error("keys", problem)
+
+
+def _metric_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[CatalogError]:
+    yield from _grain_errors(doc, metric)
+    yield from _anchor_errors(doc, metric)
+    yield from _dimension_name_errors(index, doc, metric)
+    found = index.models.get(metric.model)
+    if found is None:
+        yield doc.error("model", f"no model is called {quoted(metric.model)}")
+        return  # nothing more can be checked against a model that is not there
+    for key, column in _columns_read(metric):
+        if not found[1].has_column(column):
+            yield doc.error(key, _no_column(found[1], column))
+    for i, dimension in enumerate(metric.dimensions):
+        yield from _dimension_errors(index, doc, metric, f"dimensions[{i}]", dimension)
+
+
+def _dimension_name_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[CatalogError]:
+    names: set[str] = set()
+    for i, dimension in enumerate(metric.dimensions):
+        key = f"dimensions[{i}].name"
+        if dimension.name in names:
+            yield doc.error(key, f"the dimension {quoted(dimension.name)} is listed twice")
+        if dimension.name in index.metrics or dimension.name in index.derived:
+            yield doc.error(key, "a dimension may not share its name with a metric")
+        names.add(dimension.name)
+
+
+def _grain_errors(doc: Document, metric: Metric) -> Iterator[CatalogError]:
+    if not metric.grains:
+        yield doc.error("grains", "list at least one grain")
+    for i, grain in enumerate(metric.grains):
+        if grain in metric.grains[:i]:
+            yield doc.error(f"grains[{i}]", f"the grain {grain.value} is listed twice")
+
+
+def _anchor_errors(doc: Document, metric: Metric) -> Iterator[CatalogError]:
+    anchor = metric.anchor
+    if anchor is None:
+        return
+    if anchor.start >= anchor.end:
+        yield doc.error("anchor.range", "the range must start before it ends (end is exclusive)")
+    if _DECIMAL.fullmatch(anchor.value) is None:
+        yield doc.error("anchor.value", "expected a plain decimal number such as 1234567.89")
+
+
+def _columns_read(metric: Metric) -> Iterator[tuple[str, str]]:
+    """(key path, column) for every column of the metric's own model that it reads."""
+    yield "time_column", metric.time_column
+    measure = metric.measure
+    match measure:
+        case SimpleMeasure():
+            yield _term_column("measure.simple", measure.term)
+        case RatioMeasure():
+            yield _term_column("measure.ratio.numerator", measure.numerator)
+            yield _term_column("measure.ratio.denominator", measure.denominator)
+        case _:
+            assert_never(measure)
+    for i, rule in enumerate(metric.required_filters):
+        yield f"required_filters[{i}].{_filter_form(rule)}.column", rule.column
+
+
+def _filter_form(rule: RequiredFilter) -> str:
+    match rule:
+        case FilterEquals():
+            return "equals"
+        case FilterNotEquals():
+            return "not_equals"
+        case FilterIsTrue():
+            return "is_true"
+        case FilterIsNotNull():
+            return "is_not_null"
+        case _:
+            assert_never(rule)
+
+
+def _term_column(key: str, term: Term) -> tuple[str, str]:
+    match term:
+        case AggregateTerm():
+            return f"{key}.column", term.column
+        case CountIfTerm():
+            return f"{key}.count_if", term.column
+        case _:
+            assert_never(term)
+
+
+def _dimension_errors(
+    index: _Index, doc: Document, metric: Metric, key: str, dimension: Dimension
+) -> Iterator[CatalogError]:
+    """The ``via`` chain walks from the metric's model, visiting each model once; the last
+    model has the column."""
+    current = metric.model
+    visited = {current}
+    for step, name in enumerate(dimension.via):
+        step_key = f"{key}.via" if len(dimension.via) == 1 else f"{key}.via[{step}]"
+        found = index.relationships.get(name)
+        if found is None:
+            yield doc.error(step_key, f"no relationship is called {quoted(name)}")
+            return
+        if found[1].origin_model != current:
+            problem = (
+                f"the relationship {quoted(name)} starts from the model "
+                f"{quoted(found[1].origin_model)}, but the chain is at the model {quoted(current)}"
+            )
+            yield doc.error(step_key, problem)
+            return
+        current = found[1].target_model
+        if current in visited:
+            problem = (
+                f"the relationship {quoted(name)} leads back to the model {quoted(current)}, "
+                f"which the chain has already reached; a via chain visits each model once, "
+                f"{_NO_DUPLICATES}"
+            )
+            yield doc.error(step_key, problem)
+            return
+        visited.add(current)
+    target = index.models.get(current)
+    if target is not None and not target[1].has_column(dimension.column):
+        yield doc.error(f"{key}.column", _no_column(target[1], dimension.column))

@@ -1,0 +1,281 @@
+"""Front matter: split a catalog document and read its YAML as plain values with line marks.
+
+Every scalar stays the text the author wrote: YAML's implicit typing never runs, so
+``2024-01-01``, ``1.50`` and ``yes`` stay text. A plain ``null``, ``~`` or empty scalar is
+``None``. Anchors, aliases, merge keys, tags, duplicate keys and lone surrogates (``"\\ud800"``,
+which no UTF-8 text can hold) are refused, naming the line.
+
+>>> text = "---\\nkind: metric\\ngrains: [day, 2024-01-01]\\n---\\nProse.\\n"
+>>> front = read_front_matter("m.md", text)
+>>> front.unwrap().values
+{'kind': 'metric', 'grains': ['day', '2024-01-01']}
+>>> front.unwrap().lines["grains[1]"], front.unwrap().body
+(3, 'Prose.')
+"""
+
+from typing import Any, NoReturn, Protocol
+
+import yaml
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog.error import CatalogError, quoted, safe_text
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.text.escape import has_lone_surrogate
+
+PlainValue = str | None | list["PlainValue"] | dict[str, "PlainValue"]
+
+_FENCE = "---"
+_FIRST_YAML_LINE = 2  # the front matter starts on the file's second line
+_MAX_DEPTH = 16
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_PLAIN = (None, "")  # a plain scalar's style: the pure-Python parser's, libyaml's
+_FAST: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+_SURROGATE = "a lone surrogate (an escape from \\ud800 to \\udfff), which is not text"
+
+
+class FrontMatter(Frozen, frozen=True):
+    """A document's front matter as plain values, the line of every key path, and its body."""
+
+    values: dict[str, PlainValue]
+    lines: dict[str, int]
+    body: str
+
+
+class _Mark(Protocol):
+    """A YAML position (the pure-Python and the C parser each have their own class)."""
+
+    @property
+    def line(self) -> int:
+        """The 0-based line."""
+        ...
+
+
+class DocumentError(Exception):
+    """Carries the first problem of one document out of nested checks.
+
+    Raised and caught inside the parsing modules only; ``parse_document`` returns the error
+    as a value.
+    """
+
+    def __init__(self, error: CatalogError) -> None:
+        """Wrap ``error``."""
+        super().__init__(error.problem)
+        self.error = error
+
+
+def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, CatalogError]:
+    """Split ``text`` into front matter and body, and read the front matter.
+
+    Args:
+        file_label: the file's path relative to the catalog directory, for errors.
+        text: the whole file.
+
+    Returns:
+        The front matter, or the first problem found in it.
+    """
+    try:
+        front, body = _split(file_label, text)
+        _check_line_breaks(file_label, front)
+        node = _compose(file_label, front)
+        if not isinstance(node, yaml.MappingNode):
+            _refuse(file_label, 1, "", "the front matter must be a mapping of keys to values")
+        lines: dict[str, int] = {"": 1}
+        values = _mapping(file_label, node, "", lines)
+    except DocumentError as refused:
+        return Failure(refused.error)
+    return Success(FrontMatter(values=values, lines=lines, body=body))
+
+
+def nearest_line(lines: dict[str, int], key: str) -> int:
+    """The line of ``key``, or of the nearest enclosing key the file spells out.
+
+    >>> nearest_line({"": 1, "keys": 4}, "keys[0].equal.origin"), nearest_line({"": 1}, "name")
+    (4, 1)
+    """
+    while key and key not in lines:
+        key = key[: max(key.rfind("."), key.rfind("["), 0)]
+    return lines.get(key, 1)
+
+
+def _refuse(file_label: str, line: int, key: str, problem: str) -> NoReturn:
+    raise DocumentError(CatalogError(file=file_label, line=line, key=key, problem=problem))
+
+
+def _split(file_label: str, text: str) -> tuple[str, str]:
+    """The front matter between the two ``---`` lines, and the body after them."""
+    lines = text.split("\n")
+    if lines[0] != _FENCE:
+        _refuse(file_label, 1, "", _first_line_problem(lines[0]))
+    for index in range(1, len(lines)):
+        if lines[index] == _FENCE:
+            body = "\n".join(lines[index + 1 :]).rstrip("\n")
+            return "\n".join(lines[1:index]), body
+    _refuse(file_label, 1, "", "the front matter is not closed by a line that is exactly ---")
+
+
+def _first_line_problem(first: str) -> str:
+    if first == _FENCE + "\r":
+        return "lines must end with \\n alone; this file ends them with \\r\\n"
+    if first.startswith("\ufeff"):
+        return "the file starts with a byte order mark; save it as UTF-8 without one"
+    return "the first line must be exactly --- (the start of the front matter)"
+
+
+def _compose(file_label: str, front: str) -> yaml.Node | None:
+    """The YAML node tree, after refusing anchors, aliases, tags and deep nesting.
+
+    libyaml's parser (when PyYAML was built with it) reads a well-formed front matter about ten
+    times faster than the pure-Python one, and gives the same events and nodes (a plain
+    scalar's style is ``""`` there, ``None`` here). A front matter holding a character the
+    pure-Python reader refuses, or one libyaml cannot read, is read again by the pure-Python
+    parser, so every refusal names the same line and problem whichever is installed.
+    """
+    if _FAST is not None and not _NON_PRINTABLE.search(front):
+        try:
+            return _composed(file_label, front, _FAST)
+        except (yaml.YAMLError, DocumentError):
+            pass
+    return _composed(file_label, front, yaml.SafeLoader)
+
+
+def _composed(file_label: str, front: str, loader: type[yaml.SafeLoader]) -> yaml.Node | None:
+    """One pass over the parser's events: each checked, then built into the node tree (no
+    tag resolution: every scalar stays text; a plain ``<<`` key is marked a merge key)."""
+    try:
+        depth = 0
+        builder = _Builder()
+        for event in yaml.parse(front, Loader=loader):
+            depth += _depth_change(event)
+            problem = _event_problem(event, depth)
+            if problem is not None:
+                _refuse(file_label, _line_of(event.start_mark), "", problem)
+            builder.add(event)
+        return builder.root
+    except yaml.MarkedYAMLError as error:
+        line = _line_of(error.problem_mark or error.context_mark)
+        problem = safe_text(f"the front matter is not valid YAML: {error.problem or 'unreadable'}")
+        _refuse(file_label, line, "", problem)
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow, e.g. NUL
+        line = front.count("\n", 0, error.position) + _FIRST_YAML_LINE
+        _refuse(file_label, line, "", "the front matter holds a character YAML does not allow")
+
+
+class _Builder:
+    """The node tree of a stream of events without anchors, aliases or tags (refused first)."""
+
+    def __init__(self) -> None:
+        self.root: yaml.Node | None = None
+        self._open: list[yaml.MappingNode | yaml.SequenceNode] = []
+        self._key: list[yaml.Node | None] = []
+
+    def add(self, event: yaml.Event) -> None:
+        """Take the next event."""
+        mark: Any = event.start_mark  # libyaml's own Mark class, or the pure-Python one
+        if isinstance(event, yaml.ScalarEvent):
+            plain = event.style in _PLAIN
+            tag = _MERGE_TAG if plain and event.value == "<<" else _STR_TAG
+            self._place(yaml.ScalarNode(tag, event.value, mark, None, event.style))
+        elif isinstance(event, yaml.MappingStartEvent):
+            self._open.append(yaml.MappingNode(_MAP_TAG, [], mark))
+            self._key.append(None)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            self._open.append(yaml.SequenceNode(_SEQ_TAG, [], mark))
+            self._key.append(None)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            done = self._open.pop()
+            self._key.pop()
+            self._place(done)
+
+    def _place(self, node: yaml.Node) -> None:
+        if not self._open:
+            self.root = node
+            return
+        parent = self._open[-1]
+        if isinstance(parent, yaml.SequenceNode):
+            parent.value.append(node)
+        elif self._key[-1] is None:
+            self._key[-1] = node
+        else:
+            parent.value.append((self._key[-1], node))
+            self._key[-1] = None
+
+
+def _check_line_breaks(file_label: str, front: str) -> None:
+    """Refuse the line breaks YAML knows besides ``\\n``: they would shift every line number."""
+    if not any(brk in front for brk in _OTHER_BREAKS):
+        return
+    for index, line in enumerate(front.split("\n")):
+        if any(brk in line for brk in _OTHER_BREAKS):
+            problem = "the front matter breaks a line with a character other than \\n"
+            _refuse(file_label, index + _FIRST_YAML_LINE, "", problem)
+
+
+def _line_of(mark: _Mark | None) -> int:
+    """The file line of a YAML mark (the front matter starts on the file's second line)."""
+    return 1 if mark is None else mark.line + _FIRST_YAML_LINE
+
+
+def _depth_change(event: yaml.Event) -> int:
+    if isinstance(event, yaml.CollectionStartEvent):
+        return 1
+    if isinstance(event, yaml.CollectionEndEvent):
+        return -1
+    return 0
+
+
+def _event_problem(event: yaml.Event, depth: int) -> str | None:
+    if isinstance(event, yaml.AliasEvent):
+        return "YAML aliases are not allowed; write the value out"
+    if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+        return "YAML anchors are not allowed; write each value out"
+    if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent) and event.tag is not None:
+        return "YAML tags are not allowed"
+    if depth > _MAX_DEPTH:
+        return f"the front matter nests deeper than {_MAX_DEPTH} levels"
+    return None
+
+
+def _plain(file_label: str, node: yaml.Node, path: str, lines: dict[str, int]) -> PlainValue:
+    if isinstance(node, yaml.MappingNode):
+        return _mapping(file_label, node, path, lines)
+    if isinstance(node, yaml.SequenceNode):
+        items: list[PlainValue] = []
+        for index, item in enumerate(node.value):
+            item_path = f"{path}[{index}]"
+            lines[item_path] = _line_of(item.start_mark)
+            items.append(_plain(file_label, item, item_path, lines))
+        return items
+    value = str(node.value)
+    if has_lone_surrogate(value):
+        problem = f"the value holds {_SURROGATE}; write the character itself"
+        _refuse(file_label, _line_of(node.start_mark), path, problem)
+    if (
+        isinstance(node, yaml.ScalarNode) and node.style in _PLAIN and value in _NULLS
+    ):  # a plain (unquoted) null
+        return None
+    return value
+
+
+def _mapping(
+    file_label: str, node: yaml.MappingNode, path: str, lines: dict[str, int]
+) -> dict[str, PlainValue]:
+    result: dict[str, PlainValue] = {}
+    for key_node, value_node in node.value:
+        line = _line_of(key_node.start_mark)
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+            _refuse(file_label, line, path, "keys must be plain names (no merge keys)")
+        key = str(key_node.value)
+        if has_lone_surrogate(key):
+            _refuse(file_label, line, path, f"a key holds {_SURROGATE}")
+        key_path = f"{path}.{key}" if path else key
+        if key in result:
+            _refuse(file_label, line, key_path, f"the key {quoted(key)} appears twice")
+        lines[key_path] = line
+        result[key] = _plain(file_label, value_node, key_path, lines)
+    return result

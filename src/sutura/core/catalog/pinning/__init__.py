@@ -1,0 +1,1 @@
+"""The canonical form of a checked catalog and its SHA-256 digests (whole and per metric)."""

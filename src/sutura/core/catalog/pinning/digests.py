@@ -1,0 +1,182 @@
+"""Pinning: the canonical form of a catalog's meaning, and its SHA-256 digests.
+
+The canonical form is deterministic msgspec JSON of what the catalog *means*: names, sources,
+tables, columns (with their declared types), keys, measures, required filters, grains,
+dimensions, allowed values, anchors, audiences, authored SQL, and the meaning of every
+knowledge document (``knowledge_meaning``). Prose (every ``description``, every body) is left out,
+and so is everything the author's files add around the meaning — file names and order, key
+order, whitespace, comments — because the parsed catalog does not hold them. Lists whose
+order means nothing (columns, join keys, grains, required filters, dimensions, allowed values)
+are put in one fixed order; a ``via`` chain keeps its order, which is its meaning.
+
+>>> from sutura.core.definitions.model import Catalog
+>>> canonical_form(Catalog(models=(), relationships=(), metrics=()), "UTC")
+b'{"canonical_form":2,"metrics":[],"models":[],"relationships":[],"time_zone":"UTC"}'
+"""
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from sutura.core.catalog.pinning.knowledge import knowledge_meaning
+from sutura.core.definitions.audience import canonical_audience
+from sutura.core.definitions.model import Catalog, Derived, Metric, Model, Relationship
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.grain import GRAIN_ORDER
+
+# The version names the semantics the definitions are answered under (docs/semantics.md), so
+# that answers computed differently never carry the same digest. 2: NULL-safe not_equals, the
+# groups a question with several metrics keeps, fails-ratios refusing an empty denominator, and
+# the time zone periods are counted in.
+CANONICAL_FORM_VERSION = 2
+
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
+    """The catalog's meaning as deterministic JSON bytes (keys sorted, prose left out)."""
+    meaning: dict[str, Any] = {
+        "canonical_form": CANONICAL_FORM_VERSION,
+        "time_zone": time_zone,
+        "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
+        "relationships": [_relationship(r) for r in sorted(catalog.relationships, key=_by_name)],
+        "metrics": [_metric(m) for m in sorted(catalog.metrics, key=_by_name)],
+    }
+    if not catalog.knowledge.empty:  # a catalog without knowledge keeps the digest it had
+        meaning["knowledge"] = knowledge_meaning(catalog.knowledge)
+    if catalog.derived:  # a catalog without derived metrics keeps the digest it had
+        meaning["derived"] = [_derived(d) for d in sorted(catalog.derived, key=_by_name)]
+    return _encoder.encode(meaning)
+
+
+def derived_canonical_form(catalog: Catalog, derived: Derived, time_zone: str) -> bytes:
+    """A derived metric's meaning together with each referent's whole canonical form.
+
+    Changing anything a referent's answer depends on (its measure, filters, model, joins)
+    moves the derived metric's digest.
+    """
+    referents = [catalog.metric(name) for name in derived.of]
+    return _encoder.encode(
+        {
+            "canonical_form": CANONICAL_FORM_VERSION,
+            "derived": _derived(derived),
+            "time_zone": time_zone,
+            "referents": [
+                msgspec.json.decode(metric_canonical_form(catalog, m, time_zone))
+                for m in referents
+                if m is not None
+            ],
+        }
+    )
+
+
+def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
+    """One metric's meaning together with the models and relationships it reads."""
+    relationship_names = sorted({name for d in metric.dimensions for name in d.via})
+    relationships = [r for r in (catalog.relationship(n) for n in relationship_names) if r]
+    model_names = sorted({metric.model, *(r.target_model for r in relationships)})
+    models = [m for m in (catalog.model(n) for n in model_names) if m]
+    return _encoder.encode(
+        {
+            "canonical_form": CANONICAL_FORM_VERSION,
+            "metric": _metric(metric),
+            "time_zone": time_zone,
+            "models": [_model(m) for m in models],
+            "relationships": [_relationship(r) for r in relationships],
+        }
+    )
+
+
+def pin(catalog: Catalog, version: str, time_zone: str) -> PinnedDefinitions:
+    """Pin a checked catalog under the operator's ``version`` label.
+
+    Args:
+        catalog: the catalog, as ``check_catalog`` built it.
+        version: the operator's label (``catalog.version``); it does not enter any digest.
+        time_zone: the zone periods are counted in (``catalog.time_zone``); it enters every
+            digest, as it changes which rows a period holds.
+
+    Returns:
+        The pinned definitions: the catalog digest and one digest per metric.
+    """
+    return PinnedDefinitions(
+        version=version,
+        digest=_sha256(canonical_form(catalog, time_zone)),
+        metric_digests={
+            m.name: _sha256(metric_canonical_form(catalog, m, time_zone))
+            for m in sorted(catalog.metrics, key=_by_name)
+        }
+        | {
+            d.name: _sha256(derived_canonical_form(catalog, d, time_zone))
+            for d in sorted(catalog.derived, key=_by_name)
+        },
+        time_zone=time_zone,
+        catalog=catalog,
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _by_name(value: Model | Relationship | Metric | Derived) -> str:
+    return value.name
+
+
+def _model(model: Model) -> dict[str, Any]:
+    meaning = _without_absent_sql(_builtins(model))
+    meaning["columns"] = _sorted_set(_without_prose(c) for c in meaning["columns"])
+    return meaning
+
+
+def _relationship(relationship: Relationship) -> dict[str, Any]:
+    meaning = _builtins(relationship)
+    meaning["keys"] = _sorted_set(meaning["keys"])
+    return meaning
+
+
+def _metric(metric: Metric) -> dict[str, Any]:
+    meaning = _without_absent_sql(_builtins(metric))
+    meaning["audience"] = canonical_audience(metric.audience)
+    meaning["grains"] = [g.value for g in GRAIN_ORDER if g in metric.grains]
+    meaning["required_filters"] = _sorted_set(meaning["required_filters"])
+    dimensions = []
+    for dimension in meaning["dimensions"]:
+        if dimension["values"] is not None:
+            dimension["values"] = sorted(dimension["values"])
+        dimensions.append(_without_prose(dimension))
+    meaning["dimensions"] = _sorted_set(dimensions)
+    return meaning
+
+
+def _derived(derived: Derived) -> dict[str, Any]:
+    meaning = _builtins(derived)
+    meaning["audience"] = canonical_audience(derived.audience)
+    meaning["grains"] = [g.value for g in GRAIN_ORDER if g in derived.grains]
+    meaning["dimensions"] = sorted(derived.dimensions)
+    return meaning
+
+
+def _builtins(value: Model | Relationship | Metric | Derived) -> dict[str, Any]:
+    """``value`` as plain JSON values, every field spelled out, without its own description."""
+    meaning = msgspec.to_builtins(value)
+    assert isinstance(meaning, dict)  # a Struct becomes a dict
+    return _without_prose(meaning)
+
+
+def _without_prose(meaning: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in meaning.items() if key != "description"}
+
+
+def _without_absent_sql(meaning: dict[str, Any]) -> dict[str, Any]:
+    """``authored_sql`` enters the meaning only when written (its absence moves no digest)."""
+    if meaning["authored_sql"] is None:
+        del meaning["authored_sql"]
+    return meaning
+
+
+def _sorted_set(items: Iterable[Any]) -> list[Any]:
+    """Items whose order carries no meaning (columns, keys, filters, dimensions), in one order."""
+    return sorted(items, key=_encoder.encode)

@@ -1,0 +1,382 @@
+r"""The catalog as an agent sees it: one value, built once from the setting, rendered twice.
+
+:meth:`CatalogView.of` reads ``prompt.catalog_prose`` once: it carries each description
+through :class:`~sutura.core.nouns.prose.Carried` and resolves the boundary notice, so the
+text half and the structured half cannot disagree about the operator's decision. The text half
+is, in the order of the agent prompt::
+
+    <the boundary notice>
+    not defined: churn                      (terms recorded as not defined)
+    > Ask for active_customers instead.
+    term: sales                             (the glossary)
+    means: revenue
+    metric: revenue
+    grains: day, month
+    > Revenue net of refunds.
+    dimension: region (filterable)
+    values:	EU	US
+    > Where the customer is billed.
+    dimension: channel (group by only)
+    caveat: late_returns                    (each caveat under the metrics it is about)
+    > Returns are booked late.
+    example: revenue_by_region              (worked questions)
+    asked:	Sales by region?
+    question: {"metrics":["revenue"],...}
+    definitions: v7 (digest 3f2a)
+    time zone: UTC
+    operator instructions (from this deployment's operator, not a catalog author):
+    Answer in French.
+
+Names and values are escaped cells (lists are tab-separated), and every line of prose is
+escaped and prefixed ``> `` (split on ``\n`` only; nothing stripped, normalised or cut). The
+operator's instructions are trusted text: last, after their own heading, never prefixed ``> ``
+(so no author line can pass for one), each line escaped all the same.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import msgspec
+from returns.result import Failure, Result, Success
+
+from sutura.core.catalog.view.knowledge import (
+    CatalogCaveat,
+    CatalogExample,
+    CatalogNotDefined,
+    CatalogTerm,
+    caveat_lines,
+    caveat_part,
+    example_lines,
+    example_part,
+    knowledge_texts,
+    not_defined_lines,
+    not_defined_part,
+    term_lines,
+    term_part,
+)
+from sutura.core.catalog.view.wire import (
+    CatalogWire,
+    Description,
+    absent_unless_carried,
+    prose_of,
+    quoted_lines,
+)
+from sutura.core.definitions.knowledge import Knowledge
+from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
+from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.nouns.answer import MetricDigest
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.prose import Carried, CatalogProse, catalog_notice
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate
+
+OPERATOR_HEADING = "operator instructions (from this deployment's operator, not a catalog author):"
+
+
+class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
+    """What the catalog is: the operator's version, the digest of its meaning, per metric."""
+
+    definition_version: str
+    definition_digest: str
+    metric_digests: list[MetricDigest]
+    time_zone: str
+
+
+class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
+    """A dimension: filterable exactly when it lists ``allowed_values``."""
+
+    name: str
+    description: Description = msgspec.UNSET
+    filterable: bool
+    allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
+
+    def __post_init__(self) -> None:
+        """Drop a description the setting did not carry."""
+        absent_unless_carried(self)
+
+
+class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
+    """A metric as an agent may ask for it."""
+
+    name: str
+    description: Description = msgspec.UNSET
+    grains: list[Grain]
+    dimensions: list[CatalogDimension]
+    caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        """Drop a description the setting did not carry."""
+        absent_unless_carried(self)
+
+
+class CatalogPage(CatalogWire, frozen=True, kw_only=True):
+    """Which page of a searched or paged catalog this is: page ``page`` of ``pages``, holding
+    some of the ``matching`` metrics (those the search found, or all), of ``total`` in all."""
+
+    page: int
+    pages: int
+    matching: int
+    total: int
+
+
+class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
+    """The structured half; ``catalog_prose`` is the operator's own spelling of the setting.
+
+    Knowledge lists are absent when the catalog declares none; ``operator_instructions`` is
+    absent when the operator wrote none; ``page`` is absent when the body is the whole catalog.
+    """
+
+    provenance: CatalogProvenance
+    catalog_prose: CatalogProse
+    page: CatalogPage | msgspec.UnsetType = msgspec.UNSET
+    not_defined: list[CatalogNotDefined] = msgspec.field(default_factory=list)
+    glossary: list[CatalogTerm] = msgspec.field(default_factory=list)
+    metrics: list[CatalogMetric]
+    examples: list[CatalogExample] = msgspec.field(default_factory=list)
+    operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
+
+
+def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
+    values = dimension.values
+    return CatalogDimension(
+        name=dimension.name,
+        description=Carried.under(prose, dimension.description),
+        filterable=values is not None,
+        allowed_values=msgspec.UNSET if values is None else list(values),
+    )
+
+
+def _metric(metric: Metric, prose: CatalogProse, knowledge: Knowledge) -> CatalogMetric:
+    return CatalogMetric(
+        name=metric.name,
+        description=Carried.under(prose, metric.description),
+        grains=list(metric.grains),
+        dimensions=[_dimension(d, prose) for d in metric.dimensions],
+        caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
+    )
+
+
+def _derived(
+    derived: Derived, catalog: Catalog, prose: CatalogProse, knowledge: Knowledge
+) -> CatalogMetric:
+    """A derived metric, listed like any metric (the tool list's size budget leaves no room for
+    its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
+    define them, filterable on the values both allow, group by only when either is."""
+    referents = [m for m in (catalog.metric(name) for name in derived.of) if m is not None]
+    dimensions = []
+    for name in derived.dimensions:
+        found = [d for d in (m.dimension(name) for m in referents) if d is not None]
+        allowed = [v for v in found[0].values or () if all(v in (d.values or ()) for d in found)]
+        filterable = all(d.values is not None for d in found)
+        dimensions.append(
+            CatalogDimension(
+                name=name,
+                description=Carried.under(prose, found[0].description),
+                filterable=filterable,
+                allowed_values=list(allowed) if filterable else msgspec.UNSET,
+            )
+        )
+    return CatalogMetric(
+        name=derived.name,
+        description=Carried.under(prose, derived.description),
+        grains=list(derived.grains),
+        dimensions=dimensions,
+        caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
+    )
+
+
+def _dimension_lines(dimension: CatalogDimension) -> list[str]:
+    kind = "filterable" if dimension.filterable else "group by only"
+    lines = [f"dimension: {escape_cell(dimension.name)} ({kind})"]
+    if not isinstance(dimension.allowed_values, msgspec.UnsetType):
+        lines.append("\t".join(["values:", *map(escape_cell, dimension.allowed_values)]))
+    return lines + quoted_lines(dimension.description)
+
+
+def metric_lines(metric: CatalogMetric) -> list[str]:
+    """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
+    lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
+    lines += quoted_lines(metric.description)
+    for dimension in metric.dimensions:
+        lines += _dimension_lines(dimension)
+    for caveat in metric.caveats:
+        lines += caveat_lines(caveat)
+    return lines
+
+
+def page_lines(page: CatalogPage) -> list[str]:
+    """Where the page stands, and how to read the next one (numbers only: nothing an author or
+    a caller wrote)."""
+    then = (
+        f"; next: describe_catalog with page {page.page + 1} and the same search"
+        if page.page < page.pages
+        else "; this is the last page"
+    )
+    matching = f"{page.matching} of {page.total} metrics match"
+    return [f"page: {page.page} of {page.pages} ({matching}{then})"]
+
+
+def _shows(example: CatalogExample, shown: frozenset[str]) -> bool:
+    metrics = example.question.get("metrics")
+    return isinstance(metrics, list) and not shown.isdisjoint(metrics)
+
+
+def _texts(body: CatalogBody) -> Iterator[str]:
+    """Every string of the body an author or operator chose."""
+    provenance = body.provenance
+    yield provenance.definition_version
+    yield provenance.definition_digest
+    yield provenance.time_zone
+    for digest in provenance.metric_digests:
+        yield from (digest.metric, digest.digest)
+    for metric in body.metrics:
+        yield from (metric.name, prose_of(metric.description) or "")
+        for dimension in metric.dimensions:
+            yield from (dimension.name, prose_of(dimension.description) or "")
+            if not isinstance(dimension.allowed_values, msgspec.UnsetType):
+                yield from dimension.allowed_values
+        for caveat in metric.caveats:
+            yield from (caveat.name, prose_of(caveat.description) or "")
+    yield from knowledge_texts(body.glossary, body.not_defined, body.examples)
+    if isinstance(body.operator_instructions, str):
+        yield body.operator_instructions
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogView:
+    """The catalog under one setting: its boundary notice and its structured body."""
+
+    notice: str
+    body: CatalogBody
+
+    @classmethod
+    def of(
+        cls, pinned: PinnedDefinitions, prose: CatalogProse, instructions: str | None = None
+    ) -> "CatalogView":
+        """Build the view; the only place the catalog meets the prose setting.
+
+        ``instructions`` are the operator's (``prompt.instructions_file``), carried last.
+
+        >>> from sutura.core.definitions.model import Catalog
+        >>> pinned = PinnedDefinitions(time_zone="UTC", version="v1", digest="ab",
+        ...     metric_digests={},
+        ...     catalog=Catalog(models=(), relationships=(), metrics=()))
+        >>> view = CatalogView.of(pinned, CatalogProse.OMITTED)
+        >>> view.body.catalog_prose, view.notice == catalog_notice(CatalogProse.OMITTED)
+        (<CatalogProse.OMITTED: 'omitted'>, True)
+        """
+        provenance = CatalogProvenance(
+            definition_version=pinned.version,
+            definition_digest=pinned.digest,
+            metric_digests=[
+                MetricDigest(metric=name, digest=digest)
+                for name, digest in pinned.metric_digests.items()
+            ],
+            time_zone=pinned.time_zone,
+        )
+        catalog = pinned.catalog
+        # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
+        shown = frozenset(m.name for m in catalog.metrics) | {d.name for d in catalog.derived}
+        knowledge = catalog.knowledge.following(shown)
+        body = CatalogBody(
+            provenance=provenance,
+            catalog_prose=prose,
+            not_defined=[not_defined_part(n, prose) for n in knowledge.not_defined],
+            glossary=[term_part(g, prose) for g in knowledge.glossary],
+            metrics=sorted(
+                [
+                    *(_metric(metric, prose, knowledge) for metric in catalog.metrics),
+                    *(_derived(d, catalog, prose, knowledge) for d in catalog.derived),
+                ],
+                key=lambda metric: metric.name,
+            ),
+            examples=[example_part(e, prose) for e in knowledge.examples],
+            operator_instructions=msgspec.UNSET if instructions is None else instructions,
+        )
+        return cls(notice=catalog_notice(prose), body=body)
+
+    def showing(self, names: list[str], page: CatalogPage) -> "CatalogView":
+        """The same view narrowed to the metrics ``names`` (in that order) as page ``page``:
+        their digests, the glossary terms that mean them, the worked questions that ask for
+        one of them; terms not defined and the operator's instructions stay whole."""
+        body = self.body
+        shown = frozenset(names)
+        by_name = {metric.name: metric for metric in body.metrics}
+        provenance = msgspec.structs.replace(
+            body.provenance,
+            metric_digests=[d for d in body.provenance.metric_digests if d.metric in shown],
+        )
+        narrowed = msgspec.structs.replace(
+            body,
+            provenance=provenance,
+            page=page,
+            glossary=[term for term in body.glossary if term.means.metric in shown],
+            metrics=[by_name[name] for name in names],
+            examples=[example for example in body.examples if _shows(example, shown)],
+        )
+        return CatalogView(notice=self.notice, body=narrowed)
+
+    def page_lines(self) -> list[str]:
+        """The page line, when this view is a page of the catalog."""
+        page = self.body.page
+        return [] if isinstance(page, msgspec.UnsetType) else page_lines(page)
+
+    def not_defined_lines(self) -> list[str]:
+        """The terms recorded as not defined, each with its synonyms and quoted prose."""
+        return [line for part in self.body.not_defined for line in not_defined_lines(part)]
+
+    def glossary_lines(self) -> list[str]:
+        """The glossary: each term, its synonyms, what it means, its quoted prose."""
+        return [line for part in self.body.glossary for line in term_lines(part)]
+
+    def metric_lines(self) -> list[str]:
+        """Every metric: grains, prose, dimensions and values, then its caveats."""
+        return [line for metric in self.body.metrics for line in metric_lines(metric)]
+
+    def example_lines(self) -> list[str]:
+        """The worked questions: phrasings, the question as JSON, quoted prose."""
+        return [line for part in self.body.examples for line in example_lines(part)]
+
+    def definitions_lines(self) -> list[str]:
+        """The definitions line (version and digest) and the time zone."""
+        provenance = self.body.provenance
+        version = escape_cell(provenance.definition_version)
+        digest = escape_cell(provenance.definition_digest)
+        return [
+            f"definitions: {version} (digest {digest})",
+            f"time zone: {escape_cell(provenance.time_zone)}",
+        ]
+
+    def operator_lines(self) -> list[str]:
+        """The operator's instructions, each line escaped (trusted, never ``> ``-quoted)."""
+        instructions = self.body.operator_instructions
+        if isinstance(instructions, msgspec.UnsetType):
+            return []
+        return [escape_text(line) for line in instructions.split("\n")]
+
+    def lines(self) -> list[str]:
+        """The text half's lines, total: a lone surrogate shows as its escape (for the prompt)."""
+        return [*self._lines_before_metrics(), *self.metric_lines(), *self._lines_after_metrics()]
+
+    def lines_beside_metrics(self) -> list[str]:
+        """Every line of :meth:`lines` but the metrics' own (whose sizes a page counts apart)."""
+        return [*self._lines_before_metrics(), *self._lines_after_metrics()]
+
+    def _lines_before_metrics(self) -> list[str]:
+        return [self.notice, *self.page_lines(), *self.not_defined_lines(), *self.glossary_lines()]
+
+    def _lines_after_metrics(self) -> list[str]:
+        operator = self.operator_lines()
+        lines = [*self.example_lines(), *self.definitions_lines()]
+        return lines + ([OPERATOR_HEADING, *operator] if operator else [])
+
+    def text(self) -> Result[str, Refusal]:
+        """The text half: notice, knowledge and metrics, definitions, the operator's section;
+        refused on a lone surrogate.
+
+        The structured half (``body``) is refused by the codec for the same value, so a reply
+        carries both halves or neither.
+        """
+        if any(map(has_lone_surrogate, _texts(self.body))):
+            return Failure(refusal(RefusalCode.VALUE_NOT_REPRESENTABLE))
+        return Success("\n".join(self.lines()))

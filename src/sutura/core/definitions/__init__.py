@@ -1,0 +1,1 @@
+"""What a catalog defines, as typed values: models, relationships, metrics, knowledge, pinned."""

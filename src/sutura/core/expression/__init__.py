@@ -1,0 +1,1 @@
+"""The typed expression vocabulary of the catalog (measures, filters, dimensions, time)."""

@@ -1,0 +1,337 @@
+"""The question: the only input of the certified surface, decoded strictly.
+
+There is no SQL, table, predicate or limit field, ever. Unknown fields are refused. A malformed
+question is reported as a :class:`QuestionError` naming the field (a JSON path) and never
+echoing the value the caller sent.
+"""
+
+import datetime
+import re
+from enum import StrEnum
+from typing import Annotated
+
+import msgspec
+import msgspec.inspect as mi
+from returns.result import Failure, Result, Success
+
+from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.grain import Grain
+
+
+class Last(Frozen, frozen=True):
+    """The last ``count`` whole units, ending before the current one unless ``include_current``."""
+
+    count: Annotated[
+        int, msgspec.Meta(ge=1, le=100_000, description="How many whole units, 1 to 100000.")
+    ]
+    unit: Annotated[
+        Grain, msgspec.Meta(description="day, week (ISO, from Monday), month, quarter or year.")
+    ]
+    include_current: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: the current, unfinished unit is the last of the count"
+            " (default false: the range ends where the current unit starts)."
+        ),
+    ] = False
+
+
+class Range(Frozen, frozen=True):
+    """Either ``{start, end}`` (ISO dates, half-open) or ``{last: {...}}``; exactly one form."""
+
+    start: Annotated[
+        datetime.date | None, msgspec.Meta(description="First day (ISO date), included.")
+    ] = None
+    end: Annotated[
+        datetime.date | None,
+        msgspec.Meta(description="Day after the last one (ISO date): the end is excluded."),
+    ] = None
+    last: Annotated[
+        Last | None, msgspec.Meta(description="The last whole units instead of start and end.")
+    ] = None
+
+
+class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
+    """``dimension = value``."""
+
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    value: Annotated[str, msgspec.Meta(description="One of the dimension's allowed values.")]
+
+
+class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
+    """``dimension IN values``."""
+
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to keep."),
+    ]
+
+
+class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
+    """``dimension NOT IN values``."""
+
+    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    values: Annotated[
+        list[str],
+        msgspec.Meta(min_length=1, max_length=1000, description="Allowed values to drop."),
+    ]
+
+
+Filter = FilterEq | FilterIn | FilterNotIn
+
+
+class Direction(StrEnum):
+    """Sort direction of ``top``."""
+
+    ASC = "asc"
+    DESC = "desc"
+
+
+class Per(StrEnum):
+    """What ``top`` ranks within: ``period`` keeps the top rows of each period."""
+
+    PERIOD = "period"
+
+
+class Top(Frozen, frozen=True):
+    """Keep the ``n`` rows first by ``by`` (a requested metric, or ``period``)."""
+
+    n: Annotated[int, msgspec.Meta(ge=1, description="How many rows to keep (at most max_rows).")]
+    by: Annotated[
+        str, msgspec.Meta(description="A requested metric's name, or period, to rank rows by.")
+    ]
+    direction: Annotated[
+        Direction, msgspec.Meta(description="desc (default) keeps the largest; NULLs rank last.")
+    ] = Direction.DESC
+    per: Annotated[
+        Per | None,
+        msgspec.Meta(description="period: keep the top n rows within each period (default: all)."),
+    ] = None
+
+
+class CompareTo(StrEnum):
+    """Which earlier period each row is compared with."""
+
+    PREVIOUS_PERIOD = "previous_period"
+    PREVIOUS_YEAR = "previous_year"
+
+
+class Compare(Frozen, frozen=True):
+    """Add each metric's prior value, change and relative change to every row."""
+
+    to: Annotated[
+        CompareTo,
+        msgspec.Meta(
+            description="previous_period: the period just before; previous_year: a year"
+            " earlier (52 weeks at grain week)."
+        ),
+    ]
+
+
+class Window(Frozen, frozen=True):
+    """A window over periods, for sums and counts: exactly one of running or trailing."""
+
+    running: Annotated[
+        bool, msgspec.Meta(description="true: cumulative from the range start (default false).")
+    ] = False
+    trailing: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="N >= 1: the total of the last N periods at the grain, ending with"
+                " each row's, reading before the range start as needed (default: none).",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class Question(Frozen, frozen=True):
+    """A typed question about one or more certified metrics."""
+
+    metrics: Annotated[
+        list[str],
+        msgspec.Meta(
+            min_length=1,
+            max_length=16,
+            description="Catalog metric names (1 to 16) sharing a model and time column.",
+        ),
+    ]
+    grain: Annotated[
+        Grain, msgspec.Meta(description="The period of each row: one the metrics list.")
+    ]
+    range: Annotated[
+        Range,
+        msgspec.Meta(
+            description="{start, end} (end excluded) or {last}; widened to whole periods."
+        ),
+    ]
+    dimensions: Annotated[
+        list[str], msgspec.Meta(description="Dimensions to group by (default: none).")
+    ] = msgspec.field(default_factory=list)
+    filters: Annotated[
+        list[Filter],
+        msgspec.Meta(description="Conditions on filterable dimensions, all kept (default: none)."),
+    ] = msgspec.field(default_factory=list)
+    top: Annotated[
+        Top | None, msgspec.Meta(description="Keep the first n rows by a metric (default: all).")
+    ] = None
+    compare: Annotated[
+        Compare | None,
+        msgspec.Meta(
+            description="Add m.prior, m.change and m.relative_change per metric (exact; NULL"
+            " where the prior is missing, the relative change where it is zero; default: none)."
+        ),
+    ] = None
+    window: Annotated[
+        Window | None,
+        msgspec.Meta(
+            description="Add m.running or m.trailing per metric, sums and counts only"
+            " (default: none)."
+        ),
+    ] = None
+    fill: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: every period of the range has a row, zero for sums and counts,"
+            " NULL otherwise (default false: periods without rows are absent)."
+        ),
+    ] = False
+
+
+class QuestionError(Frozen, frozen=True):
+    """A malformed question: the JSON path of the field and what is wrong with it."""
+
+    field: str
+    problem: str
+
+    def sentence(self) -> str:
+        """One line naming the field and the problem, never the value."""
+        return f"malformed question: {self.field}: {self.problem}"
+
+
+_PATH = re.compile(r" - at `(?P<path>[^`]*)`$")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+_KNOWN_PROBLEMS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+    (re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S), None),
+    (re.compile(r"^Object missing required field `(?P<name>[a-z_]+)`$"), "missing required field"),
+    (re.compile(r"^Expected `[a-z| ]+`(, got `[a-z]+`)?$"), ""),
+    (re.compile(r"^Expected `[a-z ]+` (of length )?[<>]=? ?\d+$"), ""),
+    (re.compile(r"^Invalid enum value"), "expected one of"),
+    (re.compile(r"^Invalid value"), "invalid value"),
+    (re.compile(r"^Invalid RFC3339 encoded date"), "expected an ISO date (YYYY-MM-DD)"),
+)
+
+
+def _describe(message: str) -> QuestionError:
+    """Turn a msgspec validation message into a field and a problem, dropping any value."""
+    found = _PATH.search(message)
+    path = found.group("path") if found else "$"
+    text = message[: found.start()] if found else message
+    for pattern, problem in _KNOWN_PROBLEMS:
+        matched = pattern.match(text)
+        if matched is None:
+            continue
+        name = matched.groupdict().get("name")
+        if problem is None:
+            safe = name is not None and _SAFE_NAME.fullmatch(name) is not None
+            return QuestionError(
+                field=f"{path}.{name}" if safe else path,
+                problem="unknown field" if safe else "an unknown field is present",
+            )
+        if problem == "":
+            return QuestionError(field=path, problem=text[0].lower() + text[1:])
+        if name is not None and problem == "missing required field":
+            return QuestionError(field=f"{path}.{name}", problem=problem)
+        if problem == "expected one of":
+            return QuestionError(field=path, problem=_allowed(path))
+        return QuestionError(field=path, problem=problem)
+    return QuestionError(field=path, problem="invalid value")
+
+
+def _allowed(path: str) -> str:
+    """``expected one of …`` with the values of the closed vocabulary at ``path``.
+
+    >>> _allowed("$.range.last.unit"), _allowed("$.top.direction")
+    ('expected one of day, week, month, quarter, year', 'expected one of asc, desc')
+    """
+    info: mi.Type = mi.type_info(Question)
+    for part in re.findall(r"\.([A-Za-z_]+)", path):
+        structs = [t for t in _members(info) if isinstance(t, mi.StructType)]
+        fields = {f.encode_name: f.type for s in structs for f in s.fields}
+        if part not in fields:
+            return "value is not one of the allowed values"
+        info = fields[part]
+    enums = [t for t in _members(info) if isinstance(t, mi.EnumType)]
+    if not enums:
+        return "value is not one of the allowed values"
+    return "expected one of " + ", ".join(str(m.value) for m in enums[0].cls)
+
+
+def _members(info: mi.Type) -> list[mi.Type]:
+    """``info``, or the members of a union (an optional field is one); descriptions and lists
+    unwrapped."""
+    while isinstance(info, mi.Metadata):
+        info = info.type
+    found = list(info.types) if isinstance(info, mi.UnionType) else [info]
+    found = [t.type if isinstance(t, mi.Metadata) else t for t in found]
+    return [t.item_type if isinstance(t, mi.ListType) else t for t in found]
+
+
+_JSON_DECODER = msgspec.json.Decoder(Question)
+
+
+def decode_question_json(data: bytes | str) -> Result[Question, QuestionError]:
+    """Decode a question from JSON text.
+
+    >>> decode_question_json(b'{"metrics": ["m"], "grain": "fortnight", "range": {}}').failure()
+    QuestionError(field='$.grain', problem='expected one of day, week, month, quarter, year')
+    """
+    try:
+        return Success(_JSON_DECODER.decode(data))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+    except msgspec.DecodeError:
+        return Failure(QuestionError(field="$", problem="not a JSON object"))
+
+
+def convert_question(arguments: object) -> Result[Question, QuestionError]:
+    """Build a question from already-parsed JSON values (an MCP tool's arguments)."""
+    try:
+        return Success(msgspec.convert(arguments, Question))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+
+
+def convert_written_question(values: object) -> Result[Question, QuestionError]:
+    """Build a question from a catalog document's front matter, where every leaf is text.
+
+    The same type and the same error description as :func:`convert_question`; only text
+    leaves may stand for numbers and booleans (``n: 5``, ``include_current: true``).
+
+    >>> convert_written_question({"metrics": ["m"], "grain": "year", "range": {},
+    ...     "top": {"n": "5", "by": "m"}}).unwrap().top.n
+    5
+    """
+    try:
+        return Success(msgspec.convert(values, Question, strict=False))
+    except msgspec.ValidationError as err:
+        return Failure(_describe(str(err)))
+
+
+def range_form(rng: Range) -> Result[tuple[datetime.date, datetime.date] | Last, QuestionError]:
+    """Which of the two range forms ``rng`` is, refusing mixtures and inverted periods."""
+    match (rng.start, rng.end, rng.last):
+        case (datetime.date() as start, datetime.date() as end, None):
+            if start >= end:
+                return Failure(QuestionError(field="$.range", problem="start must be before end"))
+            return Success((start, end))
+        case (None, None, Last() as last):
+            return Success(last)
+        case _:
+            return Failure(
+                QuestionError(
+                    field="$.range", problem="give either start and end, or last, and nothing else"
+                )
+            )

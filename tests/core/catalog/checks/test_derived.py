@@ -1,0 +1,213 @@
+"""Derived metrics in the catalog: parsed strictly, aligned at load, pinned over their referents."""
+
+# ruff: noqa: E501 - the expected sentences read best whole, one table row per line
+
+import pytest
+from returns.pipeline import is_successful
+
+from sutura.core.catalog.checks.catalog import check_catalog
+from sutura.core.catalog.document.parse import Document
+from sutura.core.catalog.pinning.digests import pin
+from sutura.core.definitions.model import Catalog, DerivedOp, ZeroDenominator
+from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.refusal import RefusalCode, refusal
+from tests.core.catalog_samples import REVENUE, parse_error, sample_documents
+
+
+def _derived(
+    derived: str = "{op: ratio, of: [paid_share, revenue], zero_denominator: yields_null}",
+    grains: str = "[month]",
+    dimensions: str = "[]",
+    audience: str = "open",
+    name: str = "share_per_euro",
+) -> str:
+    return (
+        f"---\nkind: metric\nname: {name}\nderived: {derived}\ngrains: {grains}\n"
+        f"dimensions: {dimensions}\naudience: {audience}\n---\nPaid share per euro.\n"
+    )
+
+
+def _sentences(documents: list[Document]) -> list[str]:
+    result = check_catalog(documents)
+    assert not is_successful(result), "expected the catalog to be refused"
+    return [error.sentence() for error in result.failure()]
+
+
+def _catalog(**replaced: str) -> Catalog:
+    result = check_catalog(sample_documents(**replaced))
+    assert is_successful(result), [e.sentence() for e in result.failure()]
+    return result.unwrap()
+
+
+def test_a_derived_metric_is_parsed_checked_and_kept_apart_from_measured_metrics() -> None:
+    catalog = _catalog(metrics__share_per_euro=_derived())
+    derived = catalog.derived_metric("share_per_euro")
+    assert derived is not None
+    assert (derived.op, derived.of, derived.grains) == (
+        DerivedOp.RATIO,
+        ("paid_share", "revenue"),
+        (Grain.MONTH,),
+    )
+    assert derived.zero_denominator is ZeroDenominator.YIELDS_NULL
+    assert derived.description == "Paid share per euro."
+    assert catalog.metric("share_per_euro") is None
+
+
+@pytest.mark.parametrize(
+    ("derived", "expected"),
+    [
+        (
+            "{op: quotient, of: [paid_share, revenue]}",
+            "metrics/d.md:4: derived.op: expected one of ratio, difference, sum, product",
+        ),
+        (
+            "{op: sum, of: [paid_share]}",
+            "metrics/d.md:4: derived.of: expected exactly two metric names, [first, second]",
+        ),
+        (
+            "{op: sum, of: [revenue, revenue]}",
+            "metrics/d.md:4: derived.of[1]: name two different metrics",
+        ),
+        (
+            "{op: ratio, of: [paid_share, revenue]}",
+            "metrics/d.md:4: derived.zero_denominator: missing required key for a ratio; expected yields_null or fails",
+        ),
+        (
+            "{op: sum, of: [paid_share, revenue], zero_denominator: fails}",
+            "metrics/d.md:4: derived.zero_denominator: only a ratio has a zero_denominator",
+        ),
+        (
+            "{op: sum, of: [paid_share, revenue], weight: 2}",
+            "metrics/d.md:4: derived.weight: unknown key",
+        ),
+    ],
+)
+def test_a_derived_document_is_parsed_strictly(derived: str, expected: str) -> None:
+    assert parse_error("metrics/d.md", _derived(derived)).sentence().startswith(expected)
+
+
+def test_a_derived_metric_may_not_also_have_a_measure() -> None:
+    text = _derived().replace("grains:", "model: orders\ngrains:")
+    assert parse_error("metrics/d.md", text).sentence().startswith("metrics/d.md:5: model:")
+
+
+def test_a_referent_that_does_not_exist_is_refused_at_its_key() -> None:
+    documents = sample_documents(metrics__d=_derived("{op: difference, of: [revenue, refunds]}"))
+    assert _sentences(documents) == ["metrics/d.md:4: derived.of[1]: no metric is called 'refunds'"]
+
+
+def test_a_derived_referent_is_refused_no_nesting() -> None:
+    documents = sample_documents(
+        metrics__d=_derived(),
+        metrics__e=_derived("{op: sum, of: [revenue, share_per_euro]}", name="e"),
+    )
+    assert _sentences(documents) == [
+        "metrics/e.md:4: derived.of[1]: 'share_per_euro' is a derived metric; a derived metric combines two metrics that each have a measure"
+    ]
+
+
+def test_a_grain_a_referent_does_not_list_is_refused() -> None:
+    documents = sample_documents(metrics__d=_derived(grains="[month, day]"))
+    assert _sentences(documents) == [
+        "metrics/d.md:5: grains[1]: the metric 'paid_share' does not list the grain day; both referents must list every grain of a derived metric"
+    ]
+
+
+def test_a_dimension_a_referent_does_not_list_is_refused() -> None:
+    documents = sample_documents(metrics__d=_derived(dimensions="[region]"))
+    assert _sentences(documents) == [
+        "metrics/d.md:6: dimensions[0]: the metric 'paid_share' does not list the dimension 'region'; both referents must list every dimension of a derived metric"
+    ]
+
+
+def test_a_name_shared_with_a_measured_metric_is_refused() -> None:
+    gross = REVENUE.replace("name: revenue", "name: gross")
+    documents = sample_documents(
+        metrics__gross=gross,
+        metrics__zz=_derived("{op: sum, of: [gross, paid_share]}", name="revenue"),
+    )
+    assert len(_sentences(documents)) == 1
+    assert "another metric is already called 'revenue'" in _sentences(documents)[0]
+
+
+def test_a_derived_metric_more_open_than_a_referent_is_refused() -> None:
+    restricted = REVENUE.replace("audience: open", "audience: {restricted: [finance]}")
+    documents = sample_documents(metrics__revenue=restricted, metrics__d=_derived())
+    assert _sentences(documents) == [
+        "metrics/d.md:7: audience: the derived metric would be seen by callers who may not see the metric 'revenue'; restrict it to audience ids its referents both admit"
+    ]
+    _catalog(
+        metrics__revenue=restricted,
+        metrics__d=_derived(audience="{restricted: [finance]}"),
+    )
+
+
+def _stock(source: str) -> dict[str, str]:
+    stock = REVENUE.replace("name: revenue", "name: stock").replace("model: orders", "model: stock")
+    model = f"---\nkind: model\nname: stock\nsource: {source}\ntable: stock\ncolumns: [ordered_on, amount, order_status, sales_channel]\n---\n"
+    return {
+        "models__stock": model,
+        "metrics__stock": stock.split("dimensions:")[0] + "dimensions: []\naudience: open\n---\n",
+        "metrics__d": _derived("{op: sum, of: [revenue, stock]}"),
+    }
+
+
+def test_referents_on_two_models_of_one_source_are_joined_not_refused() -> None:
+    derived = _catalog(**_stock("main")).derived_metric("share_per_euro")
+    assert derived is not None and derived.of == ("revenue", "stock")
+
+
+def test_referents_on_two_sources_are_refused() -> None:
+    assert _sentences(sample_documents(**_stock("warehouse"))) == [
+        "metrics/d.md:4: derived.of: the metrics 'revenue' and 'stock' read the sources 'main' and 'warehouse'; one statement reads one source"
+    ]
+
+
+def _digests(**replaced: str) -> dict[str, str]:
+    return pin(_catalog(**replaced), "v1", "UTC").metric_digests
+
+
+def test_the_digest_of_a_derived_metric_covers_its_referents() -> None:
+    before = _digests(metrics__d=_derived())
+    assert set(before) == {"paid_share", "revenue", "share_per_euro"}
+    changed = REVENUE.replace("aggregate: sum", "aggregate: max")
+    assert "aggregate: max" in changed
+    after = _digests(metrics__d=_derived(), metrics__revenue=changed)
+    assert after["revenue"] != before["revenue"]
+    assert after["share_per_euro"] != before["share_per_euro"]
+    assert after["paid_share"] == before["paid_share"]
+    reworded = _digests(metrics__d=_derived().replace("Paid share per euro.", "Other prose."))
+    assert reworded == before
+    op_changed = _digests(metrics__d=_derived("{op: product, of: [paid_share, revenue]}"))
+    assert op_changed["share_per_euro"] != before["share_per_euro"]
+
+
+def test_a_catalog_without_derived_metrics_keeps_its_digest() -> None:
+    plain = pin(_catalog(), "v1", "UTC")
+    with_derived = pin(_catalog(metrics__d=_derived()), "v1", "UTC")
+    assert with_derived.digest != plain.digest
+    assert {k: v for k, v in with_derived.metric_digests.items() if k != "share_per_euro"} == (
+        plain.metric_digests
+    )
+
+
+def test_knowledge_may_be_about_a_derived_metric() -> None:
+    glossary = "---\nkind: glossary\nterm: paid euros\nmeans:\n  metric: share_per_euro\n---\n"
+    caveat = "---\nkind: caveat\nname: late\nabout:\n  - metric: share_per_euro\n---\nLate.\n"
+    example = (
+        "---\nkind: example\nname: monthly_share\nasked: [paid share per euro by month]\n"
+        "question:\n  metrics: [share_per_euro]\n  grain: month\n"
+        "  range: {start: 2024-01-01, end: 2024-07-01}\n---\n"
+    )
+    catalog = _catalog(
+        metrics__d=_derived(),
+        knowledge__g=glossary,
+        knowledge__c=caveat,
+        knowledge__e=example,
+    )
+    assert [c.name for c in catalog.knowledge.caveats_of("share_per_euro")] == ["late"]
+    wrong = example.replace("grain: month", "grain: day")
+    assert _sentences(sample_documents(metrics__d=_derived(), knowledge__e=wrong)) == [
+        "knowledge/e.md:5: question: ask_metric would refuse this question (grain_not_supported): "
+        + refusal(RefusalCode.GRAIN_NOT_SUPPORTED).detail
+    ]
