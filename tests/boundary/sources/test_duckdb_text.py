@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sutura.boundary.sources.duckdb_text import TextStatement, TextStatements, text_statement
+from sutura.boundary.sources.duckdb_text import (
+    WORTH_CASTING,
+    TextStatement,
+    TextStatements,
+    text_statement,
+)
 from sutura.core.sql.cells import cell_text
 
 # Each type the engine casts, with the values at its edges (and NULL).
@@ -51,10 +56,11 @@ def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[list[str | No
 def _wrapped(
     connection: duckdb.DuckDBPyConnection, sql: str, params: list[object]
 ) -> TextStatement:
-    """``sql``'s wrapped form, learnt from its first run as the source learns it."""
+    """``sql``'s wrapped form, learnt from a first run as long as it pays to cast."""
     statements = TextStatements()
     assert statements.wrapped(sql, params) is None
-    statements.learn(sql, params, connection.execute(sql, params).description or ())
+    description = connection.execute(sql, params).description or ()
+    statements.ran(sql, params, description, WORTH_CASTING, None)
     wrapped = statements.wrapped(sql, params)
     assert wrapped is not None
     return wrapped
@@ -91,7 +97,8 @@ def test_any_decimal_is_written_by_the_engine_as_by_python(scale: int, numbers: 
 def test_other_types_are_left_to_python_and_text_is_taken_as_it_is() -> None:
     sql = "SELECT 'x' AS label, 1.5::DOUBLE AS ratio, TIMESTAMP '2024-01-02 03:04:05' AS at, 7 AS n"
     with duckdb.connect() as connection:
-        first_run = TextStatements().learn(sql, [], connection.execute(sql).description or ())
+        description = connection.execute(sql).description or ()
+        first_run = TextStatements().ran(sql, [], description, 1, None)
         wrapped = _wrapped(connection, sql, [])
         rows = connection.execute(wrapped.sql).fetchall()
     assert first_run == frozenset({0})
@@ -118,18 +125,26 @@ def test_the_wrapped_statement_keeps_names_order_and_parameters() -> None:
 
 def test_each_statement_is_learnt_once_per_kind_of_parameters() -> None:
     statements = TextStatements()
+    sql = "SELECT ? AS v"
     with duckdb.connect() as connection:
         for value in (1, "x"):
-            statements.learn(
-                "SELECT ? AS v",
-                [value],
-                connection.execute("SELECT ? AS v", [value]).description or (),
-            )
-    number, text = (
-        statements.wrapped("SELECT ? AS v", [2]),
-        statements.wrapped("SELECT ? AS v", ["y"]),
-    )
-    assert number is not None and text is not None
-    assert (number.text_columns, text.text_columns) == (frozenset({0}), frozenset({0}))
-    assert "CAST" in number.sql and "CAST" not in text.sql
-    assert statements.wrapped("SELECT ? AS v", [2.5]) is None
+            description = connection.execute(sql, [value]).description or ()
+            statements.ran(sql, [value], description, WORTH_CASTING, None)
+    number = statements.wrapped(sql, [2])
+    assert number is not None and "CAST" in number.sql and number.text_columns == frozenset({0})
+    assert statements.wrapped(sql, ["y"]) is None  # text already: nothing to cast
+    assert statements.wrapped(sql, [2.5]) is None  # a double: never learnt
+
+
+def test_a_statement_is_wrapped_only_while_its_last_run_was_long_enough_to_pay() -> None:
+    statements = TextStatements()
+    sql = "SELECT 1 AS a, 2 AS b"
+    with duckdb.connect() as connection:
+        description = connection.execute(sql).description or ()
+    statements.ran(sql, [], description, WORTH_CASTING // 2 - 1, None)  # two columns cast
+    assert statements.wrapped(sql, []) is None
+    statements.ran(sql, [], description, WORTH_CASTING // 2, None)
+    wrapped = statements.wrapped(sql, [])
+    assert wrapped is not None
+    statements.ran(sql, [], description, 1, wrapped)
+    assert statements.wrapped(sql, []) is None

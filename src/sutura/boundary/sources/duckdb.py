@@ -135,11 +135,9 @@ def _fetch(
         wrapped = statements.wrapped(sql, params)
         cursor.execute(sql if wrapped is None else wrapped.sql, list(params))
         description = cursor.description or ()
-        columns = [str(column[0]) for column in description]
-        text = (
-            statements.learn(sql, params, description) if wrapped is None else wrapped.text_columns
-        )
-        return Fetched(columns, cursor.fetchmany(max_rows + 1), text)
+        rows = cursor.fetchmany(max_rows + 1)
+        text = statements.ran(sql, params, description, len(rows), wrapped)
+        return Fetched([str(column[0]) for column in description], rows, text)
     finally:
         cursor.close()
 
