@@ -3,8 +3,8 @@ r"""A tool result's structured half, written as the bytes msgspec encoded, behin
 The SDK turns a tool result into JSON through its message models: the result is dumped,
 validated against the protocol's schema and dumped again, wrapped in a JSON-RPC response and
 serialised, each pass visiting every cell of ``structured_content``, after the structured half
-(already JSON, encoded once by :mod:`sutura.core.tool.codec`) was decoded into Python values for it.
-For 50,000 rows × 10 columns that was more than the query. So, where sutura's own transport
+(already JSON, encoded once by :mod:`sutura.core.tool.codec`) was decoded into Python values
+for it. For 50,000 rows × 10 columns that was more than the query. So, where sutura's own transport
 writes the JSON (``sutura mcp``'s stdout, ``/mcp``'s response body), a tool result carries a
 *stand-in* through the SDK: ``structured_content`` is ``{"sutura.encoded": "<token>"}``, and the
 transport writes the structured half's bytes where the SDK wrote the stand-in, escaped as the
@@ -21,8 +21,8 @@ SDK starts from it. Nothing outlives the request.
 
 >>> kept = Kept()
 >>> stand_in = kept.keep(b'{"outcome":"answer"}')
->>> line = '{"id":1,"result":{"structuredContent":' + msgspec_json(stand_in) + "}}"
->>> kept.splice(line.encode(), ascii_only=False)
+>>> line = b'{"id":1,"result":{"structuredContent":' + msgspec.json.encode(stand_in) + b"}}"
+>>> kept.splice(line, ascii_only=False)
 b'{"id":1,"result":{"structuredContent":{"outcome":"answer"}}}'
 """
 
@@ -49,11 +49,6 @@ KEY: Final = "sutura.encoded"
 _KEPT: Final[ContextVar["Kept | None"]] = ContextVar("sutura.mcp.kept", default=None)
 _PER_TASK: Final[ContextVar[bool]] = ContextVar("sutura.mcp.kept_per_task", default=False)
 _NOT_ASCII: Final = re.compile("[^\x00-\x7e]")
-
-
-def msgspec_json(value: object) -> str:
-    """``value`` as compact JSON text."""
-    return msgspec.json.encode(value).decode("utf-8")
 
 
 def _ascii_escape(found: re.Match[str]) -> str:
