@@ -23,6 +23,7 @@ from bench.table import render as render_table
 
 SECTIONS = (
     "answer",
+    "long",
     "cache",
     "derived",
     "render",

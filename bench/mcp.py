@@ -1,33 +1,36 @@
 """MCP over stdio: cold start and warm ``ask_metric``, each beside its reference, in one run.
 
 - Cold start: spawn to the ``tools/list`` response (initialize, initialized and tools/list are
-  written at once, as a host does), median of 10 spawns of ``sutura mcp`` on the 1M-row
-  example, beside 10 spawns of a minimal one-tool server on the same SDK (the floor: what any
-  server pays to import ``mcp``), interleaved so both see the same machine.
-- Warm ``ask_metric``: one request line in, one response line out, over the same pipe a host
-  uses, 200 calls (median and p95), beside the raw DuckDB time of the same compiled SQL
-  (``execute`` + ``fetchall`` on a read-only connection), interleaved call by call.
-
+  written at once, as a host does), median of 5 rounds of spawns of ``sutura mcp`` on the
+  1M-row example, each beside a spawn of a minimal one-tool server on the same SDK (the floor:
+  what any server pays to import ``mcp``), interleaved so both see the same machine.
 - Cold start to a first answer: spawn to the ``ask_metric`` response (sent with the
   handshake), and each server's resident memory (``VmRSS``) once it has answered, beside the
-  minimal one-tool server whose first ``tools/call`` runs the bench question's compiled SQL on
-  DuckDB (import, read-only connect, the query): the minimal server that answers the same
-  question, and the reference of the goals. (The issue that set them measured our RSS at
-  1.28 × "the minimal server's": 1.27 × this one here, 2.26 × a server that answers without
-  touching data, and its minimal server answered 21 ms after ``tools/list``, a 1M-row query.)
-  Shown too, as breakdown: the same minimal server connected before its handshake and holding
-  its connection for the next call, as a warm server does (the reference closes its
-  connection after each answer, and DuckDB's cached blocks go with it, so its RSS holds none
-  of the data read); the floor that answers without data; DuckDB's own share (a bare
-  script that only imports, connects and queries, beside a bare interpreter); and the imports
-  alone, ours before a first answer (the MCP server, the compiler and its DuckDB dialect)
-  beside the floor's (the SDK and DuckDB). Our figure minus the reference is sutura's own
-  work: its imports, the catalog, checking models and reproducing anchors before the first
-  answer (a certification step, never skipped).
+  minimal one-tool server that connects to DuckDB before its handshake and holds the
+  connection, whose first ``tools/call`` runs the bench question's compiled SQL (what a warm
+  server is: the reference of the goals, which hold in every one of the 5 rounds, so the
+  worst round is shown, beside that round's reference).
+- The first ``ask_metric`` after ``tools/list``, as a host calls: the handshake answered, then
+  the call, timed from its writing to its answer; beside the same for the holding floor, and
+  beside a warm call (a first answer should cost what a warm one does).
+- Warm ``ask_metric`` as an agent host sees it: the SDK's own ``Client`` (auto mode) on a
+  spawned ``sutura mcp``, 200 calls (median and p95), each beside the same compiled SQL run
+  raw on DuckDB in the client's process (``execute`` + ``fetchall`` on a read-only
+  connection), interleaved call by call. Beside it, as breakdown, the server's own time: one
+  request line written, its response line read, no client library.
+
+Shown too, as breakdown: the minimal server that connects only when asked and closes the
+connection after answering (DuckDB's cached blocks go with it, so its RSS holds none of the
+data read); the floor that answers without data; DuckDB's own share (a bare script that only
+imports, connects and queries, beside a bare interpreter); and the imports alone, ours before
+a first answer (the MCP server, the compiler and its DuckDB dialect) beside the floor's (the SDK
+and DuckDB). Our figure minus the reference is sutura's own work: its imports, the catalog,
+checking models and reproducing anchors before the first answer (a certification step, never
+skipped).
 
 Run: ``python -m bench.mcp`` (or ``make bench``, which includes it). Goals: cold start to
-tools/list within 150 ms of the floor, to a first answer within 100 ms of the reference; RSS
-≤ 1.1 × the reference's; warm call ≤ 1.25 × raw.
+tools/list within 150 ms of the floor, to a first answer within 100 ms of the holding floor
+and RSS ≤ 1.1 × its, in every round; warm call with the SDK's client ≤ 1.25 × raw.
 """
 
 import datetime
@@ -45,7 +48,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import anyio
 import duckdb
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from bench.answer import BENCH_QUESTION, example_dir
 from bench.bytecode import compiled_package
@@ -54,7 +60,8 @@ from bench.table import Figure, render
 from sutura.core.nouns.question import decode_question_json
 from sutura.core.sql.compiled import CompiledQuery
 
-SPAWNS = 10
+SPAWNS = 5
+"""Rounds of spawns: each goal of a cold start holds in every round."""
 REFERENCE = "one-tool server running the query on DuckDB"
 HELD = "the same, connected at start and holding it"
 CALLS = 200
@@ -195,7 +202,9 @@ def _until(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
 
 
 @contextmanager
-def _spawned(command: list[str], config: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _spawned(
+    command: list[str], config: Path, bufsize: int = -1
+) -> Iterator[subprocess.Popen[bytes]]:
     environ = {**os.environ, "SUTURA_CONFIG_DIR": str(config)}
     process = subprocess.Popen(
         command,
@@ -203,6 +212,7 @@ def _spawned(command: list[str], config: Path) -> Iterator[subprocess.Popen[byte
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=environ,
+        bufsize=bufsize,
     )
     try:
         yield process
@@ -231,6 +241,23 @@ def _cold_start(
     with _spawned(command, config) as process:
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(HANDSHAKE + first)
+        process.stdin.flush()
+        _until(process.stdout, request_id)
+        return time.perf_counter() - started, _resident_kb(process.pid)
+
+
+def _after_list(
+    command: list[str], config: Path, first: bytes, request_id: int
+) -> tuple[float, float]:
+    """As a host calls: the handshake written, ``tools/list`` answered, then ``first`` written;
+    seconds from then to its response, and the server's resident memory (KiB) then."""
+    with _spawned(command, config) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(HANDSHAKE)
+        process.stdin.flush()
+        _until(process.stdout, 1)
+        started = time.perf_counter()
+        process.stdin.write(first)
         process.stdin.flush()
         _until(process.stdout, request_id)
         return time.perf_counter() - started, _resident_kb(process.pid)
@@ -288,6 +315,11 @@ def _cold_starts(config: Path, scripts: Path) -> dict[str, list[float]]:
             ("answered", ours, _ask(2), 2),
         ):
             record(name, *_cold_start(command, config, first, request_id))
+        for name, command, first, request_id in (
+            ("floor held after list", floor_held, _ping(2), 2),
+            ("after list", ours, _ask(2), 2),
+        ):
+            record(name, *_after_list(command, config, first, request_id))
         record("bare duckdb", *_script_start(bare_duckdb, config))
         record("bare python", *_script_start(bare_python, config))
         record("our imports", *_script_start([*imports, OUR_IMPORTS, "duckdb"], config))
@@ -337,6 +369,38 @@ def _warm_calls(config: Path) -> tuple[list[float], list[float]]:
     return ours, direct
 
 
+def _warm_sdk_calls(config: Path) -> tuple[list[float], list[float]]:
+    """``ask_metric`` with the SDK's own ``Client`` (auto mode, as a host connects) on a spawned
+    ``sutura mcp``, and the same SQL on raw DuckDB in this process, interleaved call by call."""
+    compiled = _compiled(config)
+    question = json.loads(BENCH_QUESTION)
+    environ = {**os.environ, "SUTURA_CONFIG_DIR": str(config)}
+    server = StdioServerParameters(command=str(SUTURA), args=["mcp"], env=environ)
+
+    async def calls() -> tuple[list[float], list[float]]:
+        ours: list[float] = []
+        direct: list[float] = []
+        with (
+            open(os.devnull, "w") as quiet,
+            duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True) as raw,
+        ):
+            async with Client(stdio_client(server, errlog=quiet)) as client:
+                await client.list_tools()
+                for _ in range(WARM_UP):
+                    await client.call_tool("ask_metric", question)
+                    raw.execute(compiled.sql, compiled.params).fetchall()
+                for _ in range(CALLS):
+                    _timed(lambda: raw.execute(compiled.sql, compiled.params).fetchall(), direct)
+                    started = time.perf_counter()
+                    result = await client.call_tool("ask_metric", question)
+                    ours.append(time.perf_counter() - started)
+                    if result.is_error:
+                        raise RuntimeError("ask_metric failed over the SDK's client")
+        return ours, direct
+
+    return anyio.run(calls)
+
+
 def _p95(values: list[float]) -> float:
     return sorted(values)[min(len(values) - 1, int(0.95 * len(values)))]
 
@@ -357,28 +421,44 @@ def measure() -> list[Figure]:
         ):
             (scripts / name).write_text(text, encoding="utf-8")
         cold = _cold_starts(config, scripts)
+    sdk, sdk_raw = _warm_sdk_calls(config)
     ours, raw = _warm_calls(config)
     median = {name: statistics.median(values) for name, values in cold.items()}
+    worst = max(
+        range(SPAWNS), key=lambda i: cold["answered"][i] - cold["floor+duckdb held answered"][i]
+    )
+    heaviest = max(
+        range(SPAWNS),
+        key=lambda i: cold["answered rss"][i] / cold["floor+duckdb held answered rss"][i],
+    )
     ms, mib = 1e3, 1 / 1024
     return [
         Figure("mcp", f"cold start to tools/list (median of {SPAWNS})", median["listed"] * ms,
                median["floor listed"] * ms, "ms", "≤ ref+150", "one-tool server, same SDK"),
+        Figure("mcp", f"cold start to a first answer (worst of {SPAWNS} rounds)",
+               cold["answered"][worst] * ms, cold["floor+duckdb held answered"][worst] * ms,
+               "ms", "≤ ref+100", f"{HELD}; that round"),
+        Figure("mcp", f"RSS after a first answer (worst of {SPAWNS} rounds)",
+               cold["answered rss"][heaviest] * mib,
+               cold["floor+duckdb held answered rss"][heaviest] * mib, "MiB", "≤ 1.1×",
+               f"{HELD}; that round"),
+        Figure("mcp", f"first ask_metric after tools/list (median of {SPAWNS})",
+               median["after list"] * ms, median["floor held after list"] * ms, "ms", "report",
+               HELD),
+        Figure("mcp", f"first ask_metric after tools/list (median of {SPAWNS})",
+               median["after list"] * ms, statistics.median(sdk) * ms, "ms", "report",
+               "a warm ask_metric, SDK client"),
         Figure("mcp", f"cold start to a first answer (median of {SPAWNS})",
                median["answered"] * ms, median["floor+duckdb answered"] * ms, "ms",
-               "≤ ref+100", REFERENCE),
+               "breakdown", REFERENCE),
         Figure("mcp", "RSS after a first answer (median)", median["answered rss"] * mib,
-               median["floor+duckdb answered rss"] * mib, "MiB", "≤ 1.1×", REFERENCE),
+               median["floor+duckdb answered rss"] * mib, "MiB", "breakdown", REFERENCE),
         Figure("mcp", f"cold start to a first answer (median of {SPAWNS})",
                median["answered"] * ms, median["floor answered"] * ms, "ms", "breakdown",
                "one-tool server answering without data"),
         Figure("mcp", "RSS after a first answer (median)", median["answered rss"] * mib,
                median["floor answered rss"] * mib, "MiB", "breakdown",
                "one-tool server answering without data"),
-        Figure("mcp", f"cold start to a first answer (median of {SPAWNS})",
-               median["answered"] * ms, median["floor+duckdb held answered"] * ms, "ms",
-               "breakdown", HELD),
-        Figure("mcp", "RSS after a first answer (median)", median["answered rss"] * mib,
-               median["floor+duckdb held answered rss"] * mib, "MiB", "breakdown", HELD),
         Figure("mcp", "imports before a first answer: spawn to done (median)",
                median["our imports"] * ms, median["floor imports"] * ms, "ms", "breakdown",
                "the SDK and DuckDB imported"),
@@ -391,10 +471,17 @@ def measure() -> list[Figure]:
         Figure("mcp", "DuckDB's share: RSS after the query (median)",
                median["bare duckdb rss"] * mib, median["bare python rss"] * mib, "MiB",
                "breakdown", "bare interpreter"),
-        Figure("mcp", "warm ask_metric, 1M rows (median of 200)", statistics.median(ours) * ms,
-               statistics.median(raw) * ms, "ms", "≤ 1.25×", "raw DuckDB, same SQL"),
-        Figure("mcp", "warm ask_metric, 1M rows (p95 of 200)", _p95(ours) * ms, _p95(raw) * ms,
-               "ms", "≤ 1.25×", "raw DuckDB, same SQL"),
+        Figure("mcp", f"warm ask_metric, SDK client, 1M rows (median of {CALLS})",
+               statistics.median(sdk) * ms, statistics.median(sdk_raw) * ms, "ms", "≤ 1.25×",
+               "raw DuckDB, same SQL, in the client's process"),
+        Figure("mcp", f"warm ask_metric, SDK client, 1M rows (p95 of {CALLS})", _p95(sdk) * ms,
+               _p95(sdk_raw) * ms, "ms", "≤ 1.25×",
+               "raw DuckDB, same SQL, in the client's process"),
+        Figure("mcp", f"warm ask_metric, one line in/out, 1M rows (median of {CALLS})",
+               statistics.median(ours) * ms, statistics.median(raw) * ms, "ms", "breakdown",
+               "raw DuckDB, same SQL"),
+        Figure("mcp", f"warm ask_metric, one line in/out, 1M rows (p95 of {CALLS})",
+               _p95(ours) * ms, _p95(raw) * ms, "ms", "breakdown", "raw DuckDB, same SQL"),
     ]  # fmt: skip
 
 

@@ -6,15 +6,20 @@ glossary terms, caveats, worked questions, an anchor on every metric, DuckDB dat
 1,000 and 2,000 metrics, written once per machine under the temp directory. Each time is the
 median of a few runs; each is shown beside the time at the smallest size scaled linearly (a
 ratio above 1 means worse than linear). Goals: 2,000 metrics load in 2 s and start in 10 s,
-and ``sutura mcp`` answers its first question within 10 s of being spawned. The CPU time of a
-spawned server is its own (a child's, once it has ended).
+and ``sutura mcp`` answers its first question within 10 s of being spawned. Then ``sutura
+check`` (every model checked, every anchor reproduced) and ``sutura catalog`` (no data read) on
+2,000 anchored metrics, beside the same command on the example (20,000 orders), in turns;
+goals: check ≤ 2 s, catalog ≤ 1 s. The CPU time of a spawned process is its own (a child's,
+once it has ended): on a shared machine, the steadier figure.
 
 A section of ``python -m bench``; ``python -m bench.scale`` prints it alone.
 """
 
 import json
+import os
 import resource
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,6 +30,7 @@ import anyio
 from returns.pipeline import is_successful
 from tests.scale_catalog import metric_name, write_scale_catalog
 
+from bench.answer import example_dir
 from bench.bytecode import compiled_package
 from bench.mcp import HANDSHAKE, SUTURA, _line, _spawned, _until
 from bench.serving import environ, serving
@@ -100,9 +106,43 @@ def _first_answer(config: Path) -> None:
         raise RuntimeError(f"sutura mcp over {config} did not answer: {json.dumps(reply)[:300]}")
 
 
+def _command(config: Path, command: str) -> tuple[float, float]:
+    """Seconds of wall time and of CPU (the child's) that ``sutura COMMAND`` took on ``config``."""
+    environ = {**os.environ, "SUTURA_CONFIG_DIR": str(config)}
+    cpu, began = _children_cpu(), time.perf_counter()
+    subprocess.run([str(SUTURA), command], env=environ, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True, timeout=300)  # fmt: skip
+    return time.perf_counter() - began, _children_cpu() - cpu
+
+
+COMMANDS = {"check": 2.0, "catalog": 1.0}
+"""The commands timed on the largest catalog, and their goals in seconds."""
+
+
+def _commands(largest: Path, example: Path, rounds: int) -> list[Figure]:
+    """``sutura check`` and ``sutura catalog`` on the largest catalog beside the same command
+    on the example, in turns: wall and CPU (median of ``rounds``)."""
+    seen: dict[tuple[str, Path], list[tuple[float, float]]] = {}
+    _command(largest, "catalog")  # warm: the files in the page cache, the bytecode written
+    for _ in range(rounds):
+        for command in COMMANDS:
+            for config in (largest, example):
+                seen.setdefault((command, config), []).append(_command(config, command))
+    figures: list[Figure] = []
+    for command, goal in COMMANDS.items():
+        for index, kind in enumerate(("wall", "CPU")):
+            ours = statistics.median(run[index] for run in seen[command, largest])
+            reference = statistics.median(run[index] for run in seen[command, example])
+            figures.append(Figure("scale", f"sutura {command} ({kind}), {largest.name}", ours,
+                                  reference, "s", f"≤ {goal:g} s" if kind == "wall" else "report",
+                                  f"sutura {command} on the example"))  # fmt: skip
+    return figures
+
+
 def measure() -> list[Figure]:
     """Load and startup times at each size, beside the smallest size's time scaled linearly;
-    then ``sutura mcp``'s first answer at each size, beside the service's startup alone."""
+    then ``sutura mcp``'s first answer at each size, beside the service's startup alone; then
+    ``sutura check`` and ``sutura catalog`` on the largest, beside the example's."""
     sizes = SHORT_SIZES if short() else SIZES
     compiled_package()
     repeat = 3
@@ -134,6 +174,7 @@ def measure() -> list[Figure]:
         ):
             reference = f"startup ({kind}) alone, same catalog"
             figures.append(_figure(stage, kind, metrics, seconds, alone, goal, reference))
+    figures += _commands(scale_dir(sizes[-1]), example_dir(20_000), repeat)
     return figures
 
 

@@ -11,6 +11,7 @@ import pytest
 from returns.result import Result
 
 from sutura.boundary.cpus import available_cpus
+from sutura.boundary.sources import duckdb_text
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.nouns.dialect import Dialect
@@ -228,6 +229,18 @@ async def test_compiled_questions_give_the_expected_text_rows(
     assert (await _answer(source, **fields)).unwrap() == expected
 
 
+@pytest.mark.parametrize(("fields", "expected"), ANSWERS)
+async def test_a_question_asked_again_gives_the_same_text_rows_cast_by_the_engine(
+    source: DuckDBSource,
+    fields: dict[str, object],
+    expected: TextRows,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(duckdb_text, "WORTH_CASTING", 0)  # these answers are short
+    first = (await _answer(source, **fields)).unwrap()  # the plain statement, its types learnt
+    assert (await _answer(source, **fields)).unwrap() == first == expected  # the wrapped one
+
+
 async def test_a_zero_denominator_under_fails_refuses_the_answer(source: DuckDBSource) -> None:
     outcome = await _answer(source, metrics=["revenue_per_unit"], dimensions=["channel"])
     expect_refusal(outcome, RefusalCode.DENOMINATOR_ZERO)
@@ -241,6 +254,9 @@ async def test_integers_and_decimals_come_back_exact_with_their_scale(
         " 0.10::DECIMAL(4, 2), 12345678901234567890.123456::DECIMAL(38, 6), 0.1::DOUBLE, true"
     )
     rows = (await _run(database, _raw(statement, 6))).unwrap()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(duckdb_text, "WORTH_CASTING", 0)
+        assert (await _run(database, _raw(statement, 6))).unwrap() == rows  # cast by the engine
     assert rows == [
         [
             "9223372036854775807",

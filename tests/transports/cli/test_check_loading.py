@@ -1,5 +1,6 @@
 """``sutura check`` run as the console script, over deployments an operator got wrong."""
 
+import json
 import os
 import subprocess
 import sys
@@ -58,3 +59,28 @@ def test_check_names_a_deeply_nested_settings_file_instead_of_an_internal_error(
     checked = _check(config)
     assert checked.returncode == 1
     assert checked.stderr == f"sutura: {config / 'base.yaml'}:5: nests deeper than 16 levels\n"
+
+
+GC_SCRIPT = (
+    "import gc, json, sys; from sutura.root import main; code = main(sys.argv[1:]); "
+    "sys.stderr.write('GC ' + json.dumps([gc.isenabled(), gc.get_freeze_count()]) + '\\n'); "
+    "sys.exit(code)"
+)
+
+
+def test_check_and_catalog_leave_the_loaded_catalog_out_of_later_collections(
+    example_dir: Path,
+) -> None:
+    env = {**os.environ, "SUTURA_CONFIG_DIR": str(example_dir)}
+    for command in ("check", "catalog"):
+        done = subprocess.run(
+            [sys.executable, "-c", GC_SCRIPT, command],
+            env={k: v for k, v in env.items() if not k.startswith("SUTURA__")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        collecting, frozen = json.loads(done.stderr.rsplit("GC ", 1)[1])
+        assert collecting and frozen > 10_000, (command, frozen)

@@ -5,10 +5,13 @@ These cover what only the binary has: the settings read by the composition root 
 start that fails stopping the server with its reasons on stderr.
 """
 
+import fcntl
 import io
 import json
 import re
+import select
 import shutil
+import subprocess
 import sys
 import tracemalloc
 from pathlib import Path
@@ -19,10 +22,16 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from sutura.core.nouns.notices import OMITTED_NOTICE, QUOTED_NOTICE
-from sutura.transports.mcp.stdio import LINE_CAP, OVER_CAP_MESSAGE, BoundedLines, Skipped
+from sutura.transports.mcp.stdio import (
+    LINE_CAP,
+    OVER_CAP_MESSAGE,
+    PIPE_BYTES,
+    BoundedLines,
+    Skipped,
+)
 from tests.transports.mcp.configs import settings_document
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION, structured_of, text_of
-from tests.transports.mcp.spawned import SUTURA, server_environment, spawned
+from tests.transports.mcp.spawned import INITIALIZE, SUTURA, server_environment, spawned
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -111,6 +120,28 @@ async def test_a_line_over_the_cap_is_refused_and_the_server_carries_on(
     assert refused["error"] == {"code": -32600, "message": OVER_CAP_MESSAGE}
     assert [tool["name"] for tool in tools["result"]["tools"]] == ["describe_catalog", "ask_metric"]
     assert not [m for m in session.seen if m.get("id") == 7]
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="Linux pipes only")
+def test_a_server_on_a_pipe_widens_it_for_long_answers(example_dir: Path) -> None:
+    with subprocess.Popen(
+        [str(SUTURA), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_environment(example_dir),
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            before = fcntl.fcntl(process.stdout.fileno(), fcntl.F_GETPIPE_SZ)
+            process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], SPAWN_TIMEOUT)
+            assert ready, "no answer to initialize"
+            widened = fcntl.fcntl(process.stdout.fileno(), fcntl.F_GETPIPE_SZ)
+        finally:
+            process.kill()
+    assert (before, widened) == (64 * 1024, PIPE_BYTES)
 
 
 def _peak_rss_kib(pid: int) -> int:

@@ -4,8 +4,9 @@ A database file is opened read-only; a directory is loaded into an in-memory dat
 (:mod:`.duckdb_files`). Then the connection is locked: the catalog's time zone, no file or
 network access, no extension autoloading, the operator's memory limit and threads, and no later
 change of configuration. Each statement runs on its own cursor in a worker thread; when the
-caller stops waiting, the cursor is interrupted. :func:`duckdb_fault` is DuckDB's error table,
-shared with the raw SQL runner.
+caller stops waiting, the cursor is interrupted. The columns DuckDB writes exactly as their
+canonical text come back as that text, cast in the engine (:mod:`.duckdb_text`).
+:func:`duckdb_fault` is DuckDB's error table, shared with the raw SQL runner.
 """
 
 import functools
@@ -21,6 +22,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
+from sutura.boundary.sources.duckdb_text import TextStatements
 from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched
 from sutura.boundary.sources.worker_threads import WorkerThreads
 from sutura.core.nouns.dialect import Dialect
@@ -79,6 +81,7 @@ class DuckDBSource:
         self.posture = posture
         self._connection = connection
         self._threads = WorkerThreads(f"sutura-duckdb-{alias}", limit)
+        self._statements = TextStatements()
 
     def capacity(self) -> Capacity:
         """How many statements this source runs at once (:func:`statement_limit`)."""
@@ -93,7 +96,7 @@ class DuckDBSource:
     ) -> Fetched:
         """Run on its own cursor in a worker thread; interrupted if the caller stops waiting."""
         cursor = self._connection.cursor()
-        job = functools.partial(_fetch, cursor, statement, params, max_rows)
+        job = functools.partial(_fetch, cursor, self._statements, statement, params, max_rows)
         return await run_interruptibly(self._threads, cursor, job)
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
@@ -119,13 +122,21 @@ async def run_interruptibly(
 
 
 def _fetch(
-    cursor: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object], max_rows: int
+    cursor: duckdb.DuckDBPyConnection,
+    statements: TextStatements,
+    sql: str,
+    params: Sequence[object],
+    max_rows: int,
 ) -> Fetched:
-    """Execute and fetch up to ``max_rows + 1`` rows (runs in a worker thread)."""
+    """Execute and fetch up to ``max_rows + 1`` rows, the columns DuckDB writes as canonical
+    text cast in the engine (runs in a worker thread)."""
     try:
-        cursor.execute(sql, list(params))
-        columns = [str(column[0]) for column in cursor.description or ()]
-        return Fetched(columns, cursor.fetchmany(max_rows + 1))
+        wrapped = statements.wrapped(sql, params)
+        cursor.execute(sql if wrapped is None else wrapped.sql, list(params))
+        description = cursor.description or ()
+        rows = cursor.fetchmany(max_rows + 1)
+        text = statements.ran(sql, params, description, len(rows), wrapped)
+        return Fetched([str(column[0]) for column in description], rows, text)
     finally:
         cursor.close()
 

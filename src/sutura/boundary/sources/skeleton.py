@@ -51,6 +51,9 @@ class Fetched(NamedTuple):
 
     columns: list[str]
     rows: Sequence[Sequence[object]]
+    text_columns: frozenset[int] = frozenset()
+    """The columns whose every cell is its canonical text already (or ``None``), as the data
+    system wrote it: they are taken as they are."""
 
 
 class Classified(NamedTuple):
@@ -199,9 +202,21 @@ def _classified(driver: Classifier, error: Exception) -> Classified | None:
     return driver.classify(error)
 
 
-def _texts(rows: Sequence[Sequence[object]], alias: str) -> TextRows | Fault:
+def _texts(
+    rows: Sequence[Sequence[object]], alias: str, text_columns: frozenset[int] = frozenset()
+) -> TextRows | Fault:
+    """Every cell as its canonical text; the cells of ``text_columns`` are that already."""
+    width = len(rows[0]) if rows else 0
+    others = [index for index in range(width) if index not in text_columns]
     try:
-        return [[cell_text(cell) for cell in row] for row in rows]
+        if len(others) == width:
+            return [[cell_text(cell) for cell in row] for row in rows]
+        texts: TextRows = list(map(list, rows))  # type: ignore[arg-type]  # text, or None
+        if others:
+            for row in texts:
+                for index in others:
+                    row[index] = cell_text(row[index])
+        return texts
     except UnsupportedCellError as error:
         log.warning("source %s: %s", alias, error)
         return Fault.VALUE
@@ -224,10 +239,10 @@ async def run_certified(
     match result:
         case Faulted(fault=fault):
             return Failure(refusal(certified_code(fault)))
-        case Fetched(rows=rows):
+        case Fetched(rows=rows, text_columns=text_columns):
             if len(rows) > max_rows:
                 return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
-            texts = _texts(rows, source.alias)
+            texts = _texts(rows, source.alias, text_columns)
             if isinstance(texts, Fault):
                 return Failure(refusal(certified_code(texts)))
             return Success(texts)

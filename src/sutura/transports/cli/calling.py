@@ -15,6 +15,7 @@ from typing import Final, TypeVar, assert_never
 import anyio
 from returns.pipeline import is_successful
 
+from sutura.boundary.composing import composing
 from sutura.boundary.loading import Loaded
 from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
@@ -55,18 +56,26 @@ def with_service(
 ) -> T | int:
     """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
     there is no service. With ``without_data``, a service whose sources do not open is
-    reported on stderr, followed by that sentence, and replaced by one that opens none."""
+    reported on stderr, followed by that sentence, and replaced by one that opens none.
+
+    Collection is paused while the catalog is loaded and the service opened, and what they
+    built is then frozen, as a server composes (:mod:`sutura.boundary.composing`): a catalog of
+    2,000 metrics is hundreds of thousands of objects that a collection only finds alive
+    (``sutura check`` spent 0.46 s of its 2.8 s of CPU in collections, ``sutura catalog``
+    0.23 s of 1.6 s)."""
 
     async def main() -> T | list[str]:
-        loaded = wiring.load()
-        if not is_successful(loaded):
-            return loaded.failure()
-        async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
-            if is_successful(started):
-                return await use(loaded.unwrap(), started.unwrap())
-            if without_data is None:
-                return started.failure()
-            problems = started.failure()
+        with composing() as composed:
+            loaded = wiring.load()
+            if not is_successful(loaded):
+                return loaded.failure()
+            async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
+                if is_successful(started):
+                    composed.done()
+                    return await use(loaded.unwrap(), started.unwrap())
+                if without_data is None:
+                    return started.failure()
+                problems = started.failure()
         for line in [*problems, without_data]:
             print(f"sutura: {line}", file=sys.stderr)
         async with open_service(loaded.unwrap(), anchors=False, data=False) as offline:

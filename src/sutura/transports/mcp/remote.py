@@ -6,7 +6,9 @@ server is the one :func:`~sutura.transports.mcp.server.tool_server` stdio uses, 
 :class:`~sutura.transports.mcp.server.Tools` table, with two differences only: the service is
 the one ``sutura serve`` already opened, and the caller is the HTTP request's authenticated
 caller (set by :meth:`RemoteMcp.serve` for the request it serves), so ``tools/list``, the
-``initialize`` instructions and the refusal of a ``tools/call`` follow its scopes.
+``initialize`` instructions and the refusal of a ``tools/call`` follow its scopes. A tool
+result's structured half is written as the bytes msgspec encoded, spliced into the SDK's own
+JSON body (:mod:`.encoded`).
 """
 
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,6 +26,7 @@ from sutura.boundary.loading import Loaded
 from sutura.boundary.prompts import agent_tools
 from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
+from sutura.transports.mcp.encoded import kept_for_request, spliced_send
 from sutura.transports.mcp.server import ServiceHolder, Tools, tool_server
 
 _CALLER: Final[ContextVar[Caller]] = ContextVar("sutura.mcp.caller")
@@ -72,7 +75,9 @@ class RemoteMcp:
         """Answer one HTTP request on behalf of ``caller``."""
         token = _CALLER.set(caller)
         try:
-            await self._manager.handle_request(scope, receive, send)
+            with kept_for_request() as kept:
+                spliced = spliced_send(scope, send, kept)
+                await self._manager.handle_request(scope, receive, spliced)
         finally:
             _CALLER.reset(token)
 

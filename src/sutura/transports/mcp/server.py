@@ -45,6 +45,7 @@ from sutura.core.tool.carriage import (
 )
 from sutura.core.tool.codec import Halves
 from sutura.core.tool.reply import FAILURE_SENTENCE, Reply
+from sutura.transports.mcp.encoded import stand_in
 from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import lifespan_of
 from sutura.transports.mcp.tools import tools_for
@@ -86,10 +87,12 @@ def _invalid_params(sentence: str) -> MCPError:
 
 
 def tool_result(halves: Halves) -> types.CallToolResult:
-    """A tool result carrying both halves of one value: the text, and the structured JSON."""
+    """A tool result carrying both halves of one value: the text, and the structured JSON (its
+    bytes, spliced in by the transport where sutura's own transport writes the JSON)."""
+    structured = stand_in(halves.structured)
     return types.CallToolResult(
         content=[types.TextContent(text=halves.text)],
-        structured_content=halves.structured_object(),
+        structured_content=halves.structured_object() if structured is None else structured,
     )
 
 

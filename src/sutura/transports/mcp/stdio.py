@@ -8,11 +8,14 @@ never read). Lines are handed on as bytes, so a line that is not strict UTF-8 is
 SDK's decoder rather than read with replacement characters.
 
 The SDK still owns stdout: while it serves, fd 1 points at stderr, so nothing but JSON-RPC
-ever reaches the wire.
+ever reaches the wire. A tool result's structured half is written as the bytes msgspec
+encoded, spliced into the SDK's own JSON (:mod:`.encoded`).
 """
 
+import fcntl
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable
 from enum import Enum
@@ -27,6 +30,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
 
 LINE_CAP: Final = 1024 * 1024
@@ -171,6 +175,25 @@ WRITE_GRACE_SECONDS: Final = 2.0
 """How long the answers already written by the server may take to reach stdout at the end."""
 
 
+PIPE_BYTES: Final = 1024 * 1024
+"""The capacity asked for stdout when it is a pipe (Linux's unprivileged maximum by default)."""
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let a pipe on ``fd`` hold :data:`PIPE_BYTES`: a long answer then crosses in a few
+    writes rather than one per 64 KiB (the default), each waiting for the reader to wake up
+    (measured: the 8 MB response of 50,000 rows × 10 reached a reader with Python's default
+    buffer in 33 ms instead of 119). Where ``fd`` is not a pipe, or the system says no, it
+    stays as it is."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is None or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        return
+    try:
+        fcntl.fcntl(fd, set_size, PIPE_BYTES)
+    except OSError as error:
+        log.debug("stdout: the pipe keeps its size: %s", error)
+
+
 def _read_stdin(size: int) -> bytes:
     return os.read(0, size)
 
@@ -190,12 +213,14 @@ async def serve_stdio(
     """
     lines = StdinLines(BoundedLines(stdin))
     flight = InFlight(in_flight)
+    keep_per_task()
+    _widen_pipe(1)
     with anyio.CancelScope() as scope:
         # The SDK types stdin as an AsyncFile[str]; it only iterates it, and decodes bytes.
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (raw_in, raw_out):
             lines.reply_on(raw_out)
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
-            outgoing = Outgoing(raw_out, flight)
+            outgoing = Outgoing(SplicedWrites(raw_out), flight)
             await server.run(incoming, outgoing, server.create_initialization_options())
             # The server answers nothing more. Closing its write stream lets the writer write
             # and flush every answer still on its way (cancelling it at once could drop the
