@@ -103,11 +103,13 @@ def test_check_and_doctor_count_derived_metrics_among_the_metrics(
     loaded = api.load(derived_dir, environ={}).unwrap()
     catalog = loaded.pinned.catalog
     total, derived = len(catalog.metrics) + len(catalog.derived), len(catalog.derived)
+    models, relationships = len(catalog.models), len(catalog.relationships)
     assert derived >= 1
     environ = Wiring({"SUTURA_CONFIG_DIR": str(derived_dir)})
     assert run_cli(["check"], environ) == 0
     checked, _ = capsys.readouterr()
-    assert f"catalog: {total} metrics ({derived} derived), 2 models, 1 relationships" in checked
+    counted = f"catalog: {total} metrics ({derived} derived), {models} models, "
+    assert f"{counted}{relationships} relationships" in checked
     assert run_cli(["doctor"], environ) == 0
     doctored, _ = capsys.readouterr()
-    assert f"catalog: ok — {total} metrics ({derived} derived), 2 models (" in doctored
+    assert f"catalog: ok — {total} metrics ({derived} derived), {models} models (" in doctored
