@@ -91,6 +91,39 @@ def table_label(path: TablePath) -> str:
     )
 
 
+class Dimension(Frozen, frozen=True):
+    """A column, or an expression of a declared type, callers may group by; with ``values`` it
+    may also be filtered on.
+
+    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
+    """
+
+    name: str
+    column: str | None = None
+    via: tuple[str, ...] = ()
+    values: tuple[str, ...] | None = None
+    description: str = ""
+    expression: Expr | None = None
+    type: Family | None = None
+    shared_from: str | None = None
+    """The model that declares the dimension for every metric reaching it (its ``via`` and
+    expression then read from the metric's model, along the path to that model); None for a
+    dimension the metric declares itself. Where a dimension is declared is not its meaning: no
+    digest holds it."""
+
+    @property
+    def filterable(self) -> bool:
+        """A dimension is filterable exactly when it lists its allowed values."""
+        return self.values is not None
+
+    @property
+    def value(self) -> Expr:
+        """What the dimension reads, as an expression (a column is one too)."""
+        if self.expression is not None:
+            return self.expression
+        return ColumnNode(name=self.column or "", via=self.via)
+
+
 class Model(Frozen, frozen=True):
     """A table in a source; ``primary_key`` is one column, or several that are unique together."""
 
@@ -101,6 +134,9 @@ class Model(Frozen, frozen=True):
     primary_key: str | tuple[str, ...] | None = None
     authored_sql: str | None = None
     description: str = ""
+    dimensions: tuple[Dimension, ...] = ()
+    """Shared dimensions: declared once here, read from this model (``via`` starts here), and
+    used by every metric whose model is this one or reaches it along relationships."""
 
     def has_column(self, name: str) -> bool:
         """Whether the model declares ``name``."""
@@ -217,34 +253,6 @@ class FilterPredicate(Frozen, tag="predicate", frozen=True):
 
 
 RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull | FilterPredicate
-
-
-class Dimension(Frozen, frozen=True):
-    """A column, or an expression of a declared type, callers may group by; with ``values`` it
-    may also be filtered on.
-
-    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
-    """
-
-    name: str
-    column: str | None = None
-    via: tuple[str, ...] = ()
-    values: tuple[str, ...] | None = None
-    description: str = ""
-    expression: Expr | None = None
-    type: Family | None = None
-
-    @property
-    def filterable(self) -> bool:
-        """A dimension is filterable exactly when it lists its allowed values."""
-        return self.values is not None
-
-    @property
-    def value(self) -> Expr:
-        """What the dimension reads, as an expression (a column is one too)."""
-        if self.expression is not None:
-            return self.expression
-        return ColumnNode(name=self.column or "", via=self.via)
 
 
 class Anchor(Frozen, frozen=True):

@@ -486,6 +486,7 @@ def test_the_catalog_docs_show_one_example_of_each_kind() -> None:
         "Metric",
         "Metric",  # the one written in the expression vocabulary
         "Model",
+        "Model",  # the one declaring shared dimensions
         "NotDefined",
         "Relationship",
         "WorkedExample",

@@ -21,6 +21,7 @@ from sutura.core.catalog.checks.derived import derived_errors
 from sutura.core.catalog.checks.expressions import settle_metric
 from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
 from sutura.core.catalog.checks.paths import NO_DUPLICATES, step_key, walk
+from sutura.core.catalog.checks.shared import resolve_dimensions, settle_models
 from sutura.core.catalog.document.front_matter import nearest_line
 from sutura.core.catalog.document.parse import Document, DocumentKind
 from sutura.core.catalog.error import CatalogError, quoted
@@ -127,6 +128,7 @@ def check_catalog(
         )
     index = _Index(documents)
     errors = list(index.duplicates)
+    errors.extend(_shared_dimensions(index))
     for doc, relationship in index.relationships.values():
         errors.extend(_relationship_errors(index, doc, relationship))
     settled: dict[str, Metric] = {}
@@ -153,6 +155,19 @@ def check_catalog(
             derived=tuple(sorted((d for _, d in index.derived.values()), key=lambda d: d.name)),
         )
     )
+
+
+def _shared_dimensions(index: _Index) -> list[CatalogError]:
+    """Check each model's shared dimensions, then give each metric those it uses (in place in
+    the index, so every later check reads a metric's dimensions whole)."""
+    relationships = {name: rel for name, (_, rel) in index.relationships.items()}
+    metric_names = frozenset(index.metrics) | frozenset(index.derived)
+    index.models, errors = settle_models(index.models, relationships, metric_names)
+    for name, (doc, metric) in list(index.metrics.items()):
+        resolved, problems = resolve_dimensions(index.models, relationships, doc, metric)
+        index.metrics[name] = (doc, resolved)
+        errors.extend(problems)
+    return errors
 
 
 def _no_column(model: Model, column: str) -> str:
@@ -224,6 +239,8 @@ def _metric_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[Cat
 def _dimension_name_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[CatalogError]:
     names: set[str] = set()
     for i, dimension in enumerate(metric.dimensions):
+        if dimension.shared_from is not None:
+            continue  # checked on its model, and where the metric lists it (checks/shared.py)
         key = f"dimensions[{i}].name"
         if dimension.name in names:
             yield doc.error(key, f"the dimension {quoted(dimension.name)} is listed twice")
@@ -301,8 +318,9 @@ def _dimension_errors(
     index: _Index, doc: Document, metric: Metric, key: str, dimension: Dimension
 ) -> Iterator[CatalogError]:
     """A column dimension's ``via`` chain walks from the metric's model, visiting each model
-    once; the last model has the column (an expression's columns are checked when settled)."""
-    if dimension.column is None:
+    once; the last model has the column (an expression's columns are checked when settled, a
+    shared dimension's on its model)."""
+    if dimension.column is None or dimension.shared_from is not None:
         return
     relationships = {name: rel for name, (_, rel) in index.relationships.items()}
     walked = walk(relationships, metric.model, dimension.via)

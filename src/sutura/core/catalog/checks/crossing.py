@@ -34,6 +34,8 @@ def source_crossings(
     chains = {name: r for name, (_, r) in relationships.items()}
     for doc, metric in metrics.values():
         for i, dimension in enumerate(metric.dimensions):
+            if dimension.shared_from is not None:
+                continue  # its relationships are checked themselves (one source each)
             yield from _via_crossing(models, chains, doc, metric, f"dimensions[{i}]", dimension)
 
 

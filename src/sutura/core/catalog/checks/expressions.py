@@ -115,13 +115,25 @@ def settle_metric(
         for i, f in enumerate(metric.required_filters)
     )
     dimensions = tuple(
-        _settled(errors, partial(_dimension, doc, f"dimensions[{i}]", d, columns), d)
+        d  # a shared dimension was settled on its model (checks/shared.py)
+        if d.shared_from is not None
+        else _settled(errors, partial(_dimension, doc, f"dimensions[{i}]", d, columns), d)
         for i, d in enumerate(metric.dimensions)
     )
     errors.extend(_time_errors(doc, metric, columns))
     settled = msgspec.structs.replace(
         metric, measure=measure, required_filters=filters, dimensions=dimensions
     )
+    return settled, errors
+
+
+def settle_dimension(
+    doc: Document, key: str, dimension: Dimension, columns: ColumnTypes
+) -> tuple[Dimension, list[CatalogError]]:
+    """``dimension`` (written at ``key`` of ``doc``) with its expression settled against
+    ``columns``, and the problem found in it, if any."""
+    errors: list[CatalogError] = []
+    settled = _settled(errors, partial(_dimension, doc, key, dimension, columns), dimension)
     return settled, errors
 
 

@@ -15,7 +15,14 @@ import msgspec
 from sutura.core.catalog.document.front_matter import DocumentError, PlainValue, nearest_line
 from sutura.core.catalog.document.written import WrittenColumn, WrittenModel, WrittenRelationship
 from sutura.core.catalog.error import CatalogError, has_unsafe_characters, quoted, safe_text
-from sutura.core.definitions.model import Column, KeyPair, Model, Relationship, TablePath
+from sutura.core.definitions.model import (
+    Column,
+    Dimension,
+    KeyPair,
+    Model,
+    Relationship,
+    TablePath,
+)
 from sutura.core.nouns.frozen import Frozen
 
 NAME_RULE = "a letter or _, then up to 63 letters, digits or _"
@@ -146,8 +153,11 @@ def explain(message: str) -> tuple[str, str]:
     return path, f"expected {wanted}, got {_TYPE_WORDS.get(match.group(2), match.group(2))}"
 
 
-def build_model(check: Checker, written: WrittenModel, body: str) -> Model:
-    """A :class:`Model` from its written document."""
+def build_model(
+    check: Checker, written: WrittenModel, body: str, dimensions: tuple[Dimension, ...] = ()
+) -> Model:
+    """A :class:`Model` from its written document, with its shared ``dimensions`` (built by
+    :mod:`~sutura.core.catalog.document.dimension`)."""
     if not written.columns:
         check.fail("columns", "a model needs at least one column")
     columns = tuple(_column(check, f"columns[{i}]", c) for i, c in enumerate(written.columns))
@@ -160,6 +170,7 @@ def build_model(check: Checker, written: WrittenModel, body: str) -> Model:
         primary_key=_primary_key(check, written.primary_key, {c.name for c in columns}),
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
+        dimensions=dimensions,
     )
 
 

@@ -1,11 +1,12 @@
 """A written metric document to a validated :class:`Metric`: measure, filters, dimensions."""
 
 from sutura.core.catalog.document.build import Checker, authored_sql
-from sutura.core.catalog.document.expression import build_expression, via_chain
+from sutura.core.catalog.document.dimension import PERIOD as PERIOD
+from sutura.core.catalog.document.dimension import SharedUses, metric_dimensions
+from sutura.core.catalog.document.expression import via_chain
 from sutura.core.catalog.document.term import build_filter, build_term
 from sutura.core.catalog.document.written import (
     WrittenAnchor,
-    WrittenDimension,
     WrittenMeasure,
     WrittenMetric,
     WrittenRestricted,
@@ -14,7 +15,6 @@ from sutura.core.catalog.document.written import (
 from sutura.core.definitions.audience import OPEN, Audience, Restricted
 from sutura.core.definitions.model import (
     Anchor,
-    Dimension,
     Grain,
     Measure,
     Metric,
@@ -22,24 +22,22 @@ from sutura.core.definitions.model import (
     SimpleMeasure,
     ZeroDenominator,
 )
-from sutura.core.expression.types import Family
 
-PERIOD = "period"  # the answer's own period column; no dimension may take its name
 _OPEN = "open"
 
 
-def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
-    """A :class:`Metric` from its written document."""
-    return Metric(
+def build_metric(check: Checker, written: WrittenMetric, body: str) -> tuple[Metric, SharedUses]:
+    """A :class:`Metric` from its written document, with its own dimensions only, and the
+    shared dimensions it uses (resolved with the whole catalog)."""
+    dimensions, uses = metric_dimensions(check, written.dimensions)
+    metric = Metric(
         name=check.name("name", written.name),
         model=check.name("model", written.model),
         measure=_measure(check, written.measure),
         time_column=_time_column(check, written.time_column),
         time_via=_time_via(check, written.time_column),
         grains=tuple(check.choice(f"grains[{i}]", g, Grain) for i, g in enumerate(written.grains)),
-        dimensions=tuple(
-            _dimension(check, f"dimensions[{i}]", d) for i, d in enumerate(written.dimensions)
-        ),
+        dimensions=dimensions,
         required_filters=tuple(
             build_filter(check, f"required_filters[{i}]", f)
             for i, f in enumerate(written.required_filters)
@@ -49,6 +47,7 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
     )
+    return metric, uses
 
 
 def audience(check: Checker, written: str | WrittenRestricted) -> Audience:
@@ -93,52 +92,6 @@ def _time_via(check: Checker, written: str | WrittenTimeColumn) -> tuple[str, ..
     if isinstance(written, str):
         return ()
     return via_chain(check, "time_column.via", written.via)
-
-
-def _dimension(check: Checker, key: str, written: WrittenDimension) -> Dimension:
-    name = check.name(f"{key}.name", written.name)
-    if name == PERIOD:
-        check.fail(
-            f"{key}.name", "a dimension may not be called period (the answer's period column)"
-        )
-    if written.column is None and written.expression is None:
-        check.fail(f"{key}.column", "missing required key")
-    form = check.one_of(
-        key, {"column": written.column is not None, "expression": written.expression is not None}
-    )
-    values = _values(check, f"{key}.values", written.values)
-    description = written.description or ""
-    if form == "column" and written.column is not None:
-        if written.type is not None:
-            check.fail(f"{key}.type", "type goes with expression; a column's type is its model's")
-        return Dimension(
-            name=name,
-            column=check.identifier(f"{key}.column", written.column),
-            via=via_chain(check, f"{key}.via", written.via),
-            values=values,
-            description=description,
-        )
-    assert written.expression is not None  # one_of chose expression
-    if written.via is not None:
-        check.fail(f"{key}.via", "via goes with column; in an expression, write it on the column")
-    if written.type is None:
-        check.fail(f"{key}.type", "missing required key (an expression dimension declares it)")
-    return Dimension(
-        name=name,
-        expression=build_expression(check, f"{key}.expression", written.expression),
-        type=check.choice(f"{key}.type", written.type, Family),
-        values=values,
-        description=description,
-    )
-
-
-def _values(check: Checker, key: str, written: list[str] | None) -> tuple[str, ...] | None:
-    if written is None:
-        return None
-    if not written:
-        check.fail(key, "list at least one value, or omit values for a group-by-only dimension")
-    check.unique(key + "[{}]", written, "the value")
-    return tuple(written)
 
 
 def _anchor(check: Checker, written: WrittenAnchor) -> Anchor:

@@ -20,6 +20,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.document.build import Checker, build_model, build_relationship
 from sutura.core.catalog.document.derived import build_derived
+from sutura.core.catalog.document.dimension import SharedUses, model_dimensions
 from sutura.core.catalog.document.front_matter import (
     DocumentError,
     FrontMatter,
@@ -71,6 +72,8 @@ class Document(Frozen, frozen=True):
     file: str
     definition: Definition | Derived
     lines: dict[str, int]
+    uses: SharedUses | None = None
+    """For a metric with a measure: the shared dimensions it uses (resolved with the catalog)."""
 
     def error(self, key: str, problem: str) -> CatalogError:
         """A :class:`CatalogError` at ``key`` (or its nearest enclosing key) of this document."""
@@ -97,14 +100,21 @@ def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogEr
         definition = _definition(check, front)
     except DocumentError as refused:
         return Failure(refused.error)
-    return Success(Document(file=file_label, definition=definition, lines=front.lines))
+    uses: SharedUses | None = None
+    if isinstance(definition, tuple):
+        definition, uses = definition
+    return Success(Document(file=file_label, definition=definition, lines=front.lines, uses=uses))
 
 
-def _definition(check: Checker, front: FrontMatter) -> Definition | Derived:
+def _definition(
+    check: Checker, front: FrontMatter
+) -> Definition | Derived | tuple[Metric, SharedUses]:
     kind = _kind(check, front.values.get("kind"))
     match kind:
         case DocumentKind.MODEL:
-            return build_model(check, check.convert(front.values, WrittenModel), front.body)
+            written_model = check.convert(front.values, WrittenModel)
+            dimensions = model_dimensions(check, written_model.dimensions)
+            return build_model(check, written_model, front.body, dimensions)
         case DocumentKind.RELATIONSHIP:
             written = check.convert(front.values, WrittenRelationship)
             return build_relationship(check, written, front.body)

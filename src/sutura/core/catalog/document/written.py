@@ -31,6 +31,7 @@ class WrittenModel(Frozen, frozen=True):
     columns: list[str | WrittenColumn]
     primary_key: str | list[str] | None = None
     authored_sql: str | None = None
+    dimensions: "list[WrittenDimension]" = msgspec.field(default_factory=list)
 
 
 class WrittenEqual(Frozen, frozen=True):
@@ -212,7 +213,7 @@ class WrittenMetric(Frozen, frozen=True, kw_only=True):
     measure: WrittenMeasure
     time_column: str | WrittenTimeColumn
     grains: list[str]
-    dimensions: list[WrittenDimension]
+    dimensions: list[str | WrittenDimension] | None = None
     required_filters: list[WrittenPredicate] = msgspec.field(default_factory=list)
     anchor: WrittenAnchor | None = None
     audience: str | WrittenRestricted

@@ -142,6 +142,9 @@ def _model(model: Model) -> dict[str, Any]:
     if only and "." not in only:
         meaning["table"] = only
     meaning["columns"] = _sorted_set(_without_prose(c) for c in meaning["columns"])
+    # Shared dimensions mean something only in the metrics that use them, whose meaning holds
+    # each one resolved (so declaring a dimension once or on each metric is one meaning).
+    del meaning["dimensions"]
     return meaning
 
 
@@ -168,8 +171,10 @@ def _metric(metric: Metric) -> dict[str, Any]:
 
 
 def _dimension(meaning: dict[str, Any]) -> dict[str, Any]:
-    """A column dimension as it always read; an expression dimension without the column keys."""
-    absent = ("expression", "type") if meaning["expression"] is None else ("column", "via")
+    """A column dimension as it always read; an expression dimension without the column keys;
+    neither says where it is declared (on the metric, or shared by a model)."""
+    written = ("expression", "type") if meaning["expression"] is None else ("column", "via")
+    absent = (*written, "shared_from")
     return {key: value for key, value in meaning.items() if key not in absent}
 
 
