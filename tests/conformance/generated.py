@@ -24,7 +24,8 @@ ORDERS_METRICS = (
 PARCEL_METRICS = ("heavy_share", "median_weight", "weight_p90")
 """Metrics of the parcels, timed by their own instant (they may be asked together)."""
 DERIVED = (
-    "cancellation_rate", "net_revenue", "net_revenue_per_signup", "orders_per_signup",
+    "cancellation_rate", "kilos_per_placed_order", "net_revenue", "net_revenue_per_signup",
+    "orders_per_signup",
     "placed_orders", "revenue_per_active_customer", "revenue_per_active_customer_strict",
 )  # fmt: skip
 METRICS = (

@@ -2,6 +2,9 @@
 
 # ruff: noqa: E501 - the expected sentences read best whole, one table row per line
 
+import datetime
+
+import msgspec
 import pytest
 from returns.pipeline import is_successful
 
@@ -10,7 +13,11 @@ from sutura.core.catalog.document.parse import Document
 from sutura.core.catalog.pinning.digests import pin
 from sutura.core.definitions.model import Catalog, DerivedOp, ZeroDenominator
 from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import convert_question
 from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.question.resolve import resolve_question
+from sutura.core.settings import LimitsSettings
+from sutura.core.tool.seen import seen_by
 from tests.core.catalog_samples import REVENUE, parse_error, sample_documents
 
 
@@ -281,3 +288,40 @@ def test_knowledge_may_be_about_a_derived_metric() -> None:
         "knowledge/e.md:5: question: ask_metric would refuse this question (grain_not_supported): "
         + refusal(RefusalCode.GRAIN_NOT_SUPPORTED).detail
     ]
+
+
+def test_a_derived_metric_over_a_restricted_derived_metric_is_restricted_too() -> None:
+    restricted = REVENUE.replace("audience: open", "audience: {restricted: [finance]}")
+    inner = _derived(audience="{restricted: [finance]}")
+    outer = _derived("{op: sum, of: [paid_share, share_per_euro]}", name="e")
+    documents = sample_documents(metrics__revenue=restricted, metrics__d=inner, metrics__e=outer)
+    assert _sentences(documents) == [
+        "metrics/e.md:7: audience: the derived metric would be seen by callers who may not see the metric 'share_per_euro'; restrict it to audience ids its referents both admit"
+    ]
+
+
+def test_a_caller_outside_a_tree_s_audience_is_told_the_metric_is_unknown() -> None:
+    restricted = REVENUE.replace("audience: open", "audience: {restricted: [finance]}")
+    catalog = _catalog(
+        metrics__revenue=restricted,
+        metrics__d=_derived(audience="{restricted: [finance]}"),
+        metrics__e=_derived(
+            "{op: sum, of: [paid_share, share_per_euro]}",
+            name="e",
+            audience="{restricted: [finance]}",
+        ),
+    )
+    pinned = pin(catalog, "v1", "UTC")
+    question = convert_question(
+        {"metrics": ["e"], "grain": "month", "range": {"start": "2024-01-01", "end": "2024-03-01"}}
+    ).unwrap()
+    missing = msgspec.structs.replace(question, metrics=["no_such_metric"])
+    day = datetime.date(2024, 6, 1)
+    outside = seen_by(pinned, frozenset({"sales"}))
+    asked = resolve_question(question, outside, LimitsSettings(), day)
+    assert asked.failure() == resolve_question(missing, outside, LimitsSettings(), day).failure()
+    assert asked.failure() == refusal(RefusalCode.METRIC_UNKNOWN)
+    inside = seen_by(pinned, frozenset({"finance"}))
+    resolved = resolve_question(question, inside, LimitsSettings(), day).unwrap()
+    assert [m.name for m in resolved.metrics] == ["paid_share", "revenue"]
+    assert [d.name for d in resolved.derived] == ["e", "share_per_euro"]
