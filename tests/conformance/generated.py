@@ -15,16 +15,18 @@ from tests.conformance.pack import PACK, Case, text_half_without_source, tuned
 from tests.services import call
 
 ORDERS_METRICS = (
-    "active_customers", "amount_mix", "average_order_value", "first_order_day", "largest_order",
-    "last_order_day", "mean_order_amount", "mean_third", "net_amount", "order_count",
+    "active_customers", "amount_mix", "average_order_value", "cancelled_orders",
+    "first_order_day", "largest_order", "last_order_day", "mean_order_amount", "mean_third",
+    "net_amount", "order_count",
     "orders_per_return", "orders_per_return_strict", "picky_orders", "return_rate",
     "returned_revenue", "revenue", "revenue_per_return", "smallest_order",
 )  # fmt: skip
 PARCEL_METRICS = ("heavy_share", "median_weight", "weight_p90")
 """Metrics of the parcels, timed by their own instant (they may be asked together)."""
 DERIVED = (
-    "net_revenue", "orders_per_signup", "revenue_per_active_customer",
-    "revenue_per_active_customer_strict",
+    "cancellation_rate", "kilos_per_placed_order", "net_revenue", "net_revenue_per_signup",
+    "orders_per_signup",
+    "placed_orders", "revenue_per_active_customer", "revenue_per_active_customer_strict",
 )  # fmt: skip
 METRICS = (
     *ORDERS_METRICS, *PARCEL_METRICS, *DERIVED, "hub_scans", "parcel_weight", "signups",
@@ -33,6 +35,7 @@ METRICS = (
 """Every metric of the conformance catalog (a test holds this to the catalog)."""
 ADDITIVE = (
     "order_count", "returned_revenue", "revenue", "net_revenue", "signups", "amount_mix",
+    "cancelled_orders", "placed_orders",
     "net_amount", "picky_orders", "hub_scans", "parcel_weight",
 )  # fmt: skip
 """The metrics a window may add up."""
@@ -104,6 +107,11 @@ def _metrics(draw: st.DrawFn) -> list[str]:
             return draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=3, unique=True))
         case 1 | 2:
             return [draw(st.sampled_from((*DERIVED, "signups")))]
+        case 9:  # derived metrics beside others
+            derived = draw(st.sampled_from(DERIVED))
+            others = (*DERIVED, *ORDERS_METRICS)
+            beside = st.lists(st.sampled_from(others), min_size=1, max_size=2, unique=True)
+            return list(dict.fromkeys([derived, *draw(beside)]))
         case 10:
             return draw(
                 st.lists(st.sampled_from(PARCEL_METRICS), min_size=1, max_size=2, unique=True)

@@ -121,8 +121,40 @@ DERIVED = (
         dimensions=("channel",),
     ),
 )
+# Metrics on metrics over three halves: orders by their own day, customers by theirs, and
+# orders by their customer's signup day; each half grouped alone, joined on period and region.
+BY_SIGNUP_DAY = msgspec.structs.replace(
+    next(m for m in CATALOG.metrics if m.name == "order_count"),
+    name="orders_by_signup_day",
+    time_column="signed_up_on",
+    time_via=("customer",),
+)
+NESTED = (
+    Derived(
+        name="orders_per_signup",
+        op=DerivedOp.RATIO,
+        of=("order_count", "signups"),
+        grains=(Grain.MONTH,),
+        dimensions=("region",),
+        zero_denominator=ZeroDenominator.YIELDS_NULL,
+    ),
+    Derived(
+        name="orders_per_signup_percent",
+        op=DerivedOp.RATIO,
+        of=("orders_per_signup", "orders_by_signup_day"),
+        grains=(Grain.MONTH,),
+        dimensions=("region",),
+        zero_denominator=ZeroDenominator.FAILS,
+        scale="100",
+    ),
+)
 DERIVED_PINNED = msgspec.structs.replace(
-    PINNED, catalog=msgspec.structs.replace(CATALOG, derived=DERIVED)
+    PINNED,
+    catalog=msgspec.structs.replace(
+        CATALOG,
+        metrics=tuple(sorted((*CATALOG.metrics, BY_SIGNUP_DAY), key=lambda m: m.name)),
+        derived=(*DERIVED, *NESTED),
+    ),
 )
 DERIVED_CASES: dict[str, dict[str, object]] = {
     "derived_revenue_per_order_by_channel": {
@@ -134,6 +166,10 @@ DERIVED_CASES: dict[str, dict[str, object]] = {
         "dimensions": ["channel"],
         "window": {"running": True},
         "top": {"n": 1, "by": "revenue_and_paid_orders", "per": "period"},
+    },
+    "nested_percent_beside_revenue_over_three_halves_by_region": {
+        "metrics": ["orders_per_signup_percent", "revenue"],
+        "dimensions": ["region"],
     },
 }
 CASES.update(DERIVED_CASES)

@@ -31,7 +31,9 @@ def derived_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def test_a_derived_metric_is_answered_alone_with_its_own_digest(derived_dir: Path) -> None:
+def test_a_derived_metric_is_answered_alone_and_beside_others_with_its_own_digest(
+    derived_dir: Path,
+) -> None:
     asked = [
         api.question({"metrics": ["net_revenue"], **QUARTERS}).unwrap(),
         api.question({"metrics": ["revenue"], **QUARTERS}).unwrap(),
@@ -51,7 +53,10 @@ def test_a_derived_metric_is_answered_alone_with_its_own_digest(derived_dir: Pat
     assert [d.metric for d in net.provenance.metric_digests] == ["net_revenue"]
     loaded = api.load(derived_dir, environ={}).unwrap()
     assert net.provenance.metric_digests[0].digest == loaded.pinned.metric_digests["net_revenue"]
-    assert isinstance(mixed, api.QuestionError) and mixed.field == "$.metrics"
+    # Beside another metric, each column is the value it has alone.
+    assert isinstance(mixed, api.Answer) and mixed.columns == ["period", "net_revenue", "revenue"]
+    assert [row[:2] for row in mixed.rows] == net.rows
+    assert [[row[0], row[2]] for row in mixed.rows] == revenue.rows
 
 
 @pytest.mark.anyio

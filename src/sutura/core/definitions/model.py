@@ -296,11 +296,14 @@ class Metric(Frozen, frozen=True):
 
 
 class Derived(Frozen, frozen=True):
-    """A certified metric computed from two other metrics, ``op`` applied to ``of``.
+    """A certified metric computed from two other metrics, ``op`` applied to ``of``, then
+    multiplied by ``scale`` when set.
 
-    ``of`` names two metrics that are not derived themselves; the derived metric lists the
+    ``of`` names two metrics, each with a measure or derived itself (the derived metrics of a
+    catalog refer to each other without a cycle, checked at load); the derived metric lists the
     grains and dimensions it may be asked at, each listed by both referents (checked at load).
-    ``zero_denominator`` is set exactly for ``ratio``.
+    ``zero_denominator`` is set exactly for ``ratio``; ``scale`` is an exact decimal's text
+    (``100`` for a percentage), never zero.
     """
 
     name: str
@@ -311,6 +314,7 @@ class Derived(Frozen, frozen=True):
     zero_denominator: ZeroDenominator | None = None
     audience: Audience = OPEN
     description: str = ""
+    scale: str | None = None
 
 
 class Catalog(Frozen, frozen=True, dict=True):

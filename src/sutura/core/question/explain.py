@@ -11,6 +11,7 @@ region, channel, segment``.
 from collections.abc import Iterable
 
 from sutura.core.definitions.model import Catalog, Dimension
+from sutura.core.definitions.tree import leaves
 from sutura.core.nouns.question import Question
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.question.resolve import filter_values
@@ -62,15 +63,16 @@ def _not_allowed(question: Question, catalog: Catalog) -> list[str]:
 
 
 def dimensions_of(catalog: Catalog, name: str) -> dict[str, Dimension] | None:
-    """The dimensions the metric ``name`` lists, by name (a derived metric's as its first
-    referent defines them); None when there is no such metric."""
+    """The dimensions the metric ``name`` lists, by name (a derived metric's as the first
+    metric with a measure of its tree defines them); None when there is no such metric."""
     metric = catalog.metric(name)
     if metric is not None:
         return {d.name: d for d in metric.dimensions}
     derived = catalog.derived_metric(name)
-    first = None if derived is None else catalog.metric(derived.of[0])
-    if derived is None or first is None:
+    found_leaves = leaves(catalog.metric, catalog.derived_metric, [name])
+    if derived is None or not found_leaves:
         return None
+    first = found_leaves[0]
     found = {n: first.dimension(n) for n in derived.dimensions}
     return {n: d for n, d in found.items() if d is not None}
 

@@ -13,6 +13,7 @@ periods a trailing window reaches back to.
 """
 
 import datetime
+from collections.abc import Callable
 from enum import StrEnum
 from typing import assert_never
 
@@ -32,6 +33,7 @@ from sutura.core.definitions.model import (
     SimpleMeasure,
 )
 from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.definitions.tree import DerivedLookup, Lookup, leaves, reached
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.question import (
     Compare,
@@ -126,15 +128,26 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     reads: tuple[Bounds, ...] = ()
     """The half-open ranges the statement reads when it is not ``(start, end)`` alone: the
     prior range of ``compare`` and the range, or the range reaching back for ``window``."""
-    derived: Derived | None = None
-    """The derived metric asked (alone); ``metrics`` are then its two referents, in order."""
+    derived: tuple[Derived, ...] = ()
+    """Every derived metric the asked metrics' trees reach (the asked ones among them); with
+    any, ``metrics`` are the metrics with a measure the trees reach (their leaves, each once)
+    and ``asked`` the names asked, in order."""
+    asked: tuple[str, ...] = ()
 
     @property
     def metric_names(self) -> tuple[str, ...]:
         """The requested metrics' names, in the requested order (the answer's metric columns)."""
-        if self.derived is not None:
-            return (self.derived.name,)
+        if self.asked:
+            return self.asked
         return tuple(m.name for m in self.metrics)
+
+    def metric_named(self, name: str) -> Metric | None:
+        """The metric with a measure called ``name`` that the statement fetches, if any."""
+        return next((m for m in self.metrics if m.name == name), None)
+
+    def derived_named(self, name: str) -> Derived | None:
+        """The derived metric called ``name`` that the question reaches, if any."""
+        return next((d for d in self.derived if d.name == name), None)
 
     @property
     def read_ranges(self) -> tuple[Bounds, ...]:
@@ -159,23 +172,27 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
 
     @property
     def joined(self) -> bool:
-        """Whether the statement joins the two referents of a derived metric, each grouped on
-        its own model (or time column), on period and dimension values."""
-        if self.derived is None:
-            return False
-        first, second = self.metrics
-        return first.model != second.model or first.time != second.time
+        """Whether the statement joins grouped halves on period and dimension values: the
+        leaves of derived metrics on several models (or time columns), each half grouped on
+        its own."""
+        return len(halves(self.metrics)) > 1
 
     @property
     def derives(self) -> bool:
         """Whether the answer's rows are derived after the statement (compare, window, fill,
         or a derived metric)."""
         return (
-            self.compare is not None
-            or self.window is not None
-            or self.fill
-            or self.derived is not None
+            self.compare is not None or self.window is not None or self.fill or bool(self.derived)
         )
+
+
+def halves(metrics: tuple[Metric, ...]) -> tuple[tuple[Metric, ...], ...]:
+    """``metrics`` in groups of one model and time column, in the order each group is first
+    met: each is grouped by one statement of its own, and several are joined."""
+    found: dict[tuple[str, object], list[Metric]] = {}
+    for metric in metrics:
+        found.setdefault((metric.model, metric.time), []).append(metric)
+    return tuple(tuple(group) for group in found.values())
 
 
 def resolve_question(
@@ -195,31 +212,24 @@ def resolve_question(
     Returns:
         The resolved question, or the refusal or question error that stops it.
     """
-    derived = _derived_asked(question.metrics, pinned)
-    if derived is not None and not isinstance(derived, Derived):
-        return Failure(derived)
-    names = question.metrics if derived is None else list(derived.of)
-    metrics = _metrics(names, pinned)
-    if not isinstance(metrics, tuple):
-        return Failure(metrics)
-    # A derived metric's referents were aligned at load: each is checked alone (two models
-    # define the same dimension by their own columns, and the statement joins them).
-    each = (metrics,) if derived is None else tuple((m,) for m in metrics)
+    catalog = pinned.catalog
+    if not any(catalog.derived_metric(name) for name in question.metrics):
+        return _plain(question, pinned, limits, today)
+    if len(set(question.metrics)) != len(question.metrics):
+        return Failure(QuestionError(field="$.metrics", problem="a metric is named more than once"))
+    if not all(catalog.metric(n) or catalog.derived_metric(n) for n in question.metrics):
+        return Failure(refusal(RefusalCode.METRIC_UNKNOWN))
+    derived = reached(catalog.derived_metric, question.metrics)
+    metrics = leaves(catalog.metric, catalog.derived_metric, question.metrics)
+    plain = tuple(m for m in map(catalog.metric, question.metrics) if m is not None)
+    asked = [d for d in map(catalog.derived_metric, question.metrics) if d is not None]
     problem = (
-        (None if derived is None else _derived_allows(derived, question))
-        or (None if derived is not None else _combinable(metrics))
-        or _grain_listed(metrics, question.grain)
-        or next(
-            (
-                p
-                for ms in each
-                if (p := _dimensions_allowed(ms, question.dimensions, limits.max_dimensions))
-            ),
-            None,
-        )
-        or next((p for ms in each if (p := _filters_allowed(ms, question.filters))), None)
+        (_combinable(plain) if plain else None)
+        or next((p for d in asked if (p := _derived_allows(d, question))), None)
+        or _grain_listed(plain, question.grain)
+        or _asked_by_halves(metrics, question, limits)
         or _top_valid(question.top, question.metrics, limits.max_rows)
-        or _window_valid(question.window, question.compare, metrics, derived)
+        or _window_valid(question.window, question.compare, metrics, derived, question.metrics)
     )
     if problem is not None:
         return Failure(problem)
@@ -228,15 +238,40 @@ def resolve_question(
     )
 
 
-def _derived_asked(names: list[str], pinned: PinnedDefinitions) -> Derived | Problem | None:
-    """The derived metric asked, if any; it is asked alone."""
-    found = [d for d in (pinned.catalog.derived_metric(name) for name in names) if d]
-    if not found:
-        return None
-    if len(names) != 1:
-        problem = f"the derived metric {found[0].name} is asked alone, without other metrics"
-        return QuestionError(field="$.metrics", problem=problem)
-    return found[0]
+def _plain(
+    question: Question, pinned: PinnedDefinitions, limits: LimitsSettings, today: datetime.date
+) -> Result[Resolved, Problem]:
+    """A question asking metrics with a measure only: they share one model and time column."""
+    metrics = _metrics(question.metrics, pinned)
+    if not isinstance(metrics, tuple):
+        return Failure(metrics)
+    problem = (
+        _combinable(metrics)
+        or _grain_listed(metrics, question.grain)
+        or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
+        or _filters_allowed(metrics, question.filters)
+        or _top_valid(question.top, question.metrics, limits.max_rows)
+        or _window_valid(question.window, question.compare, metrics)
+    )
+    if problem is not None:
+        return Failure(problem)
+    return _range(question, limits.max_range_days, today).bind(
+        lambda bounds: _derived(question, metrics, bounds, limits, ())
+    )
+
+
+def _asked_by_halves(
+    metrics: tuple[Metric, ...], question: Question, limits: LimitsSettings
+) -> Refusal | None:
+    """The dimensions and filters asked, as each half of the leaves defines them: the leaves
+    on one model and time column are grouped together, so they must agree on each."""
+    for half in halves(metrics):
+        problem = _dimensions_allowed(
+            half, question.dimensions, limits.max_dimensions
+        ) or _filters_allowed(half, question.filters)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _derived_allows(derived: Derived, question: Question) -> Refusal | None:
@@ -254,7 +289,7 @@ def _derived(
     metrics: tuple[Metric, ...],
     bounds: Bounds,
     limits: LimitsSettings,
-    derived: Derived | None,
+    derived: tuple[Derived, ...],
 ) -> Result[Resolved, Problem]:
     """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
     top = question.top
@@ -296,6 +331,7 @@ def _derived(
             fill=question.fill,
             reads=reads,
             derived=derived,
+            asked=tuple(question.metrics) if derived else (),
         )
     )
 
@@ -519,10 +555,12 @@ def _window_valid(
     window: Window | None,
     compare: Compare | None,
     metrics: tuple[Metric, ...],
-    derived: Derived | None = None,
+    derived: tuple[Derived, ...] = (),
+    asked: list[str] | None = None,
 ) -> Problem | None:
-    """Refuse a window that is not exactly one form, with compare, or over a non-additive
-    metric (``window_not_additive``: it is never approximated by adding up parts)."""
+    """Refuse a window that is not exactly one form, with compare, or over a metric that does
+    not add up over periods (``window_not_additive``: it is never approximated by adding up
+    parts)."""
     if window is None:
         return None
     if window.running == (window.trailing is not None):
@@ -533,23 +571,40 @@ def _window_valid(
         return QuestionError(field="$.window.trailing", problem="must be at least 1")
     if compare is not None:
         return QuestionError(field="$.compare", problem="cannot be combined with window")
-    if not all(additive(m) for m in metrics) or not adds_up(derived):
+    names = [m.name for m in metrics] if asked is None else asked
+    metric, combined = lookups(metrics, derived)
+    if not all(adds_up(metric, combined, name, additive) for name in names):
         return refusal(RefusalCode.WINDOW_NOT_ADDITIVE)
     return None
 
 
-def adds_up(derived: Derived | None) -> bool:
-    """Whether a derived metric adds up over periods when its referents do (a sum or a
-    difference), so that it may be windowed and a filled period holds zero."""
-    if derived is None:
-        return True
-    match derived.op:
+def lookups(
+    metrics: tuple[Metric, ...], derived: tuple[Derived, ...]
+) -> tuple[Lookup, DerivedLookup]:
+    """The metric with a measure and the derived metric of a name, among these."""
+    by_name = {m.name: m for m in metrics}
+    derived_by_name = {d.name: d for d in derived}
+    return by_name.get, derived_by_name.get
+
+
+def adds_up(
+    metric: Lookup, derived: DerivedLookup, name: str, leaf: Callable[[Metric], bool]
+) -> bool:
+    """Whether the metric ``name`` adds up over periods: a metric with a measure when ``leaf``
+    holds for it, a derived metric when it is a sum or difference (scaled or not) of metrics
+    that add up. Windows need it (``leaf`` is :func:`additive`), and a filled period holds zero
+    for it (sums and counts)."""
+    found = derived(name)
+    if found is None:
+        plain = metric(name)
+        return plain is not None and leaf(plain)
+    match found.op:
         case DerivedOp.SUM | DerivedOp.DIFFERENCE:
-            return True
+            return all(adds_up(metric, derived, r, leaf) for r in found.of)
         case DerivedOp.RATIO | DerivedOp.PRODUCT:
             return False
         case _:
-            assert_never(derived.op)
+            assert_never(found.op)
 
 
 def _range(

@@ -28,11 +28,12 @@ True
 """
 
 import decimal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import assert_never
 
 from sutura.core.definitions.model import DerivedOp, ZeroDenominator
+from sutura.core.definitions.tree import DerivedLookup
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.refusal import RefusalCode
 
@@ -62,6 +63,46 @@ def at_zero(rule: ZeroDenominator | None) -> Refuses | None:
             return _ZERO_REFUSES
         case _:
             assert_never(rule)
+
+
+def evaluated(
+    name: str, leaves: Mapping[str, Value], derived: DerivedLookup, known: dict[str, Value]
+) -> Value:
+    """The value of the metric ``name`` in one row: a leaf's as fetched, a derived metric's
+    from its two referents' (each evaluated once per row, kept in ``known``), scaled."""
+    if name in known:
+        return known[name]
+    found = derived(name)
+    if found is None:
+        value = leaves.get(name)
+    else:
+        first, second = (evaluated(r, leaves, derived, known) for r in found.of)
+        value = scaled(combine(found.op, first, second, found.zero_denominator), found.scale)
+    known[name] = value
+    return value
+
+
+def scaled(value: Value, scale: str | None) -> Value:
+    """``value`` multiplied by the exact decimal ``scale`` (none: as it is). A decimal stays a
+    decimal whose scale is the sum of both (``12.50`` x ``100`` is ``1250.00``); a fraction
+    stays a fraction; NULL, text and a value that refuses where shown pass on.
+
+    >>> from decimal import Decimal as D
+    >>> scaled(D("12.50"), "100"), scaled(Fraction(1, 3), "100"), scaled(None, "100")
+    (Decimal('1250.00'), Fraction(100, 3), None)
+    """
+    if scale is None:
+        return value
+    factor = decimal.Decimal(scale)
+    match value:
+        case decimal.Decimal():
+            return _EXACT.multiply(value, factor)
+        case Fraction():
+            return value * Fraction(factor)
+        case str() | Refuses() | None:
+            return value
+        case _:
+            assert_never(value)
 
 
 def combine(op: DerivedOp, first: Value, second: Value, zero: ZeroDenominator | None) -> Value:

@@ -45,6 +45,9 @@ from sutura.core.question.resolve import (
     ResolvedTop,
     Running,
     Trailing,
+    adds_up,
+    halves,
+    lookups,
 )
 from sutura.core.sql.compiled import (
     CompiledQuery,
@@ -122,9 +125,9 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> C
         tree, outputs, model, joins, shared = _grouped(resolved, catalog, dialect, binder)
     derivation = None
     if resolved.derives:
-        derivation = Derivation(
-            resolved=resolved, zero_filled=tuple(zero_filled(m) for m in metrics)
-        )
+        metric, derived = lookups(metrics, resolved.derived)
+        filled = (adds_up(metric, derived, n, zero_filled) for n in resolved.metric_names)
+        derivation = Derivation(resolved=resolved, zero_filled=tuple(filled))
     plan = plan_lines(resolved, model, joins.all(), shared=shared)
     if resolved.joined:
         plan = (*plan, _JOINED_PLAN)
@@ -205,67 +208,79 @@ def _ranks_by_expression(resolved: Resolved) -> bool:
 def _joined(
     resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
-    """A derived metric over two models (or time columns): each referent grouped alone, the
-    two joined on period and dimension values in one statement (bound in textual order)."""
-    alone = [
-        msgspec.structs.replace(
-            resolved, metrics=(m,), derived=None, compare=None, window=None, fill=False, top=None
+    """The leaves of derived metrics on several models (or time columns): each half grouped
+    alone, the halves joined on period and dimension values in one statement (bound in
+    textual order). A later half joins on the keys the halves before it have."""
+    grouped = [
+        _grouped(
+            msgspec.structs.replace(
+                resolved,
+                metrics=half,
+                derived=(),
+                asked=(),
+                compare=None,
+                window=None,
+                fill=False,
+                top=None,
+            ),
+            catalog,
+            dialect,
+            binder,
         )
-        for m in resolved.metrics
+        for half in halves(resolved.metrics)
     ]
-    first = _grouped(alone[0], catalog, dialect, binder)
-    second = _grouped(alone[1], catalog, dialect, binder)
     width = 1 + len(resolved.dimensions)
     keys = [PERIOD, *resolved.dimensions]
-    sides = ("a", "b")
+    sides = [chr(ord("a") + i) for i in range(len(grouped))]
     items: list[exp.Expr] = [
-        exp.func("COALESCE", exp.column(k, "a", quoted=True), exp.column(k, "b", quoted=True)).as_(
+        exp.func("COALESCE", *(exp.column(k, side, quoted=True) for side in sides)).as_(
             k, quoted=True
         )
         for k in keys
     ]
-    outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
+    placed: dict[str, Output] = {}
     shift = 0
-    for side, (tree, side_outputs, *_rest) in zip(sides, (first, second), strict=True):
+    for side, (tree, side_outputs, *_rest), half in zip(
+        sides, grouped, halves(resolved.metrics), strict=True
+    ):
         parts = [e.alias_or_name for e in tree.expressions[width:]]
         items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
-        outputs.append(_shifted(side_outputs[width], shift))
+        for metric, output in zip(half, side_outputs[width:], strict=True):
+            placed[metric.name] = _shifted(output, shift)
         shift += len(parts)
-    on = exp.and_(
-        exp.EQ(
-            this=exp.column(PERIOD, "a", quoted=True),
-            expression=exp.column(PERIOD, "b", quoted=True),
-        ),
-        *(
-            exp.NullSafeEQ(
-                this=exp.column(d, "a", quoted=True), expression=exp.column(d, "b", quoted=True)
+    outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
+    outputs.extend(placed[m.name] for m in resolved.metrics)
+    tree = exp.select(*items).from_(_half(grouped[0][0], sides[0]), copy=False)
+    for at in range(1, len(grouped)):
+        on = exp.and_(
+            *(
+                (exp.EQ if k == PERIOD else exp.NullSafeEQ)(
+                    this=_coalesced(k, sides[:at]), expression=exp.column(k, sides[at], quoted=True)
+                )
+                for k in keys
             )
-            for d in resolved.dimensions
-        ),
+        )
+        tree = tree.join(
+            _half(grouped[at][0], sides[at]), on=on, join_type="FULL OUTER", copy=False
+        )
+    tree = tree.order_by(
+        *(exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)),
+        copy=False,
     )
-    tree = (
-        exp.select(*items)
-        .from_(
-            exp.Subquery(
-                this=_unordered(first[0]),
-                alias=exp.TableAlias(this=exp.to_identifier("a")),
-            ),
-            copy=False,
-        )
-        .join(
-            exp.Subquery(
-                this=_unordered(second[0]), alias=exp.TableAlias(this=exp.to_identifier("b"))
-            ),
-            on=on,
-            join_type="FULL OUTER",
-            copy=False,
-        )
-        .order_by(
-            *(exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)),
-            copy=False,
-        )
-    )
+    first = grouped[0]
     return tree, tuple(outputs), first[2], first[3], first[4]
+
+
+def _half(tree: exp.Select, side: str) -> exp.Subquery:
+    """One grouped half, unordered, as a subquery called ``side``."""
+    return exp.Subquery(this=_unordered(tree), alias=exp.TableAlias(this=exp.to_identifier(side)))
+
+
+def _coalesced(key: str, sides: list[str]) -> exp.Expr:
+    """The key of the halves joined so far: the first half's, or the first that has the row."""
+    if len(sides) == 1:
+        return exp.column(key, sides[0], quoted=True)
+    return exp.func("COALESCE", *(exp.column(key, side, quoted=True) for side in sides))
 
 
 def _unordered(tree: exp.Select) -> exp.Select:

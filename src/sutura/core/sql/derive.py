@@ -40,11 +40,10 @@ from typing import assert_never
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.definitions.model import Derived
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
-from sutura.core.question.resolve import Resolved, Running, Trailing, adds_up, prior_period
-from sutura.core.sql.combine import Refuses, combine
+from sutura.core.question.resolve import Resolved, Running, Trailing, prior_period
+from sutura.core.sql.combine import Refuses, evaluated
 from sutura.core.sql.compiled import CompiledQuery, Derivation, Output, Passthrough, Quotient
 from sutura.core.sql.ordering import descending
 
@@ -83,9 +82,8 @@ def derive_rows(
     width = 1 + len(resolved.dimensions)
     groups = _groups(fetched, width, compiled.outputs[width:], quotient)
     zero_filled = derivation.zero_filled
-    if resolved.derived is not None:
-        _combined(groups, resolved.derived)
-        zero_filled = (all(zero_filled) and adds_up(resolved.derived),)
+    if resolved.derived:
+        _combined(groups, resolved)
     if resolved.fill:
         _fill(groups, resolved, zero_filled)
     rows = _answer_rows(groups, resolved)
@@ -103,11 +101,17 @@ Groups = dict[Key, dict[str, list[Value]]]
 """Per group of dimension values, per period (ISO text), each metric's value."""
 
 
-def _combined(groups: Groups, derived: Derived) -> None:
-    """Each period's two referent values replaced, in place, by the derived metric's value."""
+def _combined(groups: Groups, resolved: Resolved) -> None:
+    """Each period's leaf values replaced, in place, by the asked metrics' values (a leaf
+    asked as it is, a derived metric computed from its tree)."""
+    names = [m.name for m in resolved.metrics]
+    asked = resolved.metric_names
+    derived = {d.name: d for d in resolved.derived}.get
     for periods in groups.values():
-        for period, (first, second) in periods.items():
-            periods[period] = [combine(derived.op, first, second, derived.zero_denominator)]
+        for period, values in periods.items():
+            leaves = dict(zip(names, values, strict=True))
+            known: dict[str, Value] = {}
+            periods[period] = [evaluated(name, leaves, derived, known) for name in asked]
 
 
 def _groups(

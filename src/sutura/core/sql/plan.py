@@ -102,14 +102,19 @@ def _describe_filter(item: RequiredFilter) -> str:
 def _derived_lines(resolved: Resolved) -> list[str]:
     """The ranges read besides the question's, and what is derived from the rows."""
     lines: list[str] = []
-    derived = resolved.derived
-    if derived is not None:
+    for derived in resolved.derived:
         first, second = derived.of
         zero = "" if derived.zero_denominator is None else f"; a zero {second}: "
         zero += "" if derived.zero_denominator is None else derived.zero_denominator.value
+        scale = "" if derived.scale is None else f", times {derived.scale}"
+        fetched = (
+            "both fetched by this statement"
+            if all(resolved.metric_named(n) for n in derived.of)
+            else "each fetched by this statement or derived from it"
+        )
         lines.append(
-            f"derived: {derived.name} = {derived.op.value} of {first} and {second}, exact,"
-            f" from both in each row (both fetched by this statement{zero})"
+            f"derived: {derived.name} = {derived.op.value} of {first} and {second}{scale},"
+            f" exact, from both in each row ({fetched}{zero})"
         )
     if resolved.read_ranges != ((resolved.start, resolved.end),):
         lines.extend(

@@ -2,6 +2,9 @@
 
 # ruff: noqa: E501 - the expected sentences read best whole, one table row per line
 
+import datetime
+
+import msgspec
 import pytest
 from returns.pipeline import is_successful
 
@@ -10,7 +13,11 @@ from sutura.core.catalog.document.parse import Document
 from sutura.core.catalog.pinning.digests import pin
 from sutura.core.definitions.model import Catalog, DerivedOp, ZeroDenominator
 from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.question import convert_question
 from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.question.resolve import resolve_question
+from sutura.core.settings import LimitsSettings
+from sutura.core.tool.seen import seen_by
 from tests.core.catalog_samples import REVENUE, parse_error, sample_documents
 
 
@@ -96,14 +103,84 @@ def test_a_referent_that_does_not_exist_is_refused_at_its_key() -> None:
     assert _sentences(documents) == ["metrics/d.md:4: derived.of[1]: no metric is called 'refunds'"]
 
 
-def test_a_derived_referent_is_refused_no_nesting() -> None:
-    documents = sample_documents(
+def test_a_derived_metric_may_refer_to_a_derived_metric() -> None:
+    catalog = _catalog(
         metrics__d=_derived(),
         metrics__e=_derived("{op: sum, of: [revenue, share_per_euro]}", name="e"),
     )
+    nested = catalog.derived_metric("e")
+    assert nested is not None and nested.of == ("revenue", "share_per_euro")
+
+
+def test_a_cycle_of_derived_metrics_is_refused_naming_each_metric_and_file() -> None:
+    documents = sample_documents(
+        metrics__a=_derived("{op: sum, of: [revenue, b]}", name="a"),
+        metrics__b=_derived("{op: difference, of: [c, paid_share]}", name="b"),
+        metrics__c=_derived("{op: product, of: [a, revenue]}", name="c"),
+    )
     assert _sentences(documents) == [
-        "metrics/e.md:4: derived.of[1]: 'share_per_euro' is a derived metric; a derived metric combines two metrics that each have a measure"
+        "metrics/a.md:4: derived.of: the derived metrics 'a' ('metrics/a.md' line 4), 'b' ('metrics/b.md' line 4), 'c' ('metrics/c.md' line 4) refer to one another in a cycle ('a' → 'b' → 'c' → 'a'); a derived metric is computed from metrics that do not depend on it"
     ]
+
+
+def test_derived_metrics_nest_at_most_eight_deep() -> None:
+    chain = {
+        f"metrics__n{i}": _derived(
+            f"{{op: sum, of: [revenue, {'paid_share' if i == 0 else f'n{i - 1}'}]}}", name=f"n{i}"
+        )
+        for i in range(9)
+    }
+    assert _sentences(sample_documents(**chain)) == [
+        "metrics/n8.md:4: derived.of: the derived metric nests 9 derived metrics deep; at most 8 may"
+    ]
+    del chain["metrics__n8"]
+    assert _catalog(**chain).derived_metric("n7") is not None
+
+
+def test_a_scale_is_an_exact_decimal_kept_as_written() -> None:
+    scaled = "{op: ratio, of: [paid_share, revenue], zero_denominator: yields_null, scale: 100}"
+    derived = _catalog(metrics__d=_derived(scaled)).derived_metric("share_per_euro")
+    assert derived is not None and derived.scale == "100"
+    kept = scaled.replace("scale: 100", "scale: 0100.0")
+    derived = _catalog(metrics__d=_derived(kept)).derived_metric("share_per_euro")
+    assert derived is not None and derived.scale == "100.0"
+
+
+@pytest.mark.parametrize(
+    ("scale", "problem"),
+    [
+        ("ten", "expected a number written as plain decimal text"),
+        ("1e2", "expected a number written as plain decimal text"),
+        ("'1,000'", "expected a number written as plain decimal text"),
+        ("0.00", "a scale of zero would make every value zero"),
+        ("[100]", "expected"),
+    ],
+)
+def test_a_scale_that_is_not_a_number_is_refused_at_its_key(scale: str, problem: str) -> None:
+    text = _derived(f"\n  op: sum\n  of: [paid_share, revenue]\n  scale: {scale}")
+    sentence = parse_error("metrics/d.md", text).sentence()
+    assert sentence.startswith(f"metrics/d.md:7: derived.scale: {problem}"), sentence
+
+
+def test_the_digest_of_a_nested_derived_metric_covers_its_whole_tree() -> None:
+    inner = _derived()
+    outer = _derived("{op: sum, of: [revenue, share_per_euro]}", name="e")
+    before = _digests(metrics__d=inner, metrics__e=outer)
+    changed = _digests(
+        metrics__d=_derived("{op: product, of: [paid_share, revenue]}"), metrics__e=outer
+    )
+    assert changed["e"] != before["e"]
+    scaled = _digests(
+        metrics__d=_derived(
+            "{op: ratio, of: [paid_share, revenue], zero_denominator: yields_null, scale: 100}"
+        ),
+        metrics__e=outer,
+    )
+    assert scaled["share_per_euro"] != before["share_per_euro"] and scaled["e"] != before["e"]
+    assert scaled["paid_share"] == before["paid_share"]
+    measure = REVENUE.replace("aggregate: sum", "aggregate: max")
+    moved = _digests(metrics__d=inner, metrics__e=outer, metrics__revenue=measure)
+    assert moved["e"] != before["e"]
 
 
 def test_a_grain_a_referent_does_not_list_is_refused() -> None:
@@ -211,3 +288,40 @@ def test_knowledge_may_be_about_a_derived_metric() -> None:
         "knowledge/e.md:5: question: ask_metric would refuse this question (grain_not_supported): "
         + refusal(RefusalCode.GRAIN_NOT_SUPPORTED).detail
     ]
+
+
+def test_a_derived_metric_over_a_restricted_derived_metric_is_restricted_too() -> None:
+    restricted = REVENUE.replace("audience: open", "audience: {restricted: [finance]}")
+    inner = _derived(audience="{restricted: [finance]}")
+    outer = _derived("{op: sum, of: [paid_share, share_per_euro]}", name="e")
+    documents = sample_documents(metrics__revenue=restricted, metrics__d=inner, metrics__e=outer)
+    assert _sentences(documents) == [
+        "metrics/e.md:7: audience: the derived metric would be seen by callers who may not see the metric 'share_per_euro'; restrict it to audience ids its referents both admit"
+    ]
+
+
+def test_a_caller_outside_a_tree_s_audience_is_told_the_metric_is_unknown() -> None:
+    restricted = REVENUE.replace("audience: open", "audience: {restricted: [finance]}")
+    catalog = _catalog(
+        metrics__revenue=restricted,
+        metrics__d=_derived(audience="{restricted: [finance]}"),
+        metrics__e=_derived(
+            "{op: sum, of: [paid_share, share_per_euro]}",
+            name="e",
+            audience="{restricted: [finance]}",
+        ),
+    )
+    pinned = pin(catalog, "v1", "UTC")
+    question = convert_question(
+        {"metrics": ["e"], "grain": "month", "range": {"start": "2024-01-01", "end": "2024-03-01"}}
+    ).unwrap()
+    missing = msgspec.structs.replace(question, metrics=["no_such_metric"])
+    day = datetime.date(2024, 6, 1)
+    outside = seen_by(pinned, frozenset({"sales"}))
+    asked = resolve_question(question, outside, LimitsSettings(), day)
+    assert asked.failure() == resolve_question(missing, outside, LimitsSettings(), day).failure()
+    assert asked.failure() == refusal(RefusalCode.METRIC_UNKNOWN)
+    inside = seen_by(pinned, frozenset({"finance"}))
+    resolved = resolve_question(question, inside, LimitsSettings(), day).unwrap()
+    assert [m.name for m in resolved.metrics] == ["paid_share", "revenue"]
+    assert [d.name for d in resolved.derived] == ["e", "share_per_euro"]

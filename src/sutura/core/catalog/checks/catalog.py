@@ -17,7 +17,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.checks.crossing import source_crossings
-from sutura.core.catalog.checks.derived import derived_errors
+from sutura.core.catalog.checks.derived import derived_errors, nesting_errors
 from sutura.core.catalog.checks.expressions import settle_metric
 from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
 from sutura.core.catalog.checks.paths import NO_DUPLICATES, step_key, walk
@@ -140,6 +140,7 @@ def check_catalog(
         errors.extend(problems)
     for doc, derived in index.derived.values():
         errors.extend(derived_errors(index.models, index.metrics, index.derived, doc, derived))
+    errors.extend(nesting_errors(index.derived))
     errors.extend(source_crossings(index.models, index.relationships, index.metrics))
     errors.extend(knowledge_errors(index.knowledge, index.metrics, limits, today, index.derived))
     if errors:

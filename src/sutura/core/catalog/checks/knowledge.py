@@ -34,6 +34,7 @@ from sutura.core.definitions.knowledge import (
 )
 from sutura.core.definitions.model import Catalog, Derived, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.definitions.tree import leaves
 from sutura.core.nouns.question import QuestionError
 from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import resolve_question
@@ -180,23 +181,30 @@ def _means_errors(
             if found is not None:
                 yield from _value_errors(doc, found[1], means)
             elif combined is not None:
-                yield from _derived_value_errors(doc, combined[1], means, metrics)
+                yield from _derived_value_errors(doc, combined[1], means, metrics, derived)
         case _:
             assert_never(means)
 
 
 def _derived_value_errors(
-    doc: Document, derived: Derived, means: MeansValue, metrics: Metrics
+    doc: Document,
+    derived: Derived,
+    means: MeansValue,
+    metrics: Metrics,
+    every_derived: DerivedMetrics,
 ) -> Iterator[CatalogError]:
-    """A value of a dimension the derived metric lists, allowed by each referent."""
+    """A value of a dimension the derived metric lists, allowed by each metric of its tree."""
     if means.dimension not in derived.dimensions:
         named = f"{quoted(derived.name)} has no dimension {quoted(means.dimension)}"
         yield doc.error("means.dimension", f"the metric {named}")
         return
-    for name in derived.of:
-        if name in metrics:
-            yield from _value_errors(doc, metrics[name][1], means)
-            return  # one sentence is enough; the other referent is checked once this is fixed
+    plain = {name: metric for name, (_, metric) in metrics.items()}
+    combined = {name: found for name, (_, found) in every_derived.items()}
+    for leaf in leaves(plain.get, combined.get, [derived.name]):
+        problems = list(_value_errors(doc, leaf, means))
+        if problems:
+            yield problems[0]
+            return  # one sentence is enough; the others are checked once this is fixed
 
 
 def _value_errors(doc: Document, metric: Metric, means: MeansValue) -> Iterator[CatalogError]:

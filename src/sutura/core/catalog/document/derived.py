@@ -5,6 +5,8 @@ ratio); whether the referents exist and can be aligned is checked with the whole
 (:mod:`sutura.core.catalog.checks.derived`).
 """
 
+import decimal
+import re
 from typing import assert_never
 
 from sutura.core.catalog.document.build import Checker
@@ -41,7 +43,26 @@ def build_derived(check: Checker, written: WrittenDerivedMetric, body: str) -> D
         zero_denominator=zero,
         audience=audience(check, written.audience),
         description=body,
+        scale=_scale(check, written.derived.scale),
     )
+
+
+_DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")
+
+
+def _scale(check: Checker, written: str | None) -> str | None:
+    """An exact decimal other than zero (``100``, ``0.001``, ``-1``), as written."""
+    if written is None:
+        return None
+    if _DECIMAL.fullmatch(written) is None:
+        check.fail(
+            "derived.scale",
+            "expected a number written as plain decimal text (100, 0.001, -1): at most 18"
+            " digits before the point and 18 after, no exponent or grouping",
+        )
+    if set(written) <= {"-", "0", "."}:
+        check.fail("derived.scale", "a scale of zero would make every value zero")
+    return str(decimal.Decimal(written))  # 007 is 7; 100.0 keeps its scale, a meaning
 
 
 def _zero_denominator(check: Checker, op: DerivedOp, written: str | None) -> ZeroDenominator | None:

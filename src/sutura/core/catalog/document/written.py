@@ -221,11 +221,12 @@ class WrittenMetric(Frozen, frozen=True, kw_only=True):
 
 
 class WrittenDerived(Frozen, frozen=True, kw_only=True):
-    """``{op, of: [first, second], zero_denominator?}``."""
+    """``{op, of: [first, second], zero_denominator?, scale?}``."""
 
     op: str
     of: list[str]
     zero_denominator: str | None = None
+    scale: str | None = None
 
 
 class WrittenDerivedMetric(Frozen, frozen=True, kw_only=True):

@@ -61,22 +61,27 @@ def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
 
 
 def derived_canonical_form(catalog: Catalog, derived: Derived, time_zone: str) -> bytes:
-    """A derived metric's meaning together with each referent's whole canonical form.
+    """A derived metric's meaning together with each referent's whole canonical form: a
+    metric's with the models and relationships it reads, a derived metric's with its own
+    referents', down its whole tree.
 
-    Changing anything a referent's answer depends on (its measure, filters, model, joins)
-    moves the derived metric's digest.
+    Changing anything a referent's answer depends on (its measure, filters, model, joins, an
+    inner derived metric's op or scale) moves the derived metric's digest.
     """
-    referents = [catalog.metric(name) for name in derived.of]
+    referents: list[Any] = []
+    for name in derived.of:
+        metric = catalog.metric(name)
+        inner = catalog.derived_metric(name)
+        if metric is not None:
+            referents.append(msgspec.json.decode(metric_canonical_form(catalog, metric, time_zone)))
+        elif inner is not None:
+            referents.append(msgspec.json.decode(derived_canonical_form(catalog, inner, time_zone)))
     return _encoder.encode(
         {
             "canonical_form": CANONICAL_FORM_VERSION,
             "derived": _derived(derived),
             "time_zone": time_zone,
-            "referents": [
-                msgspec.json.decode(metric_canonical_form(catalog, m, time_zone))
-                for m in referents
-                if m is not None
-            ],
+            "referents": referents,
         }
     )
 
@@ -183,6 +188,8 @@ def _derived(derived: Derived) -> dict[str, Any]:
     meaning["audience"] = canonical_audience(derived.audience)
     meaning["grains"] = [g.value for g in GRAIN_ORDER if g in derived.grains]
     meaning["dimensions"] = sorted(derived.dimensions)
+    if derived.scale is None:  # a derived metric without a scale keeps the digest it had
+        del meaning["scale"]
     return meaning
 
 

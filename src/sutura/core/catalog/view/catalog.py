@@ -34,6 +34,7 @@ operator's instructions are trusted text: last, after their own heading, never p
 (so no author line can pass for one), each line escaped all the same.
 """
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -66,6 +67,7 @@ from sutura.core.catalog.view.wire import (
 from sutura.core.definitions.knowledge import Knowledge
 from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
+from sutura.core.definitions.tree import leaves
 from sutura.core.nouns.answer import MetricDigest
 from sutura.core.nouns.extent import Extent
 from sutura.core.nouns.formulas import Formulas, formulas_shown
@@ -201,8 +203,9 @@ def _derived(
 ) -> CatalogMetric:
     """A derived metric, listed like any metric (the tool list's size budget leaves no room for
     its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
-    define them, filterable on the values both allow, group by only when either is."""
-    referents = [m for m in (catalog.metric(name) for name in derived.of) if m is not None]
+    define them, filterable on the values both allow, group by only when either is. A derived
+    metric over derived metrics: as the metrics with a measure of its tree define them."""
+    referents = leaves(catalog.metric, catalog.derived_metric, [derived.name])
     dimensions = []
     for name in derived.dimensions:
         found = [d for d in (m.dimension(name) for m in referents) if d is not None]
@@ -216,8 +219,10 @@ def _derived(
                 allowed_values=list(allowed) if filterable else msgspec.UNSET,
             )
         )
-    known = [e for e in (extents.get(name) for name in derived.of) if e is not None]
-    extent = known[0].joined(known[1]) if len(known) == 2 else None
+    known = [e for e in (extents.get(m.name) for m in referents) if e is not None]
+    extent = (
+        functools.reduce(Extent.joined, known) if known and len(known) == len(referents) else None
+    )
     return CatalogMetric(
         name=derived.name,
         description=Carried.under(prose, derived.description),

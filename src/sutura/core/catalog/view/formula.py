@@ -124,18 +124,23 @@ def _filter(rule: RequiredFilter) -> str:
 
 
 def derived_formula(derived: Derived) -> str:
-    """``revenue / active_customers``: the operation on the two metrics."""
+    """``revenue / active_customers``: the operation on the two metrics, then its scale
+    (``(cancelled_orders / order_count) * 100``)."""
     first, second = derived.of
+    suffix = ""
     match derived.op:
         case DerivedOp.RATIO:
             zero = derived.zero_denominator
             suffix = "" if zero is None else _at_zero(zero)
-            return f"{first} / {second}{suffix}"
+            shown = f"{first} / {second}"
         case DerivedOp.DIFFERENCE:
-            return f"{first} - {second}"
+            shown = f"{first} - {second}"
         case DerivedOp.SUM:
-            return f"{first} + {second}"
+            shown = f"{first} + {second}"
         case DerivedOp.PRODUCT:
-            return f"{first} * {second}"
+            shown = f"{first} * {second}"
         case _:
             assert_never(derived.op)
+    if derived.scale is not None:
+        shown = f"({shown}) * {derived.scale}"
+    return shown + suffix
