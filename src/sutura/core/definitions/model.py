@@ -220,10 +220,11 @@ RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull
 
 
 class Dimension(Frozen, frozen=True):
-    """A column, or an expression of a declared type, callers may group by; with ``values`` it
-    may also be filtered on.
+    """A column, or an expression of a declared type, callers may group by and filter on;
+    ``values``, when listed, are the only values a filter may compare with.
 
-    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
+    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set;
+    a column dimension takes its column's declared type (if any) when its metric is settled.
     """
 
     name: str
@@ -233,11 +234,6 @@ class Dimension(Frozen, frozen=True):
     description: str = ""
     expression: Expr | None = None
     type: Family | None = None
-
-    @property
-    def filterable(self) -> bool:
-        """A dimension is filterable exactly when it lists its allowed values."""
-        return self.values is not None
 
     @property
     def value(self) -> Expr:
