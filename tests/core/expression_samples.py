@@ -161,6 +161,29 @@ audience: open
 ---
 """
 
+LINE_REVENUE = """\
+---
+kind: metric
+name: line_revenue
+model: lineitem
+measure:
+  simple:
+    aggregate: sum
+    of: {multiply: [{column: l_extendedprice}, {column: l_discount}]}
+time_column: l_shipdate
+grains: [year]
+dimensions:
+  - {name: quantity, column: l_quantity}
+  - {name: discount, column: l_discount}
+  - {name: shipped, column: l_shipdate}
+  - {name: loaded, column: l_loaded_at}
+  - {name: rush, column: l_rush}
+  - {name: priority, column: o_orderpriority, via: [lineitem_order]}
+  - {name: comment, column: l_comment}
+audience: open
+---
+"""
+
 EXPRESSIONS = {
     "models/lineitem.md": LINEITEM,
     "models/orders.md": ORDERS,
@@ -170,6 +193,7 @@ EXPRESSIONS = {
     "metrics/promo_revenue.md": PROMO_REVENUE,
     "metrics/late_lines.md": LATE_LINES,
     "metrics/median_price.md": MEDIAN_PRICE,
+    "metrics/line_revenue.md": LINE_REVENUE,
 }
 
 

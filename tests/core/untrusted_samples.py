@@ -68,7 +68,7 @@ def pinned(
     metric_name: str = "revenue",
     knowledge: Knowledge | None = None,
 ) -> PinnedDefinitions:
-    """One metric with a filterable and a group-by-only dimension."""
+    """One metric with a dimension that lists its values and one that does not."""
     model = Model(
         name="sales",
         source="tbl_src",

@@ -200,6 +200,27 @@ EXPRESSION_CASES: dict[str, dict[str, object]] = {
         "metrics": ["median_price"],
         "grain": "year",
     },
+    # Q6's shape: ranges on decimals and dates, every bound a typed parameter.
+    "ranges_q6_quantity_below_and_discount_between": {
+        "metrics": ["line_revenue"],
+        "grain": "year",
+        "filters": [
+            {"op": "lt", "dimension": "quantity", "value": 24},
+            {"op": "between", "dimension": "discount", "low": "0.05", "high": "0.07"},
+            {"op": "ge", "dimension": "shipped", "value": "1994-01-01"},
+        ],
+    },
+    "ranges_instants_truths_and_nulls_along_a_relationship": {
+        "metrics": ["line_revenue"],
+        "grain": "year",
+        "dimensions": ["priority"],
+        "filters": [
+            {"op": "le", "dimension": "loaded", "value": "1995-06-30 12:00"},
+            {"op": "eq", "dimension": "rush", "value": True},
+            {"op": "is_null", "dimension": "priority"},
+            {"op": "is_not_null", "dimension": "comment"},
+        ],
+    },
 }
 CASES.update(EXPRESSION_CASES)
 

@@ -70,10 +70,7 @@ async def test_describe_catalog_lists_a_derived_metric_in_both_halves(derived_di
     metrics = {m["name"]: m for m in halves.structured_object()["metrics"]}
     ratio = metrics["revenue_per_active_customer"]
     assert ratio["grains"] == ["day", "week", "month", "quarter", "year"]
-    assert [(d["name"], d["filterable"]) for d in ratio["dimensions"]] == [
-        ("region", True),
-        ("channel", True),
-    ]
+    assert [d["name"] for d in ratio["dimensions"]] == ["region", "channel"]
     assert ratio["dimensions"][1]["allowed_values"] == ["phone", "store", "web"]
     assert [m["name"] for m in halves.structured_object()["metrics"]] == sorted(metrics)
     digests = {d["metric"] for d in halves.structured_object()["provenance"]["metric_digests"]}

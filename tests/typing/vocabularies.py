@@ -44,7 +44,7 @@ from sutura.core.nouns.prose import CatalogProse
 from sutura.core.nouns.question import CompareTo, Direction
 from sutura.core.outcome.fault import Fault
 from sutura.core.question import resolve
-from sutura.core.question.resolve import FilterOp
+from sutura.core.question.filters import FilterOp
 from sutura.core.settings import Identity, InboundMode, Posture
 from sutura.core.sql import compiled as sql_compiled
 from sutura.core.tool import carriage as tool_carriage

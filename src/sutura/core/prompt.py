@@ -70,7 +70,9 @@ _WORKFLOW = """## Workflow
 3. Ask `ask_metric` about one metric: a grain the metric lists; a bounded period, either
    `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`, within
    the days its `data:` line says the data holds (outside them an answer has no rows); only
-   dimensions the metric lists; filters only on filterable dimensions, with allowed values.
+   dimensions the metric lists; filters on any of them (`eq`, `in`, `not_in`, `is_null`,
+   `is_not_null`; `lt`, `le`, `gt`, `ge`, `between` on numbers and dates), with a listed
+   value where a dimension lists its values.
    For growth, add `compare: {to: previous_period | previous_year}` (prior, change and
    relative change per metric); for cumulative or rolling totals of a sum or count,
    `window: {running: true}` or `{trailing: N}`; for every period even when empty,

@@ -8,7 +8,8 @@ from returns.result import Result
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.question import Direction, QuestionError
 from sutura.core.nouns.refusal import RefusalCode
-from sutura.core.question.resolve import FilterOp, Problem, Resolved, ResolvedFilter, ResolvedTop
+from sutura.core.question.filters import FilterOp, ResolvedFilter
+from sutura.core.question.resolve import Problem, Resolved, ResolvedTop
 from sutura.core.settings import LimitsSettings
 from tests.core.sample_catalog import ORDER_COUNT, REVENUE, resolve, resolve_with, resolved
 from tests.refusals import expect_refusal
@@ -88,9 +89,9 @@ def test_a_filter_on_an_unlisted_dimension_is_not_permitted() -> None:
     expect_refusal(outcome, RefusalCode.DIMENSION_NOT_PERMITTED)
 
 
-def test_a_filter_on_a_dimension_without_allowed_values_is_not_filterable() -> None:
-    outcome = resolve(filters=[{"op": "eq", "dimension": "segment", "value": "smb"}])
-    expect_refusal(outcome, RefusalCode.DIMENSION_NOT_FILTERABLE)
+def test_a_dimension_without_allowed_values_is_filtered_on_any_value() -> None:
+    found = resolved(filters=[{"op": "eq", "dimension": "segment", "value": "smb"}])
+    assert found.filters == (ResolvedFilter(dimension="segment", op=FilterOp.EQ, values=("smb",)),)
 
 
 @pytest.mark.parametrize(

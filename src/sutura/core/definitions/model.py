@@ -92,10 +92,11 @@ def table_label(path: TablePath) -> str:
 
 
 class Dimension(Frozen, frozen=True):
-    """A column, or an expression of a declared type, callers may group by; with ``values`` it
-    may also be filtered on.
+    """A column, or an expression of a declared type, callers may group by and filter on;
+    ``values``, when listed, are the only values a filter may compare with.
 
-    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set.
+    Exactly one of ``column`` (with its ``via`` chain) and ``expression`` (with ``type``) is set;
+    a column dimension takes its column's declared type (if any) when its metric is settled.
     """
 
     name: str
@@ -110,11 +111,6 @@ class Dimension(Frozen, frozen=True):
     expression then read from the metric's model, along the path to that model); None for a
     dimension the metric declares itself. Where a dimension is declared is not its meaning: no
     digest holds it."""
-
-    @property
-    def filterable(self) -> bool:
-        """A dimension is filterable exactly when it lists its allowed values."""
-        return self.values is not None
 
     @property
     def value(self) -> Expr:

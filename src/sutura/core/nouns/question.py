@@ -51,22 +51,31 @@ class Range(Frozen, frozen=True):
     ] = None
 
 
-_VALUES = "Allowed values of the dimension: in keeps their rows, not_in drops them."
+FilterValue = Annotated[
+    str | int | bool,
+    msgspec.Meta(description='Of the dimension\'s type; a decimal as text ("0.05").'),
+]
+"""A value a filter compares with, typed by its dimension: text; a number (an integer, or a
+decimal written as text such as ``"0.05"``, so it stays exact); a date ``YYYY-MM-DD``; a
+timestamp ``YYYY-MM-DD HH:MM[:SS]``; or ``true``/``false``."""
+
+_DIMENSION = "A dimension of the metrics."
+_VALUES = "in keeps their rows, not_in drops them."
 
 
 class FilterEq(Frozen, tag="eq", tag_field="op", frozen=True):
     """``dimension = value``."""
 
-    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
-    value: Annotated[str, msgspec.Meta(description="One of the dimension's allowed values.")]
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    value: FilterValue
 
 
 class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
     """``dimension IN values``."""
 
-    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
     values: Annotated[
-        list[str],
+        list[FilterValue],
         msgspec.Meta(min_length=1, max_length=1000, description=_VALUES),
     ]
 
@@ -74,14 +83,75 @@ class FilterIn(Frozen, tag="in", tag_field="op", frozen=True):
 class FilterNotIn(Frozen, tag="not_in", tag_field="op", frozen=True):
     """``dimension NOT IN values``."""
 
-    dimension: Annotated[str, msgspec.Meta(description="A filterable dimension of the metrics.")]
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
     values: Annotated[
-        list[str],
+        list[FilterValue],
         msgspec.Meta(min_length=1, max_length=1000, description=_VALUES),
     ]
 
 
-Filter = FilterEq | FilterIn | FilterNotIn
+class FilterLt(Frozen, tag="lt", tag_field="op", frozen=True):
+    """``dimension < value`` (numbers, dates, timestamps)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    value: FilterValue
+
+
+class FilterLe(Frozen, tag="le", tag_field="op", frozen=True):
+    """``dimension <= value`` (numbers, dates, timestamps)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    value: FilterValue
+
+
+class FilterGt(Frozen, tag="gt", tag_field="op", frozen=True):
+    """``dimension > value`` (numbers, dates, timestamps)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    value: FilterValue
+
+
+class FilterGe(Frozen, tag="ge", tag_field="op", frozen=True):
+    """``dimension >= value`` (numbers, dates, timestamps)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    value: FilterValue
+
+
+class FilterBetween(Frozen, tag="between", tag_field="op", frozen=True):
+    """``low <= dimension <= high`` (numbers, dates, timestamps; both bounds included)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+    low: FilterValue
+    high: FilterValue
+
+
+class FilterIsNull(Frozen, tag="is_null", tag_field="op", frozen=True):
+    """``dimension IS NULL`` (any dimension)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+
+
+class FilterIsNotNull(Frozen, tag="is_not_null", tag_field="op", frozen=True):
+    """``dimension IS NOT NULL`` (any dimension)."""
+
+    dimension: Annotated[str, msgspec.Meta(description=_DIMENSION)]
+
+
+Filter = (
+    FilterEq
+    | FilterIn
+    | FilterNotIn
+    | FilterLt
+    | FilterLe
+    | FilterGt
+    | FilterGe
+    | FilterBetween
+    | FilterIsNull
+    | FilterIsNotNull
+)
+
+_FILTER_OPS = "eq, in, not_in, lt, le, gt, ge, between, is_null, is_not_null"
 
 
 class Direction(StrEnum):
@@ -172,8 +242,8 @@ class Question(Frozen, frozen=True):
     filters: Annotated[
         list[Filter],
         msgspec.Meta(
-            description="Conditions on filterable dimensions, all applied: op eq with value, in"
-            " or not_in with values (default: none)."
+            description="All applied. op eq, lt, le, gt, ge: value; in, not_in: values; between:"
+            " low, high; is_null, is_not_null (default: none)."
         ),
     ] = msgspec.field(default_factory=list)
     top: Annotated[
@@ -212,11 +282,13 @@ class QuestionError(Frozen, frozen=True):
         return f"malformed question: {self.field}: {self.problem}"
 
 
+_DECIMAL_AS_TEXT = 'a number with a fraction is written as text ("0.05"), so it stays exact'
 _PATH = re.compile(r" - at `(?P<path>[^`]*)`$")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
 _KNOWN_PROBLEMS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     (re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S), None),
     (re.compile(r"^Object missing required field `(?P<name>[a-z_]+)`$"), "missing required field"),
+    (re.compile(r"^Expected `bool \| int \| str`, got `float`$"), _DECIMAL_AS_TEXT),
     (re.compile(r"^Expected `[a-z| ]+`(, got `[a-z]+`)?$"), ""),
     (re.compile(r"^Expected `[a-z ]+` (of length )?[<>]=? ?\d+$"), ""),
     (re.compile(r"^Invalid enum value"), "expected one of"),
@@ -247,6 +319,8 @@ def _describe(message: str) -> QuestionError:
             return QuestionError(field=f"{path}.{name}", problem=problem)
         if problem == "expected one of":
             return QuestionError(field=path, problem=_allowed(path))
+        if problem == "invalid value" and path.startswith("$.filters[") and path.endswith(".op"):
+            return QuestionError(field=path, problem=f"expected one of {_FILTER_OPS}")
         return QuestionError(field=path, problem=problem)
     return QuestionError(field=path, problem="invalid value")
 

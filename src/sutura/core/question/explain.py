@@ -14,7 +14,7 @@ from sutura.core.definitions.model import Catalog, Dimension
 from sutura.core.definitions.tree import leaves
 from sutura.core.nouns.question import Question
 from sutura.core.nouns.refusal import RefusalCode
-from sutura.core.question.resolve import filter_values
+from sutura.core.question.filters import given_values
 from sutura.core.text.escape import escape_text
 
 
@@ -53,7 +53,7 @@ def _not_allowed(question: Question, catalog: Catalog) -> list[str]:
             dimension = listed.get(item.dimension)
             if dimension is None or dimension.values is None:
                 continue
-            if all(v in dimension.values for v in filter_values(item)):
+            if all(v in dimension.values for v in given_values(item)):
                 continue
             lines.append(
                 f"the metric {escape_text(name)} allows these values of the dimension"

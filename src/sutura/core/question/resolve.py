@@ -40,9 +40,6 @@ from sutura.core.nouns.question import (
     CompareTo,
     Direction,
     Filter,
-    FilterEq,
-    FilterIn,
-    FilterNotIn,
     Last,
     Question,
     QuestionError,
@@ -51,6 +48,7 @@ from sutura.core.nouns.question import (
     range_form,
 )
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.question.filters import ResolvedFilter, checked_filter
 from sutura.core.question.periods import (
     last_periods,
     min_days,
@@ -67,22 +65,6 @@ Bounds = tuple[datetime.date, datetime.date]
 
 PERIOD = "period"
 """The name of the period column, and the ``top.by`` value that orders by it."""
-
-
-class FilterOp(StrEnum):
-    """How a resolved filter compares a dimension with its values."""
-
-    EQ = "eq"
-    IN = "in"
-    NOT_IN = "not_in"
-
-
-class ResolvedFilter(Frozen, frozen=True):
-    """A caller's filter on a permitted, filterable dimension, with allowed values only."""
-
-    dimension: str
-    op: FilterOp
-    values: tuple[str, ...]
 
 
 class ResolvedTop(Frozen, frozen=True):
@@ -223,18 +205,22 @@ def resolve_question(
     metrics = leaves(catalog.metric, catalog.derived_metric, question.metrics)
     plain = tuple(m for m in map(catalog.metric, question.metrics) if m is not None)
     asked = [d for d in map(catalog.derived_metric, question.metrics) if d is not None]
+    filters = _filters(tuple(halves(metrics)), question.filters)
     problem = (
         (_combinable(plain) if plain else None)
         or next((p for d in asked if (p := _derived_allows(d, question))), None)
         or _grain_listed(plain, question.grain)
         or _asked_by_halves(metrics, question, limits)
+        or (filters if not isinstance(filters, tuple) else None)
         or _top_valid(question.top, question.metrics, limits.max_rows)
         or _window_valid(question.window, question.compare, metrics, derived, question.metrics)
     )
     if problem is not None:
         return Failure(problem)
+    if not isinstance(filters, tuple):
+        return Failure(filters)
     return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits, derived)
+        lambda bounds: _derived(question, metrics, bounds, limits, derived, filters)
     )
 
 
@@ -245,30 +231,31 @@ def _plain(
     metrics = _metrics(question.metrics, pinned)
     if not isinstance(metrics, tuple):
         return Failure(metrics)
+    filters = _filters((metrics,), question.filters)
     problem = (
         _combinable(metrics)
         or _grain_listed(metrics, question.grain)
         or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
-        or _filters_allowed(metrics, question.filters)
+        or (filters if not isinstance(filters, tuple) else None)
         or _top_valid(question.top, question.metrics, limits.max_rows)
         or _window_valid(question.window, question.compare, metrics)
     )
     if problem is not None:
         return Failure(problem)
+    if not isinstance(filters, tuple):
+        return Failure(filters)
     return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits, ())
+        lambda bounds: _derived(question, metrics, bounds, limits, (), filters)
     )
 
 
 def _asked_by_halves(
     metrics: tuple[Metric, ...], question: Question, limits: LimitsSettings
 ) -> Refusal | None:
-    """The dimensions and filters asked, as each half of the leaves defines them: the leaves
-    on one model and time column are grouped together, so they must agree on each."""
+    """The dimensions asked, as each half of the leaves defines them: the leaves on one model
+    and time column are grouped together, so they must agree on each."""
     for half in halves(metrics):
-        problem = _dimensions_allowed(
-            half, question.dimensions, limits.max_dimensions
-        ) or _filters_allowed(half, question.filters)
+        problem = _dimensions_allowed(half, question.dimensions, limits.max_dimensions)
         if problem is not None:
             return problem
     return None
@@ -290,6 +277,7 @@ def _derived(
     bounds: Bounds,
     limits: LimitsSettings,
     derived: tuple[Derived, ...],
+    filters: tuple[ResolvedFilter, ...],
 ) -> Result[Resolved, Problem]:
     """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
     top = question.top
@@ -320,7 +308,7 @@ def _derived(
             start=bounds[0],
             end=bounds[1],
             dimensions=tuple(question.dimensions),
-            filters=tuple(_resolved_filter(f) for f in question.filters),
+            filters=filters,
             top=None
             if top is None
             else ResolvedTop(
@@ -477,47 +465,24 @@ def dimension_everywhere(metrics: tuple[Metric, ...], name: str) -> tuple[Dimens
     return listed
 
 
-def _filters_allowed(metrics: tuple[Metric, ...], filters: list[Filter]) -> Refusal | None:
-    """Refuse a filter on an unlisted or unfilterable dimension, or with a value not allowed."""
-    for item in filters:
-        found = dimension_everywhere(metrics, item.dimension)
-        if isinstance(found, Refusal):
-            return found
-        if any(d.values is None for d in found):
-            return refusal(RefusalCode.DIMENSION_NOT_FILTERABLE)
-        values = filter_values(item)
-        if any(v not in (d.values or ()) for d in found for v in values):
-            return refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
-    return None
-
-
-def filter_values(item: Filter) -> tuple[str, ...]:
-    """The values a filter compares with, once each, in the caller's order."""
-    match item:
-        case FilterEq():
-            return (item.value,)
-        case FilterIn() | FilterNotIn():
-            return tuple(dict.fromkeys(item.values))
-        case _:
-            assert_never(item)
-
-
-def _filter_op(item: Filter) -> FilterOp:
-    """How a caller's filter compares."""
-    match item:
-        case FilterEq():
-            return FilterOp.EQ
-        case FilterIn():
-            return FilterOp.IN
-        case FilterNotIn():
-            return FilterOp.NOT_IN
-        case _:
-            assert_never(item)
-
-
-def _resolved_filter(item: Filter) -> ResolvedFilter:
-    """The resolved form of an already checked filter."""
-    return ResolvedFilter(dimension=item.dimension, op=_filter_op(item), values=filter_values(item))
+def _filters(
+    each: tuple[tuple[Metric, ...], ...], filters: list[Filter]
+) -> tuple[ResolvedFilter, ...] | Problem:
+    """The caller's filters, each on a dimension every metric (of each group checked alone)
+    defines alike, typed by it; or the first that is refused or malformed."""
+    resolved: list[tuple[ResolvedFilter, ...]] = []
+    for metrics in each:
+        checked: list[ResolvedFilter] = []
+        for index, item in enumerate(filters):
+            found = dimension_everywhere(metrics, item.dimension)
+            if isinstance(found, Refusal):
+                return found
+            one = checked_filter(index, item, found)
+            if not isinstance(one, ResolvedFilter):
+                return one
+            checked.append(one)
+        resolved.append(tuple(checked))
+    return resolved[0]
 
 
 def _top_valid(top: Top | None, metrics: list[str], max_rows: int) -> QuestionError | None:

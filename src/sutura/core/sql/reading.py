@@ -9,10 +9,11 @@ from sqlglot import exp
 from sutura.core.definitions.model import Catalog, Dimension, Metric
 from sutura.core.expression.nodes import expression_columns
 from sutura.core.nouns.refusal import Refusal
-from sutura.core.question.resolve import FilterOp, Resolved, dimension_everywhere
+from sutura.core.question.filters import FilterOp, ResolvedFilter, keeps_null
+from sutura.core.question.resolve import Resolved, dimension_everywhere
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Joins, column, period_start
-from sutura.core.sql.reads import filter_value, inner_chains, metric_chains
+from sutura.core.sql.reads import filter_constant, inner_chains, metric_chains
 
 
 def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
@@ -31,7 +32,7 @@ def joins_for(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Cat
     those the metrics' time column, measures and required filters need (LEFT, or INNER where
     WHERE would drop a row without the related one anyway: :func:`inner_chains`)."""
     joins = Joins(catalog)
-    filtered = {f.dimension for f in resolved.filters}
+    filtered = {f.dimension for f in resolved.filters if not keeps_null(f.op)}
     for name, dimension in dimensions.items():
         for reads in expression_columns(dimension.value):
             joins.add(reads.via, inner=name in filtered)
@@ -68,17 +69,48 @@ def where_of(
     )
     if shared and metric.required_filters:
         conditions.append(sql.required(metric.required_filters))
-    for item in resolved.filters:
-        dimension = dimensions[item.dimension]
-        target = sql.value(dimension.value)
-        values = [sql.bind(filter_value(dimension, v)) for v in item.values]
-        match item.op:
-            case FilterOp.EQ:
-                conditions.append(target.eq(values[0]))
-            case FilterOp.IN:
-                conditions.append(target.isin(*values))
-            case FilterOp.NOT_IN:
-                conditions.append(exp.not_(target.isin(*values)))
-            case _:
-                assert_never(item.op)
+    conditions.extend(
+        _filter_sql(item, dimensions[item.dimension], sql) for item in resolved.filters
+    )
     return exp.and_(*conditions)
+
+
+def _filter_sql(item: ResolvedFilter, dimension: Dimension, sql: ExpressionSql) -> exp.Expr:
+    """A caller's filter: every value bound as the dimension's type; NULL matches no value and
+    no range (``is_null`` alone selects it)."""
+    target = sql.value(dimension.value)
+    values = [sql.constant(filter_constant(dimension, v)) for v in item.values]
+    match item.op:
+        case FilterOp.EQ:
+            return target.eq(values[0])
+        case FilterOp.IN:
+            return target.isin(*values)
+        case FilterOp.NOT_IN:
+            return exp.not_(target.isin(*values))
+        case FilterOp.LT | FilterOp.LE | FilterOp.GT | FilterOp.GE | FilterOp.BETWEEN:
+            return _ordered_sql(item.op, target, values)
+        case FilterOp.IS_NULL:
+            return exp.Is(this=target, expression=exp.null())
+        case FilterOp.IS_NOT_NULL:
+            return exp.not_(exp.Is(this=target, expression=exp.null()))
+        case _:
+            assert_never(item.op)
+
+
+def _ordered_sql(op: FilterOp, target: exp.Expr, values: list[exp.Expr]) -> exp.Expr:
+    """An ordered comparison: false for a NULL value, as SQL has it."""
+    match op:
+        case FilterOp.LT:
+            return exp.LT(this=target, expression=values[0])
+        case FilterOp.LE:
+            return exp.LTE(this=target, expression=values[0])
+        case FilterOp.GT:
+            return exp.GT(this=target, expression=values[0])
+        case FilterOp.GE:
+            return exp.GTE(this=target, expression=values[0])
+        case FilterOp.BETWEEN:
+            return exp.Between(this=target, low=values[0], high=values[1])
+        case FilterOp.EQ | FilterOp.IN | FilterOp.NOT_IN | FilterOp.IS_NULL | FilterOp.IS_NOT_NULL:
+            raise AssertionError("not an ordered comparison")
+        case _:
+            assert_never(op)

@@ -18,7 +18,7 @@ from sutura.core.definitions.model import (
     Metric,
     RequiredFilter,
 )
-from sutura.core.expression.constants import BoundValue, bound_value, kind_for
+from sutura.core.expression.constants import kind_for
 from sutura.core.expression.nodes import (
     Arithmetic,
     Between,
@@ -31,6 +31,7 @@ from sutura.core.expression.nodes import (
     Comparison,
     Connective,
     Constant,
+    ConstantKind,
     DatePart,
     Expr,
     Junction,
@@ -62,12 +63,12 @@ def metric_chains(metric: Metric) -> Iterator[tuple[str, ...]]:
             yield column.via
 
 
-def filter_value(dimension: Dimension, value: str) -> BoundValue:
-    """A caller's filter value as bound: text for a column, else the dimension's own type (a
-    listed value is checked to be one when the catalog is loaded)."""
-    if dimension.type is None:
-        return value
-    return bound_value(Constant(kind=kind_for(dimension.type), text=value))
+def filter_constant(dimension: Dimension, value: str) -> Constant:
+    """A caller's filter value (in its type's one spelling, checked when the question was
+    resolved) as the constant it is bound as: of the dimension's type, text where its column
+    declares none."""
+    kind = ConstantKind.TEXT if dimension.type is None else kind_for(dimension.type)
+    return Constant(kind=kind, text=value)
 
 
 def strict_chains(expr: Expr) -> frozenset[tuple[str, ...]]:

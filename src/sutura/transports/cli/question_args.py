@@ -6,11 +6,18 @@ silently ignored: ``--top`` needs ``--top-by`` and ``--top-by``/``--top-directio
 ``--top-per-period`` need ``--top``; ``--last`` excludes ``--from``/``--to``;
 ``--include-current`` needs ``--last``; ``--running`` excludes ``--trailing``;
 ``--question`` excludes every other question flag.
+
+Filters: ``--where DIM=VALUE`` (repeated on one dimension: any of the values),
+``--where-not DIM=VALUE``, ``--where 'DIM<VALUE'`` (and ``<=``, ``>``, ``>=``),
+``--where-between DIM LOW HIGH``, ``--where-null DIM`` and ``--where-not-null DIM``; each value is
+text the core types by its dimension (a number, a date, true or false, or text).
 """
 
 import argparse
+import re
 import sys
 from pathlib import Path
+from typing import Final
 
 from sutura.core.tool.arguments import Arguments
 
@@ -23,6 +30,8 @@ examples:
   sutura {verb} revenue --grain month --last 12 month --trailing 3 --fill
   sutura {verb} revenue --grain month --last 6 month --by channel --top 1 --top-by revenue \
                 --top-per-period
+  sutura {verb} revenue --grain month --last 6 month --where 'amount_band>=2' \
+                --where-between day 2024-01-01 2024-03-31 --where-not-null segment
   sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
                 "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
 """
@@ -63,7 +72,8 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="DIM=VALUE",
-        help="keep rows where DIM is VALUE (repeat for several values)",
+        help="keep rows where DIM is VALUE (repeat for several values); or DIM<VALUE, "
+        "DIM<=VALUE, DIM>VALUE, DIM>=VALUE for a number, date or timestamp",
     )
     parser.add_argument(
         "--where-not",
@@ -71,6 +81,28 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIM=VALUE",
         help="drop rows where DIM is VALUE (repeat for several values)",
+    )
+    parser.add_argument(
+        "--where-between",
+        action="append",
+        default=[],
+        nargs=3,
+        metavar=("DIM", "LOW", "HIGH"),
+        help="keep rows where DIM is from LOW to HIGH, both included",
+    )
+    parser.add_argument(
+        "--where-null",
+        action="append",
+        default=[],
+        metavar="DIM",
+        help="keep rows where DIM is NULL",
+    )
+    parser.add_argument(
+        "--where-not-null",
+        action="append",
+        default=[],
+        metavar="DIM",
+        help="keep rows where DIM is not NULL",
     )
     parser.add_argument("--top", type=int, metavar="N", help="keep the first N rows by --top-by")
     parser.add_argument(
@@ -112,6 +144,9 @@ _QUESTION_FLAGS = {
     "by": "--by",
     "where": "--where",
     "where_not": "--where-not",
+    "where_between": "--where-between",
+    "where_null": "--where-null",
+    "where_not_null": "--where-not-null",
     "top": "--top",
     "top_by": "--top-by",
     "top_direction": "--top-direction",
@@ -198,7 +233,7 @@ def _document(args: argparse.Namespace) -> dict[str, object]:
         document["range"] = {"start": args.start, "end": args.end}
     if args.by:
         document["dimensions"] = list(args.by)
-    filters = _filters(args.where, "in") + _filters(args.where_not, "not_in")
+    filters = _filters(args)
     if filters:
         document["filters"] = filters
     return {**document, **_top_and_derived(args)}
@@ -225,7 +260,37 @@ def _top_and_derived(args: argparse.Namespace) -> dict[str, object]:
     return document
 
 
-def _filters(pairs: list[str], op: str) -> list[dict[str, object]]:
+_COMPARED: Final = re.compile(r"(?P<dimension>[^<>=]*)(?P<op><=|>=|<|>|=)(?P<value>.*)", re.S)
+_OPS: Final = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+def _filters(args: argparse.Namespace) -> list[dict[str, object]]:
+    """The filters of ``--where`` (equalities grouped into ``in`` per dimension, comparisons
+    each its own), ``--where-not``, ``--where-between``, ``--where-null``, ``--where-not-null``."""
+    equal: list[str] = []
+    compared: list[dict[str, object]] = []
+    for spec in args.where:
+        found = _COMPARED.fullmatch(spec)
+        if found is None:
+            raise UsageError(
+                "--where takes DIM=VALUE, DIM<VALUE, DIM<=VALUE, DIM>VALUE or DIM>=VALUE"
+            )
+        dimension, op, value = found.group("dimension", "op", "value")
+        if op == "=":
+            equal.append(spec)
+        else:
+            compared.append({"op": _OPS[op], "dimension": dimension, "value": value})
+    between = [
+        {"op": "between", "dimension": d, "low": low, "high": high}
+        for d, low, high in args.where_between
+    ]
+    nulls = [{"op": "is_null", "dimension": d} for d in args.where_null]
+    nulls += [{"op": "is_not_null", "dimension": d} for d in args.where_not_null]
+    grouped = _grouped(equal, "in") + _grouped(args.where_not, "not_in")
+    return grouped + compared + between + nulls
+
+
+def _grouped(pairs: list[str], op: str) -> list[dict[str, object]]:
     grouped: dict[str, list[str]] = {}
     for pair in pairs:
         dimension, _, value = pair.partition("=")

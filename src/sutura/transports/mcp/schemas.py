@@ -27,7 +27,7 @@ rows' list was.) Every field name, and every type that is not a string (integers
 booleans, lists, objects, the ``outcome`` tags) stays, but inside the rows (each a list of
 cells, each cell text or null). What it leaves out (closedness, ``required``, vocabularies,
 bounds, the rows' cells) is the structured half's own documented contract; it is left
-out because ``tools/list`` stays within 6 KiB and the budget belongs to the input schema an agent
+out because ``tools/list`` stays within 6.5 KiB and the budget belongs to the input schema an agent
 must fill in exactly. The tests pin every schema byte for
 byte (``tests/transports/mcp/snapshots``).
 """

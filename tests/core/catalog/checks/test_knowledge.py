@@ -279,7 +279,7 @@ def test_a_malformed_knowledge_document_is_refused_at_its_key(
         (
             "{metric: revenue, dimension: channel, value: web}",
             "knowledge/sales.md:5: means.dimension: the dimension 'channel' of 'revenue' lists no"
-            " values (group by only), so a term cannot mean one of them",
+            " values (any value may be filtered on), so a term cannot mean one of them",
         ),
         (
             "{metric: revenue, dimension: region, value: east}",
@@ -323,11 +323,10 @@ def test_a_caveat_about_an_unknown_metric_is_refused() -> None:
             " lists.",
         ),
         (
-            "dimension: region, value: north}",
-            "dimension: channel, value: web}",
-            "question: ask_metric would refuse this question (dimension_not_filterable): A filter"
-            " names a dimension that has no allowed values; filter only on dimensions that list"
-            " their values.",
+            "{op: eq, dimension: region, value: north}",
+            "{op: lt, dimension: region, value: north}",
+            "question.filters[0].op: lt compares numbers, dates and timestamps; this dimension"
+            " declares no type",
         ),
         (
             "top: {n: 5, by: revenue}",

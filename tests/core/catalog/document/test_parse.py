@@ -74,7 +74,7 @@ def test_a_metric_parses_measure_filters_dimensions_and_anchor() -> None:
     assert metric.required_filters == (FilterNotEquals(column="order_status", value="cancelled"),)
     assert metric.dimensions[0].via == ("order_customer",)
     assert metric.dimensions[0].values == ("north", "south")
-    assert not metric.dimensions[1].filterable
+    assert metric.dimensions[1].values is None
     assert metric.anchor is not None
     assert metric.anchor.start == datetime.date(2024, 1, 1)
     assert metric.anchor.value == "1234.50"

@@ -276,8 +276,14 @@ def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes)
 
 def _dimension(doc: Document, key: str, dimension: Dimension, columns: ColumnTypes) -> Dimension:
     expression = dimension.expression
-    if expression is None or dimension.type is None:
-        return dimension  # a column dimension: its chain and column are checked with the metric
+    if expression is None:
+        # A column dimension: its chain and column are checked with the metric; it takes its
+        # column's declared type (a filter's value is typed by it), which moves no digest.
+        declared = columns(Column(name=dimension.column or "", via=dimension.via)).value_or(None)
+        family = None if declared is None else declared.family
+        return msgspec.structs.replace(dimension, type=family)
+    if dimension.type is None:
+        return dimension
     # A bare constant with nothing beside it takes the type the dimension declares.
     checked = check_expression(expression, columns, SqlType(family=dimension.type))
     if not is_successful(checked):

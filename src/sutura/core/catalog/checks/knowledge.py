@@ -1,7 +1,7 @@
 """Knowledge checked across the catalog: every reference resolves, every word is used once.
 
 - A glossary term ``means`` a metric that exists, and (for ``{metric, dimension, value}``) a
-  dimension that metric lists, filterable, with the value among its allowed values.
+  dimension that metric lists, with the value among its allowed values.
 - A caveat is ``about`` metrics that exist.
 - An example's question is resolved against the catalog exactly as ``ask_metric`` resolves
   one, under the deployment's limits: a question that would be refused or is malformed is a
@@ -215,7 +215,7 @@ def _value_errors(doc: Document, metric: Metric, means: MeansValue) -> Iterator[
     elif dimension.values is None:
         problem = (
             f"the dimension {quoted(dimension.name)} of {quoted(metric.name)} lists no values "
-            "(group by only), so a term cannot mean one of them"
+            "(any value may be filtered on), so a term cannot mean one of them"
         )
         yield doc.error("means.dimension", problem)
     elif means.value not in dimension.values:

@@ -14,10 +14,10 @@ is, in the order of the agent prompt::
     grains: day, month
     data: from 2023-01-01 to 2025-12-31 (as of 2026-01-05T09:00:00.000Z)
     > Revenue net of refunds.
-    dimension: region (filterable)
+    dimension: region
     values:	EU	US
     > Where the customer is billed.
-    dimension: channel (group by only)
+    dimension: channel
     caveat: late_returns                    (each caveat under the metrics it is about)
     > Returns are booked late.
     example: revenue_by_region              (worked questions)
@@ -92,11 +92,11 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
 
 
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
-    """A dimension: filterable exactly when it lists ``allowed_values``."""
+    """A dimension, grouped by and filtered on; a filter compares only with ``allowed_values``
+    when the dimension lists them."""
 
     name: str
     description: Description = msgspec.UNSET
-    filterable: bool
     allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
 
     def __post_init__(self) -> None:
@@ -167,7 +167,6 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     return CatalogDimension(
         name=dimension.name,
         description=Carried.under(prose, dimension.description),
-        filterable=values is not None,
         allowed_values=msgspec.UNSET if values is None else list(values),
     )
 
@@ -203,20 +202,21 @@ def _derived(
 ) -> CatalogMetric:
     """A derived metric, listed like any metric (the tool list's size budget leaves no room for
     its ``op`` and referents; ``sutura describe`` shows them): its dimensions as both referents
-    define them, filterable on the values both allow, group by only when either is. A derived
-    metric over derived metrics: as the metrics with a measure of its tree define them."""
+    define them, filtered on the values both allow when either lists them. A derived metric
+    over derived metrics: as the metrics with a measure of its tree define them."""
     referents = leaves(catalog.metric, catalog.derived_metric, [derived.name])
     dimensions = []
     for name in derived.dimensions:
         found = [d for d in (m.dimension(name) for m in referents) if d is not None]
-        allowed = [v for v in found[0].values or () if all(v in (d.values or ()) for d in found)]
-        filterable = all(d.values is not None for d in found)
+        listed = [d.values for d in found if d.values is not None]
+        allowed = None
+        if listed:
+            allowed = [v for v in listed[0] if all(v in values for values in listed)]
         dimensions.append(
             CatalogDimension(
                 name=name,
                 description=Carried.under(prose, found[0].description),
-                filterable=filterable,
-                allowed_values=list(allowed) if filterable else msgspec.UNSET,
+                allowed_values=msgspec.UNSET if allowed is None else allowed,
             )
         )
     known = [e for e in (extents.get(m.name) for m in referents) if e is not None]
@@ -235,8 +235,7 @@ def _derived(
 
 
 def _dimension_lines(dimension: CatalogDimension) -> list[str]:
-    kind = "filterable" if dimension.filterable else "group by only"
-    lines = [f"dimension: {escape_cell(dimension.name)} ({kind})"]
+    lines = [f"dimension: {escape_cell(dimension.name)}"]
     if not isinstance(dimension.allowed_values, msgspec.UnsetType):
         lines.append("\t".join(["values:", *map(escape_cell, dimension.allowed_values)]))
     return lines + quoted_lines(dimension.description)

@@ -170,11 +170,9 @@
   function metricItem(metric) {
     const dims = h("table", {},
       h("caption", {}, "Dimensions"),
-      h("tr", {}, h("th", { scope: "col" }, "name"), h("th", { scope: "col" }, "filterable"),
-        h("th", { scope: "col" }, "allowed values")),
+      h("tr", {}, h("th", { scope: "col" }, "name"), h("th", { scope: "col" }, "allowed values")),
       ...metric.dimensions.map((d) => h("tr", {},
         h("td", {}, escaped(d.name), prose(d.description, "description")),
-        h("td", {}, d.filterable ? "yes" : "group by only"),
         h("td", {}, d.allowed_values ? lines(d.allowed_values.map(cellString)) : "—"))));
     const synonyms = synonymsOf(metric.name);
     const caveats = (metric.caveats || []).map((c) => h("div", {}, h("strong", {}, escaped("caveat: " + c.name)),
@@ -351,7 +349,7 @@
 
   function fillFilterDimensions(row) {
     const select = row.querySelector(".filter-dimension");
-    options(select, commonDimensions(selectedMetrics()).filter((d) => d.filterable).map((d) => d.name), true);
+    options(select, commonDimensions(selectedMetrics()).map((d) => d.name), true);
     fillFilterValues(row);
   }
 

@@ -1,0 +1,29 @@
+-- ranges_instants_truths_and_nulls_along_a_relationship (duckdb)
+-- question: {"dimensions": ["priority"], "filters": [{"dimension": "loaded", "op": "le", "value": "1995-06-30 12:00"}, {"dimension": "rush", "op": "eq", "value": true}, {"dimension": "priority", "op": "is_null"}, {"dimension": "comment", "op": "is_not_null"}], "grain": "year", "metrics": ["line_revenue"]}
+-- params:
+--   1: date 2024-01-01
+--   2: date 2025-01-01
+--   3: str "1995-06-30T12:00:00"
+--   4: bool true
+SELECT
+  CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
+  "t1"."o_orderpriority" AS "priority",
+  SUM((
+    "t0"."l_extendedprice" * "t0"."l_discount"
+  )) AS "line_revenue"
+FROM "lineitem" AS "t0"
+LEFT JOIN "orders" AS "t1"
+  ON "t0"."l_orderkey" = "t1"."o_orderkey"
+WHERE
+  "t0"."l_shipdate" >= ?
+  AND "t0"."l_shipdate" < ?
+  AND "t0"."l_loaded_at" <= CAST(? AS TIMESTAMP)
+  AND "t0"."l_rush" = ?
+  AND "t1"."o_orderpriority" IS NULL
+  AND NOT "t0"."l_comment" IS NULL
+GROUP BY
+  CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE),
+  "t1"."o_orderpriority"
+ORDER BY
+  1,
+  2
