@@ -14,7 +14,6 @@ periods a trailing window reaches back to.
 
 import datetime
 from collections.abc import Callable
-from enum import StrEnum
 from typing import assert_never
 
 from returns.result import Failure, Result, Success
