@@ -195,6 +195,9 @@ def resolve_question(
     Returns:
         The resolved question, or the refusal or question error that stops it.
     """
+    grain = question.grain
+    if grain is None:  # a question without a grain is answered by a later change
+        return Failure(QuestionError(field="$.grain", problem="missing required field"))
     derived = _derived_asked(question.metrics, pinned)
     if derived is not None and not isinstance(derived, Derived):
         return Failure(derived)
@@ -208,7 +211,7 @@ def resolve_question(
     problem = (
         (None if derived is None else _derived_allows(derived, question))
         or (None if derived is not None else _combinable(metrics))
-        or _grain_listed(metrics, question.grain)
+        or _grain_listed(metrics, grain)
         or next(
             (
                 p
@@ -223,8 +226,8 @@ def resolve_question(
     )
     if problem is not None:
         return Failure(problem)
-    return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits, derived)
+    return _range(question, grain, limits.max_range_days, today).bind(
+        lambda bounds: _derived(question, grain, metrics, bounds, limits, derived)
     )
 
 
@@ -251,6 +254,7 @@ def _derived_allows(derived: Derived, question: Question) -> Refusal | None:
 
 def _derived(
     question: Question,
+    grain: Grain,
     metrics: tuple[Metric, ...],
     bounds: Bounds,
     limits: LimitsSettings,
@@ -261,7 +265,7 @@ def _derived(
     max_range_days = limits.max_range_days
     window = _resolved_window(question.window)
     compare = None if question.compare is None else question.compare.to
-    reads = _reads(bounds, question.grain, compare, window)
+    reads = _reads(bounds, grain, compare, window)
     field = "$.compare" if compare is not None else "$.window.trailing"
     if reads is None:
         return Failure(QuestionError(field=field, problem="reaches beyond the supported calendar"))
@@ -271,7 +275,7 @@ def _derived(
         )
     if days_read(reads or (bounds,)) > max_range_days:
         return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
-    if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
+    if question.fill and _period_count(bounds, grain) > limits.max_rows:
         return Failure(
             QuestionError(
                 field="$.fill",
@@ -281,7 +285,7 @@ def _derived(
     return Success(
         Resolved(
             metrics=metrics,
-            grain=question.grain,
+            grain=grain,
             start=bounds[0],
             end=bounds[1],
             dimensions=tuple(question.dimensions),
@@ -553,11 +557,11 @@ def adds_up(derived: Derived | None) -> bool:
 
 
 def _range(
-    question: Question, max_range_days: int, today: datetime.date
+    question: Question, grain: Grain, max_range_days: int, today: datetime.date
 ) -> Result[Bounds, Problem]:
     """The half-open range, widened to whole periods of the grain and bounded in length."""
     form: Result[Bounds | Last, Problem] = range_form(question.range)
-    return form.bind(lambda requested: _widened(requested, question.grain, max_range_days, today))
+    return form.bind(lambda requested: _widened(requested, grain, max_range_days, today))
 
 
 def _widened(
