@@ -55,8 +55,15 @@ from sutura.core.sql.compiled import (
     TermIndex,
 )
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.measures import groups_kept, metric_parts, order_key
-from sutura.core.sql.ordering import RANK, descending, kept_per_period, order_by, output_of
+from sutura.core.sql.measures import groups_kept, metric_parts, order_key, some_row
+from sutura.core.sql.ordering import (
+    RANK,
+    descending,
+    kept_per_period,
+    order_by,
+    ordered,
+    output_of,
+)
 from sutura.core.sql.parts import (
     Binder,
     Joins,
@@ -66,7 +73,7 @@ from sutura.core.sql.parts import (
 )
 from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.ranked import ranked_statement, ranks
-from sutura.core.sql.reading import asked_dimensions, joins_for, period_of, where_of
+from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
 
 _CACHE_SIZE = 1024
@@ -171,17 +178,22 @@ def _grouped(
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)
-    period = period_of(resolved, joins)
-    keys = [_group_key(dimensions[name], 2 + i, sql) for i, name in enumerate(resolved.dimensions)]
-    tree = tree.group_by(period, *keys, copy=False)
+    periods = periods_of(resolved, joins)
+    keys = [
+        _group_key(dimensions[name], 1 + len(periods) + i, sql)
+        for i, name in enumerate(resolved.dimensions)
+    ]
+    if periods or keys:
+        tree = tree.group_by(*periods, *keys, copy=False)
     kept = None if shared else groups_kept(metrics, sql)
+    if kept is None and not resolved.keys:
+        kept = some_row()
     if kept is not None:
         tree = tree.having(kept, copy=False)
     if top is not None and top.per_period:
         tree = kept_per_period(tree, top.n, binder)
     else:
-        order = order_by(resolved, top, metrics, shared, sql, outputs, dialect)
-        tree = tree.order_by(*order, copy=False)
+        tree = ordered(tree, order_by(resolved, top, metrics, shared, sql, outputs, dialect))
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, outputs, model, joins, shared
@@ -215,8 +227,8 @@ def _joined(
     ]
     first = _grouped(alone[0], catalog, dialect, binder)
     second = _grouped(alone[1], catalog, dialect, binder)
-    width = 1 + len(resolved.dimensions)
-    keys = [PERIOD, *resolved.dimensions]
+    keys = list(resolved.keys)
+    width = len(keys)
     sides = ("a", "b")
     items: list[exp.Expr] = [
         exp.func("COALESCE", exp.column(k, "a", quoted=True), exp.column(k, "b", quoted=True)).as_(
@@ -231,18 +243,7 @@ def _joined(
         items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
         outputs.append(_shifted(side_outputs[width], shift))
         shift += len(parts)
-    on = exp.and_(
-        exp.EQ(
-            this=exp.column(PERIOD, "a", quoted=True),
-            expression=exp.column(PERIOD, "b", quoted=True),
-        ),
-        *(
-            exp.NullSafeEQ(
-                this=exp.column(d, "a", quoted=True), expression=exp.column(d, "b", quoted=True)
-            )
-            for d in resolved.dimensions
-        ),
-    )
+    on = _matching(resolved)
     tree = (
         exp.select(*items)
         .from_(
@@ -260,12 +261,29 @@ def _joined(
             join_type="FULL OUTER",
             copy=False,
         )
-        .order_by(
-            *(exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)),
-            copy=False,
+    )
+    order = [exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)]
+    tree = ordered(tree, order)
+    return tree, tuple(outputs), first[2], first[3], first[4]
+
+
+def _matching(resolved: Resolved) -> exp.Expr:
+    """The join of the two halves: equal periods, dimension values NULL-safe equal; two
+    one-row halves (no grain, no dimension) match each other."""
+    sides = [
+        (exp.column(key, "a", quoted=True), exp.column(key, "b", quoted=True))
+        for key in resolved.keys
+    ]
+    if not sides:
+        return exp.EQ(this=exp.Literal.number(1), expression=exp.Literal.number(1))
+    return exp.and_(
+        *(
+            exp.EQ(this=a, expression=b)
+            if i == 0 and resolved.grain is not None
+            else exp.NullSafeEQ(this=a, expression=b)
+            for i, (a, b) in enumerate(sides)
         )
     )
-    return tree, tuple(outputs), first[2], first[3], first[4]
 
 
 def _unordered(tree: exp.Select) -> exp.Select:
@@ -294,10 +312,10 @@ def _moved(at: TermIndex, by: int) -> TermIndex:
 
 
 def answer_columns(resolved: Resolved) -> tuple[str, ...]:
-    """The answer's columns: period, dimensions, then each metric with what compare and
-    window add after it (``m.prior``, ``m.change``, ``m.relative_change``; ``m.running`` or
-    ``m.trailing``)."""
-    columns: list[str] = [PERIOD, *resolved.dimensions]
+    """The answer's columns: period (with a grain), dimensions, then each metric with what
+    compare and window add after it (``m.prior``, ``m.change``, ``m.relative_change``;
+    ``m.running`` or ``m.trailing``)."""
+    columns: list[str] = list(resolved.keys)
     for name in resolved.metric_names:
         columns.append(name)
         if resolved.compare is not None:
@@ -358,7 +376,7 @@ def _rank(
     )
     window = exp.Window(
         this=exp.RowNumber(),
-        partition_by=[period_of(resolved, joins)],
+        partition_by=periods_of(resolved, joins),
         order=order,
     )
     return window.as_(RANK, quoted=True)
@@ -384,7 +402,7 @@ def _select(
     sql: ExpressionSql,
 ) -> tuple[exp.Select, tuple[Output, ...]]:
     """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
-    items: list[exp.Expr] = [period_of(resolved, joins).as_(PERIOD, quoted=True)]
+    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods_of(resolved, joins)]
     items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:
