@@ -227,6 +227,9 @@ def _joined(
     ]
     first = _grouped(alone[0], catalog, dialect, binder)
     second = _grouped(alone[1], catalog, dialect, binder)
+    if resolved.grain is None:  # no period to join on: a constant of each half instead
+        for half in (first[0], second[0]):
+            half.select(exp.Literal.number(1).as_(_ONE, quoted=True), copy=False)
     keys = list(resolved.keys)
     width = len(keys)
     sides = ("a", "b")
@@ -239,7 +242,7 @@ def _joined(
     outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
     shift = 0
     for side, (tree, side_outputs, *_rest) in zip(sides, (first, second), strict=True):
-        parts = [e.alias_or_name for e in tree.expressions[width:]]
+        parts = [e.alias_or_name for e in tree.expressions[width:] if e.alias_or_name != _ONE]
         items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
         outputs.append(_shifted(side_outputs[width], shift))
         shift += len(parts)
@@ -267,20 +270,20 @@ def _joined(
     return tree, tuple(outputs), first[2], first[3], first[4]
 
 
+_ONE = "one"
+"""The constant column two halves without a grain are joined on beside their dimensions:
+PostgreSQL joins FULL OUTER only where one condition is an equality it can hash or merge,
+which a NULL-safe comparison is not."""
+
+
 def _matching(resolved: Resolved) -> exp.Expr:
-    """The join of the two halves: equal periods, dimension values NULL-safe equal; two
-    one-row halves (no grain, no dimension) match each other."""
-    sides = [
-        (exp.column(key, "a", quoted=True), exp.column(key, "b", quoted=True))
-        for key in resolved.keys
-    ]
-    if not sides:
-        return exp.EQ(this=exp.Literal.number(1), expression=exp.Literal.number(1))
+    """The join of the two halves: equal periods (or, without a grain, equal constants),
+    dimension values NULL-safe equal."""
+    keys = resolved.keys if resolved.grain is not None else (_ONE, *resolved.keys)
+    sides = [(exp.column(key, "a", quoted=True), exp.column(key, "b", quoted=True)) for key in keys]
     return exp.and_(
         *(
-            exp.EQ(this=a, expression=b)
-            if i == 0 and resolved.grain is not None
-            else exp.NullSafeEQ(this=a, expression=b)
+            exp.EQ(this=a, expression=b) if i == 0 else exp.NullSafeEQ(this=a, expression=b)
             for i, (a, b) in enumerate(sides)
         )
     )
