@@ -39,7 +39,7 @@ def test_every_official_query_is_timed_on_data_generated_once(
     figures = tpch.measure()
     assert [f.measure.split()[0] for f in figures] == list(QUERIES)
     asked = set(tpch.sutura_questions())
-    assert asked == {"Q5", "Q6", "Q12", "Q14"}
+    assert asked == {"Q1", "Q3", "Q5", "Q6", "Q10", "Q12", "Q14"}
     for figure in figures:
         assert figure.reference > 0
         mine = figure.measure.split()[0] in asked

@@ -221,7 +221,7 @@ async def expect_groups_of_each_metric_alone(
     them answer alone, each metric with the value it has alone wherever it has one."""
     together = await ask_case(case)
     assert isinstance(together, Answer), together
-    width = 1 + len(_listed(case.question, "dimensions"))
+    width = ("grain" in case.question) + len(_listed(case.question, "dimensions"))
     rows = {tuple(row[:width]): row for row in together.rows}
     assert len(rows) == len(together.rows)
     groups: set[tuple[str | None, ...]] = set()

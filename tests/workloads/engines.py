@@ -111,16 +111,24 @@ def secrets(on: Loaded) -> dict[str, str]:
 
 
 def deployment(
-    directory: Path, catalog: Path, on: Loaded, *, time_zone: str = "UTC"
+    directory: Path,
+    catalog: Path,
+    on: Loaded,
+    *,
+    time_zone: str = "UTC",
+    limits: dict[str, int] | None = None,
 ) -> dict[str, str]:
     """Write a settings directory (``base.yaml``) whose one source ``main`` reads ``on`` and
-    whose catalog is ``catalog``; the environment that starts sutura on it."""
+    whose catalog is ``catalog`` (under ``limits``, if any); the environment that starts
+    sutura on it."""
     directory.mkdir(parents=True, exist_ok=True)
-    document = {
+    document: dict[str, object] = {
         "catalog": {"dir": str(catalog), "version": "workload-1", "time_zone": time_zone},
         "sources": {"main": source_settings(on)},
         "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
     }
+    if limits:
+        document["limits"] = limits
     (directory / "base.yaml").write_text(json.dumps(document, indent=2), encoding="utf-8")
     return {"SUTURA_CONFIG_DIR": str(directory), **secrets(on)}
 

@@ -329,6 +329,7 @@ class Service:
             executed,
             resolved.stated_ranges,
             computed_at=utc_instant(self._now()),
+            range_asked=resolved.stated_asked,
         )
         return Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
 

@@ -143,7 +143,8 @@ def compact_question(question: Question) -> dict[str, object]:
     """
     plain = msgspec.to_builtins(question)
     assert isinstance(plain, dict)  # a Struct becomes a dict
-    return _without_defaults(plain)
+    first = {key: plain[key] for key in ("metrics", "grain")}  # as a person writes them
+    return _without_defaults({**first, **plain})
 
 
 def _without_defaults(value: dict[str, object]) -> dict[str, object]:

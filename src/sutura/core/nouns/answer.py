@@ -27,9 +27,11 @@ class ExecutedAs(Frozen, frozen=True):
 class Provenance(Frozen, frozen=True, omit_defaults=True):
     """What an answer was computed from.
 
-    ``ranges`` is there only when the answer was computed from more than its own range, as
-    ISO 8601 intervals ``start/end`` (end excluded): the answer's range, then the prior range
-    ``compare`` compared it with, or the whole range a trailing window read.
+    ``ranges`` is there only when the ranges read are not the range asked, as ISO 8601
+    intervals ``start/end`` (end excluded): the answer's range (widened to whole periods of
+    the grain), then the prior range ``compare`` compared it with, or the whole range a
+    trailing window read. ``range_asked`` is there only when widening made the answer's
+    range another than the one asked (``range.last`` counted from the day asked).
 
     ``computed_at`` is when the rows were read from the source (UTC, ISO 8601, milliseconds,
     ``Z``): an answer served from the cache keeps the instant it was first computed."""
@@ -41,6 +43,7 @@ class Provenance(Frozen, frozen=True, omit_defaults=True):
     executed_as: list[ExecutedAs]
     ranges: list[str] = msgspec.field(default_factory=list)
     computed_at: str = ""
+    range_asked: str = ""
 
 
 class Answer(Frozen, tag="answer", tag_field="outcome", frozen=True):

@@ -229,13 +229,20 @@ class Question(Frozen, frozen=True):
             description="Metric names (1 to 16) sharing a model and time column.",
         ),
     ]
-    grain: Annotated[
-        Grain, msgspec.Meta(description="Each row's period: a grain every metric lists.")
-    ]
     range: Annotated[
         Range,
-        msgspec.Meta(description="{start, end} or {last}; widened to whole periods of the grain."),
+        msgspec.Meta(
+            description="{start, end} or {last}; widened to whole periods of the grain, read"
+            " exactly without one."
+        ),
     ]
+    grain: Annotated[
+        Grain | None,
+        msgspec.Meta(
+            description="Each row's period: a grain every metric lists (default: none, one row"
+            " per group over exactly the range)."
+        ),
+    ] = None
     dimensions: Annotated[
         list[str], msgspec.Meta(description="Dimensions to group by, in order (default: none).")
     ] = msgspec.field(default_factory=list)

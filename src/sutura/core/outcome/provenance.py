@@ -13,6 +13,7 @@ def provenance_for(
     ranges: Iterable[str] = (),
     *,
     computed_at: str = "",
+    range_asked: str = "",
 ) -> Provenance:
     """The provenance of an answer about ``metrics``, read from the listed sources.
 
@@ -33,4 +34,5 @@ def provenance_for(
         executed_as=list(executed_as),
         ranges=list(ranges),
         computed_at=computed_at,
+        range_asked=range_asked,
     )

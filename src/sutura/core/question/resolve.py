@@ -7,9 +7,10 @@ malformed in a way decoding could not see (a metric named twice, an inverted ran
 naming something that is not requested).
 
 The time range is widened to whole periods of the question's grain (start floored, end
-ceiled) so that every period the answer reports is complete. ``limits.max_range_days`` bounds
-what the compiled query reads: the widened range, with the prior range of ``compare`` or the
-periods a trailing window reaches back to.
+ceiled) so that every period the answer reports is complete; a question without a grain reads
+exactly the days asked, one row per group. ``limits.max_range_days`` bounds what the compiled
+query reads: the widened range, with the prior range of ``compare`` or the periods a trailing
+window reaches back to.
 """
 
 import datetime
@@ -93,11 +94,12 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     """Everything the compiler needs, checked against the catalog; a hashable cache key.
 
     ``metrics`` are the requested definitions in the requested order; ``start`` and ``end``
-    are the half-open range after widening to whole periods of ``grain``.
+    are the half-open range after widening to whole periods of ``grain`` (exactly the range
+    asked without a grain: the answer then has no period column).
     """
 
     metrics: tuple[Metric, ...]
-    grain: Grain
+    grain: Grain | None
     start: datetime.date
     end: datetime.date
     dimensions: tuple[str, ...] = ()
@@ -114,6 +116,14 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     any, ``metrics`` are the metrics with a measure the trees reach (their leaves, each once)
     and ``asked`` the names asked, in order."""
     asked: tuple[str, ...] = ()
+    range_asked: Bounds | None = None
+    """The range the question asked (``range.last`` counted from today), when widening to
+    whole periods made the answer's range (``start``, ``end``) another."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The columns that identify a row: the period (with a grain), then the dimensions."""
+        return self.dimensions if self.grain is None else (PERIOD, *self.dimensions)
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -137,19 +147,25 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
 
     @property
     def stated_ranges(self) -> tuple[str, ...]:
-        """What provenance states when the answer read beyond its own range: the range, then
-        the prior range of ``compare`` or the whole range a trailing window read, as ISO 8601
-        intervals ``start/end`` (end excluded); nothing otherwise."""
-        own = f"{self.start.isoformat()}/{self.end.isoformat()}"
-        if self.compare is not None:
+        """What provenance states when the ranges read are not the range asked: the answer's
+        range, then the prior range of ``compare`` or the whole range a trailing window read,
+        as ISO 8601 intervals ``start/end`` (end excluded); nothing otherwise."""
+        own = interval((self.start, self.end))
+        if self.compare is not None and self.grain is not None:
             start = prior_period(self.start, self.grain, self.compare)
             end = prior_period(self.end, self.grain, self.compare)
             if start is not None and end is not None:
-                return (own, f"{start.isoformat()}/{end.isoformat()}")
+                return (own, interval((start, end)))
         reach = self.read_ranges[0][0]
         if self.window is not None and reach != self.start:  # a trailing window reads back
-            return (own, f"{reach.isoformat()}/{self.end.isoformat()}")
-        return ()
+            return (own, interval((reach, self.end)))
+        return () if self.range_asked is None else (own,)
+
+    @property
+    def stated_asked(self) -> str:
+        """The range asked, as an ISO 8601 interval, when widening made the answer's range
+        another; "" otherwise."""
+        return "" if self.range_asked is None else interval(self.range_asked)
 
     @property
     def joined(self) -> bool:
@@ -193,6 +209,7 @@ def resolve_question(
     Returns:
         The resolved question, or the refusal or question error that stops it.
     """
+    grain = question.grain
     catalog = pinned.catalog
     if not any(catalog.derived_metric(name) for name in question.metrics):
         return _plain(question, pinned, limits, today)
@@ -208,7 +225,8 @@ def resolve_question(
     problem = (
         (_combinable(plain) if plain else None)
         or next((p for d in asked if (p := _derived_allows(d, question))), None)
-        or _grain_listed(plain, question.grain)
+        or _grain_listed(plain, grain)
+        or _periodless_valid(question)
         or _asked_by_halves(metrics, question, limits)
         or (filters if not isinstance(filters, tuple) else None)
         or _top_valid(question.top, question.metrics, limits.max_rows)
@@ -218,8 +236,8 @@ def resolve_question(
         return Failure(problem)
     if not isinstance(filters, tuple):
         return Failure(filters)
-    return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits, derived, filters)
+    return _range(question, grain, limits.max_range_days, today).bind(
+        lambda asked: _derived(question, grain, metrics, asked, limits, derived, filters)
     )
 
 
@@ -234,6 +252,7 @@ def _plain(
     problem = (
         _combinable(metrics)
         or _grain_listed(metrics, question.grain)
+        or _periodless_valid(question)
         or _dimensions_allowed(metrics, question.dimensions, limits.max_dimensions)
         or (filters if not isinstance(filters, tuple) else None)
         or _top_valid(question.top, question.metrics, limits.max_rows)
@@ -243,8 +262,8 @@ def _plain(
         return Failure(problem)
     if not isinstance(filters, tuple):
         return Failure(filters)
-    return _range(question, limits.max_range_days, today).bind(
-        lambda bounds: _derived(question, metrics, bounds, limits, (), filters)
+    return _range(question, question.grain, limits.max_range_days, today).bind(
+        lambda asked: _derived(question, question.grain, metrics, asked, limits, (), filters)
     )
 
 
@@ -261,8 +280,9 @@ def _asked_by_halves(
 
 
 def _derived_allows(derived: Derived, question: Question) -> Refusal | None:
-    """A derived metric is asked only at the grains and dimensions it lists."""
-    if question.grain not in derived.grains:
+    """A derived metric is asked only at the grains (or without a grain) and dimensions it
+    lists."""
+    if question.grain is not None and question.grain not in derived.grains:
         return refusal(RefusalCode.GRAIN_NOT_SUPPORTED)
     asked = [*question.dimensions, *(f.dimension for f in question.filters)]
     if any(name not in derived.dimensions for name in asked):
@@ -272,18 +292,21 @@ def _derived_allows(derived: Derived, question: Question) -> Refusal | None:
 
 def _derived(
     question: Question,
+    grain: Grain | None,
     metrics: tuple[Metric, ...],
-    bounds: Bounds,
+    asked: tuple[Bounds, Bounds],
     limits: LimitsSettings,
     derived: tuple[Derived, ...],
     filters: tuple[ResolvedFilter, ...],
 ) -> Result[Resolved, Problem]:
-    """The resolved question, with the ranges ``compare`` and ``window`` read besides."""
+    """The resolved question, with the ranges ``compare`` and ``window`` read besides;
+    ``asked`` is the range asked and the range answered (widened to whole periods)."""
+    requested, bounds = asked
     top = question.top
     max_range_days = limits.max_range_days
     window = _resolved_window(question.window)
     compare = None if question.compare is None else question.compare.to
-    reads = _reads(bounds, question.grain, compare, window)
+    reads = _reads(bounds, grain, compare, window)
     field = "$.compare" if compare is not None else "$.window.trailing"
     if reads is None:
         return Failure(QuestionError(field=field, problem="reaches beyond the supported calendar"))
@@ -293,7 +316,7 @@ def _derived(
         )
     if days_read(reads or (bounds,)) > max_range_days:
         return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
-    if question.fill and _period_count(bounds, question.grain) > limits.max_rows:
+    if question.fill and grain is not None and _period_count(bounds, grain) > limits.max_rows:
         return Failure(
             QuestionError(
                 field="$.fill",
@@ -303,7 +326,7 @@ def _derived(
     return Success(
         Resolved(
             metrics=metrics,
-            grain=question.grain,
+            grain=grain,
             start=bounds[0],
             end=bounds[1],
             dimensions=tuple(question.dimensions),
@@ -319,6 +342,7 @@ def _derived(
             reads=reads,
             derived=derived,
             asked=tuple(question.metrics) if derived else (),
+            range_asked=None if requested == bounds else requested,
         )
     )
 
@@ -363,11 +387,14 @@ def _year_earlier(day: datetime.date, grain: Grain) -> datetime.date | None:
 
 
 def _reads(
-    bounds: Bounds, grain: Grain, compare: CompareTo | None, window: ResolvedWindow | None
+    bounds: Bounds, grain: Grain | None, compare: CompareTo | None, window: ResolvedWindow | None
 ) -> tuple[Bounds, ...] | None:
     """The ranges read: the range, after the prior range or reaching back for a trailing
-    window; None where a bound leaves the calendar."""
+    window; None where a bound leaves the calendar. Without a grain, the range alone (a
+    window or comparison needs one)."""
     start, end = bounds
+    if grain is None:
+        return ()
     match window:
         case Trailing(periods=periods):
             reach = shift_periods(start, grain, 1 - periods)
@@ -385,6 +412,33 @@ def _reads(
     if prior_end >= start:
         return ((prior_start, end),)
     return ((prior_start, prior_end), bounds)
+
+
+def interval(bounds: Bounds) -> str:
+    """A half-open range as an ISO 8601 interval ``start/end`` (end excluded).
+
+    >>> interval((datetime.date(1998, 1, 1), datetime.date(1998, 9, 3)))
+    '1998-01-01/1998-09-03'
+    """
+    return f"{bounds[0].isoformat()}/{bounds[1].isoformat()}"
+
+
+def _periodless_valid(question: Question) -> QuestionError | None:
+    """Without a grain there is one period, the range: nothing to compare it with, add up
+    over, fill, or rank by or within."""
+    if question.grain is not None:
+        return None
+    needs = "needs a grain (without one, each group has one row over exactly the range)"
+    top = question.top
+    found = (
+        ("$.compare", question.compare is not None),
+        ("$.window", question.window is not None),
+        ("$.fill", question.fill),
+        ("$.top.by", top is not None and top.by == PERIOD),
+        ("$.top.per", top is not None and top.per is not None),
+    )
+    field = next((name for name, present in found if present), None)
+    return None if field is None else QuestionError(field=field, problem=needs)
 
 
 def days_read(reads: tuple[Bounds, ...]) -> int:
@@ -426,9 +480,10 @@ def _combinable(metrics: tuple[Metric, ...]) -> Refusal | None:
     return refusal(RefusalCode.METRICS_NOT_COMBINABLE)
 
 
-def _grain_listed(metrics: tuple[Metric, ...], grain: Grain) -> Refusal | None:
-    """Refuse a grain that any requested metric does not list."""
-    if all(grain in m.grains for m in metrics):
+def _grain_listed(metrics: tuple[Metric, ...], grain: Grain | None) -> Refusal | None:
+    """Refuse a grain that any requested metric does not list (no grain: every metric
+    answers over exactly its range)."""
+    if grain is None or all(grain in m.grains for m in metrics):
         return None
     return refusal(RefusalCode.GRAIN_NOT_SUPPORTED)
 
@@ -572,17 +627,19 @@ def adds_up(
 
 
 def _range(
-    question: Question, max_range_days: int, today: datetime.date
-) -> Result[Bounds, Problem]:
-    """The half-open range, widened to whole periods of the grain and bounded in length."""
+    question: Question, grain: Grain | None, max_range_days: int, today: datetime.date
+) -> Result[tuple[Bounds, Bounds], Problem]:
+    """The half-open range asked, and widened to whole periods of the grain (the same
+    without a grain), bounded in length."""
     form: Result[Bounds | Last, Problem] = range_form(question.range)
-    return form.bind(lambda requested: _widened(requested, question.grain, max_range_days, today))
+    return form.bind(lambda requested: _widened(requested, grain, max_range_days, today))
 
 
 def _widened(
-    requested: Bounds | Last, grain: Grain, max_range_days: int, today: datetime.date
-) -> Result[Bounds, Problem]:
-    """The requested range widened to whole periods of ``grain``, refused when too long."""
+    requested: Bounds | Last, grain: Grain | None, max_range_days: int, today: datetime.date
+) -> Result[tuple[Bounds, Bounds], Problem]:
+    """The requested range and the range widened to whole periods of ``grain`` (the same
+    without a grain), refused when too long."""
     match requested:
         case Last():
             if min_days(requested.unit, requested.count) > max_range_days:
@@ -592,14 +649,18 @@ def _widened(
             bounds = requested
         case _:
             assert_never(requested)
-    widened = None if bounds is None else widen_to_periods(*bounds, grain)
+    if bounds is None:
+        return Failure(
+            QuestionError(field="$.range", problem="reaches beyond the supported calendar")
+        )
+    widened = bounds if grain is None else widen_to_periods(*bounds, grain)
     if widened is None:
         return Failure(
             QuestionError(field="$.range", problem="reaches beyond the supported calendar")
         )
     if (widened[1] - widened[0]).days > max_range_days:
         return Failure(refusal(RefusalCode.TIME_RANGE_TOO_LONG))
-    return Success(widened)
+    return Success((bounds, widened))
 
 
 def _last(last: Last, today: datetime.date) -> Bounds | None:

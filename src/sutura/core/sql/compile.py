@@ -58,8 +58,15 @@ from sutura.core.sql.compiled import (
     TermIndex,
 )
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.measures import groups_kept, metric_parts, order_key
-from sutura.core.sql.ordering import RANK, descending, kept_per_period, order_by, output_of
+from sutura.core.sql.measures import groups_kept, metric_parts, order_key, some_row
+from sutura.core.sql.ordering import (
+    RANK,
+    descending,
+    kept_per_period,
+    order_by,
+    ordered,
+    output_of,
+)
 from sutura.core.sql.parts import (
     Binder,
     Joins,
@@ -69,7 +76,7 @@ from sutura.core.sql.parts import (
 )
 from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.ranked import ranked_statement, ranks
-from sutura.core.sql.reading import asked_dimensions, joins_for, period_of, where_of
+from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
 
 _CACHE_SIZE = 1024
@@ -174,17 +181,22 @@ def _grouped(
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)
-    period = period_of(resolved, joins)
-    keys = [_group_key(dimensions[name], 2 + i, sql) for i, name in enumerate(resolved.dimensions)]
-    tree = tree.group_by(period, *keys, copy=False)
+    periods = periods_of(resolved, joins)
+    keys = [
+        _group_key(dimensions[name], 1 + len(periods) + i, sql)
+        for i, name in enumerate(resolved.dimensions)
+    ]
+    if periods or keys:
+        tree = tree.group_by(*periods, *keys, copy=False)
     kept = None if shared else groups_kept(metrics, sql)
+    if kept is None and not resolved.keys:
+        kept = some_row()
     if kept is not None:
         tree = tree.having(kept, copy=False)
     if top is not None and top.per_period:
         tree = kept_per_period(tree, top.n, binder)
     else:
-        order = order_by(resolved, top, metrics, shared, sql, outputs, dialect)
-        tree = tree.order_by(*order, copy=False)
+        tree = ordered(tree, order_by(resolved, top, metrics, shared, sql, outputs, dialect))
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, outputs, model, joins, shared
@@ -229,8 +241,11 @@ def _joined(
         )
         for half in halves(resolved.metrics)
     ]
-    width = 1 + len(resolved.dimensions)
-    keys = [PERIOD, *resolved.dimensions]
+    if resolved.grain is None:  # no period to join on: a constant of each half instead
+        for half_tree, *_ in grouped:
+            half_tree.select(exp.Literal.number(1).as_(_ONE, quoted=True), copy=False)
+    keys = list(resolved.keys)
+    width = len(keys)
     sides = [chr(ord("a") + i) for i in range(len(grouped))]
     items: list[exp.Expr] = [
         exp.func("COALESCE", *(exp.column(k, side, quoted=True) for side in sides)).as_(
@@ -243,32 +258,37 @@ def _joined(
     for side, (tree, side_outputs, *_rest), half in zip(
         sides, grouped, halves(resolved.metrics), strict=True
     ):
-        parts = [e.alias_or_name for e in tree.expressions[width:]]
+        parts = [e.alias_or_name for e in tree.expressions[width:] if e.alias_or_name != _ONE]
         items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
         for metric, output in zip(half, side_outputs[width:], strict=True):
             placed[metric.name] = _shifted(output, shift)
         shift += len(parts)
     outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
     outputs.extend(placed[m.name] for m in resolved.metrics)
+    joined_on = keys if resolved.grain is not None else [_ONE, *keys]
     tree = exp.select(*items).from_(_half(grouped[0][0], sides[0]), copy=False)
     for at in range(1, len(grouped)):
         on = exp.and_(
             *(
-                (exp.EQ if k == PERIOD else exp.NullSafeEQ)(
+                (exp.EQ if i == 0 else exp.NullSafeEQ)(
                     this=_coalesced(k, sides[:at]), expression=exp.column(k, sides[at], quoted=True)
                 )
-                for k in keys
+                for i, k in enumerate(joined_on)
             )
         )
         tree = tree.join(
             _half(grouped[at][0], sides[at]), on=on, join_type="FULL OUTER", copy=False
         )
-    tree = tree.order_by(
-        *(exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)),
-        copy=False,
-    )
+    order = [exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)]
+    tree = ordered(tree, order)
     first = grouped[0]
     return tree, tuple(outputs), first[2], first[3], first[4]
+
+
+_ONE = "one"
+"""The constant column halves without a grain are joined on beside their dimensions:
+PostgreSQL joins FULL OUTER only where one condition is an equality it can hash or merge,
+which a NULL-safe comparison is not."""
 
 
 def _half(tree: exp.Select, side: str) -> exp.Subquery:
@@ -309,10 +329,10 @@ def _moved(at: TermIndex, by: int) -> TermIndex:
 
 
 def answer_columns(resolved: Resolved) -> tuple[str, ...]:
-    """The answer's columns: period, dimensions, then each metric with what compare and
-    window add after it (``m.prior``, ``m.change``, ``m.relative_change``; ``m.running`` or
-    ``m.trailing``)."""
-    columns: list[str] = [PERIOD, *resolved.dimensions]
+    """The answer's columns: period (with a grain), dimensions, then each metric with what
+    compare and window add after it (``m.prior``, ``m.change``, ``m.relative_change``;
+    ``m.running`` or ``m.trailing``)."""
+    columns: list[str] = list(resolved.keys)
     for name in resolved.metric_names:
         columns.append(name)
         if resolved.compare is not None:
@@ -373,7 +393,7 @@ def _rank(
     )
     window = exp.Window(
         this=exp.RowNumber(),
-        partition_by=[period_of(resolved, joins)],
+        partition_by=periods_of(resolved, joins),
         order=order,
     )
     return window.as_(RANK, quoted=True)
@@ -399,7 +419,7 @@ def _select(
     sql: ExpressionSql,
 ) -> tuple[exp.Select, tuple[Output, ...]]:
     """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
-    items: list[exp.Expr] = [period_of(resolved, joins).as_(PERIOD, quoted=True)]
+    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods_of(resolved, joins)]
     items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:

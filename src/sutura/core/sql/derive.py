@@ -79,8 +79,9 @@ def derive_rows(
         The rows, or ``result_too_large``, or the refusal a value the rows hold carries.
     """
     resolved = derivation.resolved
-    width = 1 + len(resolved.dimensions)
-    groups = _groups(fetched, width, compiled.outputs[width:], quotient)
+    width = len(resolved.keys)
+    timed = resolved.grain is not None
+    groups = _groups(fetched, timed, width, compiled.outputs[width:], quotient)
     zero_filled = derivation.zero_filled
     if resolved.derived:
         _combined(groups, resolved)
@@ -98,7 +99,8 @@ def derive_rows(
 
 
 Groups = dict[Key, dict[str, list[Value]]]
-"""Per group of dimension values, per period (ISO text), each metric's value."""
+"""Per group of dimension values, per period (ISO text; the range's first day without a
+grain), each metric's value."""
 
 
 def _combined(groups: Groups, resolved: Resolved) -> None:
@@ -116,17 +118,20 @@ def _combined(groups: Groups, resolved: Resolved) -> None:
 
 def _groups(
     fetched: list[Row],
+    timed: bool,
     width: int,
     outputs: tuple[Output, ...],
     quotient: Callable[[Row, Quotient], Fraction | Refuses | None],
 ) -> Groups:
+    """The fetched rows by group and period; without a grain (``timed`` false) each row is
+    its group's one period, keyed ""."""
     groups: Groups = {}
     for row in fetched:
-        period = row[0]
+        period = row[0] if timed else ""
         if period is None:
             continue
         values = [_value(row, output, quotient) for output in outputs]
-        groups.setdefault(tuple(row[1:width]), {})[period] = values
+        groups.setdefault(tuple(row[1 if timed else 0 : width]), {})[period] = values
     return groups
 
 
@@ -154,13 +159,16 @@ def _number(text: str | None) -> decimal.Decimal | str | None:
 
 
 def _periods(resolved: Resolved) -> list[str]:
-    """Every period start of every range read, in order, as ISO text."""
+    """Every period start of every range read, in order, as ISO text (fill has a grain)."""
     found: list[str] = []
+    grain = resolved.grain
+    if grain is None:
+        return found
     for start, end in resolved.read_ranges:
         day: datetime.date | None = start
         while day is not None and day < end:
             found.append(day.isoformat())
-            day = shift_periods(day, resolved.grain, 1)
+            day = shift_periods(day, grain, 1)
     return found
 
 
@@ -185,20 +193,21 @@ def _zero(groups: Groups, index: int) -> decimal.Decimal:
 
 def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
     start, end = resolved.start.isoformat(), resolved.end.isoformat()
+    grain = resolved.grain
     rows: list[list[Value]] = []
     for key, periods in groups.items():
         ordered = sorted(periods)
         sums = _Running(periods, ordered) if resolved.window is not None else None
         for period in ordered:
-            if not start <= period < end:
+            if grain is not None and not start <= period < end:
                 continue
             values = periods[period]
-            row: list[Value] = [period, *key]
+            row: list[Value] = [*key] if grain is None else [period, *key]
             for index, value in enumerate(values):
                 row.append(value)
-                if resolved.compare is not None:
+                if resolved.compare is not None and grain is not None:
                     prior_day = prior_period(
-                        datetime.date.fromisoformat(period), resolved.grain, resolved.compare
+                        datetime.date.fromisoformat(period), grain, resolved.compare
                     )
                     found = None if prior_day is None else periods.get(prior_day.isoformat())
                     prior = None if found is None else _shown_as_prior(found[index])
@@ -207,7 +216,7 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
                 if sums is not None:
                     row.append(sums.total(index, _window_start(period, resolved), period))
             rows.append(row)
-    rows.sort(key=lambda row: _group_order(row, 1 + len(resolved.dimensions)))
+    rows.sort(key=lambda row: _group_order(row, len(resolved.keys)))
     return rows
 
 
@@ -223,6 +232,8 @@ def _window_start(period: str, r: Resolved) -> str:
         case Running() | None:
             return r.start.isoformat()
         case Trailing(periods=count):
+            if r.grain is None:  # refused when resolving: a window needs a grain
+                return r.start.isoformat()
             day = shift_periods(datetime.date.fromisoformat(period), r.grain, 1 - count)
             return "" if day is None else day.isoformat()
         case _:

@@ -244,3 +244,10 @@ def groups_kept(metrics: tuple[Metric, ...], sql: ExpressionSql) -> exp.Expr | N
     matched = exp.or_(*(sql.required(filters) for filters in sets))
     counted = exp.Count(this=exp.Case().when(matched, exp.Literal.number(1)))
     return exp.GT(this=counted, expression=_zero())
+
+
+def some_row() -> exp.Expr:
+    """``COUNT(*) > 0``: the HAVING of a statement without GROUP BY (no grain, no dimension),
+    which would otherwise answer one row over no rows; a group appears only where a row is
+    counted, as with a grain."""
+    return exp.GT(this=exp.Count(this=exp.Star()), expression=_zero())

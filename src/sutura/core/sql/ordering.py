@@ -68,20 +68,19 @@ def order_by(
 
     Period and dimensions identify a group, so the order is total: rows that tie on ``top``'s
     key are ordered by period, then dimensions, and ``LIMIT`` cuts a tie the same way on every
-    engine. sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
+    engine. Without a grain and dimensions there is at most one row, and nothing to order.
+    sqlglot writes ``NULLS LAST`` wherever the dialect's default differs (Spark sorts NULLs
     first ascending), so every dialect orders NULLs the same way.
     """
-    rest = [
-        exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False)
-        for i in range(1 + len(resolved.dimensions))
-    ]
+    width = len(resolved.keys)
+    rest = [exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)]
     if top is None:
         return rest
     desc = descending(top.direction)
     if top.by == PERIOD:
         return [exp.Ordered(this=exp.Literal.number(1), desc=desc, nulls_first=False), *rest[1:]]
     index = resolved.metric_names.index(top.by)
-    selected = selected_at(outputs[1 + len(resolved.dimensions) + index])
+    selected = selected_at(outputs[width + index])
     ordinal = 0 if selected is None else selected + 1
     key = order_key(
         metrics[index],
@@ -91,6 +90,11 @@ def order_by(
         average_as_quotient=traits_of(dialect).rounded_averages,
     )
     return [exp.Ordered(this=key, desc=desc, nulls_first=False), *rest]
+
+
+def ordered(tree: exp.Select, order: list[exp.Ordered]) -> exp.Select:
+    """``tree`` with ORDER BY ``order``, or unchanged when there is nothing to order by."""
+    return tree.order_by(*order, copy=False) if order else tree
 
 
 def descending(direction: Direction) -> bool:

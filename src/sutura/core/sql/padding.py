@@ -6,7 +6,7 @@ the text of a dimension value read from such a column is the value without its t
 blanks: the same answer on every engine, and a value shown is a value that may be asked back
 as a filter. Which columns pads its engine is learnt when startup checks each model against its
 source; which selected columns read such a column, from the question: the dimensions follow
-the period, in the order asked, in every statement the compiler writes.
+the period (when there is a grain), in the order asked, in every statement the compiler writes.
 
 >>> unpadded([["2024-01-01", "CHINA   ", "12"], ["2024-01-01", None, "3"]], (1,))
 [['2024-01-01', 'CHINA', '12'], ['2024-01-01', None, '3']]
@@ -28,7 +28,8 @@ def padded_positions(resolved: Resolved, catalog: Catalog, padded: Padded) -> tu
     if not padded:
         return ()
     positions = []
-    for index, name in enumerate(resolved.dimensions, start=1):
+    first = len(resolved.keys) - len(resolved.dimensions)  # after the period, if any
+    for index, name in enumerate(resolved.dimensions, start=first):
         for metric in resolved.metrics:
             found = dimension_everywhere((metric,), name)
             origin = _origin(metric, found[0], catalog) if isinstance(found, tuple) else None

@@ -17,7 +17,7 @@ from sutura.core.definitions.model import (
     table_label,
 )
 from sutura.core.expression.formula import column_formula, predicate_formula
-from sutura.core.question.resolve import PERIOD, Resolved, Running, Trailing
+from sutura.core.question.resolve import Resolved, Running, Trailing
 from sutura.core.sql.measures import filter_sets
 from sutura.core.sql.parts import Join
 
@@ -47,8 +47,10 @@ def plan_lines(
             f"join: {join.target.name} as {join.alias} via {join.relationship.name} ({kind})"
         )
     lines.extend(_required_lines(metrics, shared))
-    grain = resolved.grain.value
-    lines.append(f"grain: {grain} (the range is widened to whole periods)")
+    if resolved.grain is None:
+        lines.append("grain: none (one row per group over exactly the range)")
+    else:
+        lines.append(f"grain: {resolved.grain.value} (the range is widened to whole periods)")
     lines.append(
         f"range: {column_formula(metrics[0].time)} from {resolved.start.isoformat()} (inclusive)"
         f" to {resolved.end.isoformat()} (exclusive)"
@@ -142,9 +144,9 @@ def _derived_lines(resolved: Resolved) -> list[str]:
 
 def _ordering_line(resolved: Resolved) -> str:
     """How rows are ordered, and how many ``top`` keeps."""
-    rest = ", ".join((PERIOD, *resolved.dimensions))
+    rest = ", ".join(resolved.keys)
     if resolved.top is None:
-        return f"order: {rest} ascending, NULLs last"
+        return f"order: {rest} ascending, NULLs last" if rest else "order: one row at most"
     top = resolved.top
     if top.per_period:
         return (
@@ -155,4 +157,6 @@ def _ordering_line(resolved: Resolved) -> str:
     return (
         f"order: {top.by} {top.direction.value} NULLs last, then {rest} ascending;"
         f" keep the first {top.n} rows"
+        if rest
+        else f"order: {top.by} {top.direction.value} NULLs last; keep the first {top.n} rows"
     )

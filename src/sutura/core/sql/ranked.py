@@ -41,16 +41,17 @@ from sutura.core.nouns.dialect import Dialect
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.measures import metric_parts, order_key
+from sutura.core.sql.measures import metric_parts, order_key, some_row
 from sutura.core.sql.ordering import (
     RANK,
     descending,
     kept_per_period,
     order_by,
+    ordered,
     output_of,
 )
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
-from sutura.core.sql.reading import asked_dimensions, joins_for, period_of, where_of
+from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
 
 INNER = "w"
@@ -169,7 +170,7 @@ def ranked_statement(
     outer_metrics = tuple(
         _outer_metric(metric, [i.name for i in inputs if i.metric == metric]) for metric in metrics
     )
-    items: list[exp.Expr] = [_inner(name).as_(name, quoted=True) for name in _keys(resolved)]
+    items: list[exp.Expr] = [_inner(name).as_(name, quoted=True) for name in resolved.keys]
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in outer_metrics:
         parts = metric_parts(metric, inline=False, sql=outer)
@@ -191,21 +192,20 @@ def ranked_statement(
         tree = tree.select(_rank(resolved, key, descending(top.direction)), copy=False)
     rows = _rows(resolved, model, dimensions, joins, inputs, shared, inner)
     tree = tree.from_(rows.subquery(exp.to_identifier(INNER, quoted=True), copy=False), copy=False)
-    tree = tree.group_by(*(_inner(name) for name in _keys(resolved)), copy=False)
+    if resolved.keys:
+        tree = tree.group_by(*(_inner(name) for name in resolved.keys), copy=False)
     if not shared and all(m.required_filters for m in metrics):
         kept = exp.GT(this=exp.Count(this=_inner(KEPT)), expression=exp.Literal.number(0))
         tree = tree.having(kept, copy=False)
+    elif not resolved.keys:
+        tree = tree.having(some_row(), copy=False)
     if top is not None and top.per_period:
         return kept_per_period(tree, top.n, binder), tuple(outputs), model, joins, shared
     order = order_by(resolved, top, outer_metrics, True, outer, tuple(outputs), dialect)
-    tree = tree.order_by(*order, copy=False)
+    tree = ordered(tree, order)
     if top is not None:
         tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, tuple(outputs), model, joins, shared
-
-
-def _keys(resolved: Resolved) -> list[str]:
-    return [PERIOD, *resolved.dimensions]
 
 
 def _inner(name: str) -> exp.Column:
@@ -265,7 +265,7 @@ def _rows(
     sql: ExpressionSql,
 ) -> exp.Select:
     """The inner statement: each row's period, dimension values, term values and ranks."""
-    items: list[exp.Expr] = [period_of(resolved, joins).as_(PERIOD, quoted=True)]
+    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods_of(resolved, joins)]
     items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
     for item in inputs:
         filters = item.metric.required_filters
@@ -309,6 +309,6 @@ def _group(
 ) -> list[exp.Expr]:
     """A row's group: its period and dimension values (built afresh, with fresh binds)."""
     return [
-        period_of(resolved, joins),
+        *periods_of(resolved, joins),
         *(sql.value(dimensions[n].value) for n in resolved.dimensions),
     ]

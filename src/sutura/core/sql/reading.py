@@ -43,10 +43,13 @@ def joins_for(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Cat
     return joins
 
 
-def period_of(resolved: Resolved, joins: Joins) -> exp.Expr:
-    """The first day of a row's period, from the time column of the question's metrics."""
+def periods_of(resolved: Resolved, joins: Joins) -> list[exp.Expr]:
+    """The first day of a row's period, from the time column of the question's metrics; none
+    without a grain (a row is a group over the whole range)."""
     first = resolved.metrics[0]
-    return period_start(resolved.grain, first.time_column, joins.alias(first.time_via))
+    if resolved.grain is None:
+        return []
+    return [period_start(resolved.grain, first.time_column, joins.alias(first.time_via))]
 
 
 def where_of(
@@ -57,7 +60,8 @@ def where_of(
     shared: bool,
     sql: ExpressionSql,
 ) -> exp.Expr:
-    """The half-open range, the shared required filters, then the caller's filters."""
+    """The half-open range (or ranges), the shared required filters, then the caller's
+    filters."""
     time = column(metric.time_column, joins.alias(metric.time_via))
     ranges: list[list[exp.Expr]] = [
         [time >= sql.bind(start), time < sql.bind(end)] for start, end in resolved.read_ranges

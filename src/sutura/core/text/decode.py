@@ -29,6 +29,7 @@ from sutura.core.text.render import (
     DIGEST_SEPARATOR,
     METRIC_PREFIX,
     METRIC_SEPARATOR,
+    RANGE_ASKED_PREFIX,
     RANGE_PREFIX,
     SOURCE_PREFIX,
     SOURCE_SEPARATOR,
@@ -59,6 +60,7 @@ _SHAPES: Final = {
     DEFINITIONS_PREFIX: "definitions: <version> (digest <digest>)",
     METRIC_PREFIX: "a metric's digest line, indented two spaces: <metric>: <digest>",
     TIME_ZONE_PREFIX: "time zone: <IANA zone name>",
+    RANGE_ASKED_PREFIX: "range asked: <start>/<end>",
     RANGE_PREFIX: "range: <start>/<end>",
     SOURCE_PREFIX: "read from <source> as: <posture>",
     COMPUTED_PREFIX: "computed at: <UTC instant>",
@@ -154,8 +156,12 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
     metric_at = first + 1
     zone_at = metric_at + len(metrics)
     after_zone = lines[1 + len(metrics) + 1 :]
+    asked_line = next(iter(after_zone[:1]), None)
+    asked_line = asked_line if asked_line and asked_line.startswith(RANGE_ASKED_PREFIX) else None
+    after_zone = after_zone[1:] if asked_line is not None else after_zone
+    asked_at = zone_at + 1
     ranges = list(takewhile(lambda line: line.startswith(RANGE_PREFIX), after_zone))
-    range_at = zone_at + 1
+    range_at = asked_at + (asked_line is not None)
     sources = after_zone[len(ranges) :]
     source_at = range_at + len(ranges)
     computed_line = sources[-1] if sources and sources[-1].startswith(COMPUTED_PREFIX) else None
@@ -168,7 +174,15 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
         ).bind(
             lambda digests: _time_zone(lines[1 + len(metrics) :], zone_at).bind(
                 lambda zone: _collect(
-                    _range(line, range_at + i) for i, line in enumerate(ranges)
+                    _range(line, number, prefix)
+                    for line, number, prefix in (
+                        *(
+                            ()
+                            if asked_line is None
+                            else ((asked_line, asked_at, RANGE_ASKED_PREFIX),)
+                        ),
+                        *((line, range_at + i, RANGE_PREFIX) for i, line in enumerate(ranges)),
+                    )
                 ).bind(
                     lambda read: (
                         _collect(
@@ -191,8 +205,9 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
                                 executed_as=[
                                     ExecutedAs(source=s, posture=p) for s, p in read_at[0]
                                 ],
-                                ranges=read,
+                                ranges=read[1:] if asked_line is not None else read,
                                 computed_at=read_at[1],
+                                range_asked=read[0] if asked_line is not None else "",
                             )
                         )
                     )
@@ -212,11 +227,11 @@ def _computed(line: str | None, number: int) -> Result[str, TextError]:
     return _name(instant, number)
 
 
-def _range(line: str, number: int) -> Result[str, TextError]:
-    """A range line's interval (it holds no space)."""
-    interval = line.removeprefix(RANGE_PREFIX)
+def _range(line: str, number: int, prefix: str) -> Result[str, TextError]:
+    """A range line's interval (it holds no space), after ``prefix``."""
+    interval = line.removeprefix(prefix)
     if " " in interval:
-        return _fail(number, f"expected {_SHAPES[RANGE_PREFIX]}")
+        return _fail(number, f"expected {_SHAPES[prefix]}")
     return _name(interval, number)
 
 

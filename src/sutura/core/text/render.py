@@ -48,6 +48,7 @@ METRIC_PREFIX: Final = "  "
 METRIC_SEPARATOR: Final = ": "
 TIME_ZONE_PREFIX: Final = "time zone: "
 RANGE_PREFIX: Final = "range: "
+RANGE_ASKED_PREFIX: Final = "range asked: "
 SOURCE_PREFIX: Final = "read from "
 COMPUTED_PREFIX: Final = "computed at: "
 SOURCE_SEPARATOR: Final = " as: "
@@ -269,6 +270,8 @@ def _trailer_names(provenance: Provenance) -> list[str]:
     names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
     names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
     names += provenance.ranges
+    if provenance.range_asked:
+        names.append(provenance.range_asked)
     if provenance.computed_at:
         names.append(provenance.computed_at)
     return names
@@ -278,7 +281,7 @@ def _right_fields_hold_a_space(provenance: Provenance) -> bool:
     """Right-hand fields (digests, postures, ranges, the time zone and instant) are parsed from
     the right, so a space in one would make its line ambiguous."""
     right = [provenance.definition_digest, provenance.time_zone, *provenance.ranges]
-    right.append(provenance.computed_at)
+    right += [provenance.computed_at, provenance.range_asked]
     right += [m.digest for m in provenance.metric_digests]
     right += [e.posture for e in provenance.executed_as]
     return " " in "".join(right)
@@ -311,6 +314,8 @@ def _trailer(provenance: Provenance, count: int) -> str | None:
         for m in provenance.metric_digests
     ]
     lines.append(f"{TIME_ZONE_PREFIX}{cell(provenance.time_zone)}")
+    if provenance.range_asked:
+        lines.append(f"{RANGE_ASKED_PREFIX}{cell(provenance.range_asked)}")
     lines += [f"{RANGE_PREFIX}{cell(r)}" for r in provenance.ranges]
     lines += [
         f"{SOURCE_PREFIX}{cell(e.source)}{SOURCE_SEPARATOR}{cell(e.posture)}"
