@@ -22,6 +22,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure
 
 from sutura.boundary.sources.skeleton import Source, run_certified
+from sutura.core.definitions.model import Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.extent import Extent
 from sutura.core.nouns.refusal import RefusalCode, refusal
@@ -32,13 +33,21 @@ from sutura.core.settings import (
     SourceSettings,
     SparkSourceSettings,
 )
-from sutura.core.sql.extent import extent_statements
+from sutura.core.sql.compiled import CompiledQuery
+from sutura.core.sql.extent import (
+    batched_extent_statement,
+    extent_statement,
+    extents,
+    metric_source,
+)
 
 log = logging.getLogger("sutura.service")
 
 DEFAULT_MAX_AGE_SECONDS: Final = 300.0
 """How old an extent of a source whose data can change may be, when it sets no cache age."""
 _DEADLINE_SECONDS: Final = 10.0
+BATCH: Final = 64
+"""The most extents one statement finds."""
 
 
 def max_age(settings: SourceSettings) -> float:
@@ -96,36 +105,78 @@ class DataExtents:
             return bool(stale)
 
     async def _ask(self, alias: str) -> None:
+        """Every extent of the source ``alias``: up to :data:`BATCH` in one statement; a batch
+        that does not give one row per extent is asked again one extent at a time, so each extent is
+        found (or not, with its cause in the log) exactly as its own statement finds it."""
         source = self._sources[alias]
         deadline = min(self._settings.limits.deadline_seconds, _DEADLINE_SECONDS)
         asked = self._asked[alias] = self._now()
-        for names, compiled in extent_statements(self._pinned.catalog, source.dialect):
-            if compiled.source != alias:
-                continue
-            try:
-                rows = await run_certified(source, compiled, deadline_seconds=deadline, max_rows=1)
-            except Exception:  # a source that breaks costs its metrics their extent, no more
-                log.exception("source %s: where the data of %s is: not known", alias, names)
-                rows = Failure(refusal(RefusalCode.SOURCE_UNAVAILABLE))
-            extent = _extent(rows.unwrap() if is_successful(rows) else None, self._instant(asked))
-            if not is_successful(rows):
-                code = rows.failure().code.value
-                log.warning(
-                    "source %s: where the data of %s is: not known (%s)", alias, names, code
-                )
-            for name in names:
-                if extent is None:
-                    self.known.pop(name, None)
-                else:
-                    self.known[name] = extent
+        catalog = self._pinned.catalog
+        mine = [
+            (names, metric)
+            for names, metric in extents(catalog)
+            if metric_source(catalog, metric) == alias
+        ]
+        for start in range(0, len(mine), BATCH):
+            batch = mine[start : start + BATCH]
+            found = await self._batch(source, [metric for _, metric in batch], deadline)
+            for index, (names, metric) in enumerate(batch):
+                cells = found.get(str(index)) if found is not None else None
+                if found is None:
+                    compiled = extent_statement(metric, catalog, source.dialect)
+                    cells = await _one(source, names, compiled, deadline)
+                self._record(names, _extent(cells, self._instant(asked)))
+
+    async def _batch(
+        self, source: Source, metrics: list[Metric], deadline: float
+    ) -> dict[str, list[str | None]] | None:
+        """Each extent's two cells by its position in ``metrics``, as the batch's statement
+        found them; None when it did not give one row per extent (each is then asked alone)."""
+        if len(metrics) < 2:
+            return None
+        compiled = batched_extent_statement(metrics, self._pinned.catalog, source.dialect)
+        try:
+            rows = await run_certified(
+                source, compiled, deadline_seconds=deadline, max_rows=len(metrics)
+            )
+        except Exception:  # asked again one at a time, where a failure is logged per extent
+            return None
+        if not is_successful(rows):
+            return None
+        found = {row[0]: row[1:] for row in rows.unwrap() if row[0] is not None}
+        return found if len(found) == len(metrics) else None
+
+    def _record(self, names: tuple[str, ...], extent: Extent | None) -> None:
+        for name in names:
+            if extent is None:
+                self.known.pop(name, None)
+            else:
+                self.known[name] = extent
 
 
-def _extent(rows: list[list[str | None]] | None, as_of: str) -> Extent | None:
-    """The extent the statement's one row states; None for no row, NULLs or no dates."""
-    if not rows or rows[0][0] is None or rows[0][1] is None:
+async def _one(
+    source: Source, names: tuple[str, ...], compiled: CompiledQuery, deadline: float
+) -> list[str | None] | None:
+    """The two cells of one extent's own statement; None (the cause in the log) when it fails."""
+    try:
+        rows = await run_certified(source, compiled, deadline_seconds=deadline, max_rows=1)
+    except Exception:  # a source that breaks costs its metrics their extent, no more
+        log.exception("source %s: where the data of %s is: not known", source.alias, names)
+        rows = Failure(refusal(RefusalCode.SOURCE_UNAVAILABLE))
+    if not is_successful(rows):
+        code = rows.failure().code.value
+        log.warning("source %s: where the data of %s is: not known (%s)", source.alias, names, code)
+        return None
+    found = rows.unwrap()
+    return found[0] if found else []
+
+
+def _extent(cells: list[str | None] | None, as_of: str) -> Extent | None:
+    """The extent the statement's two cells state; None for no row, NULLs or no dates."""
+    if not cells or cells[0] is None or cells[1] is None:
         return None
     try:
-        first, last = (datetime.date.fromisoformat(cell or "") for cell in rows[0][:2])
+        first, last = (datetime.date.fromisoformat(cell or "") for cell in cells[:2])
     except ValueError:
         return None
     return Extent(first=first, last=last, as_of=as_of)

@@ -16,6 +16,7 @@ from sutura.core.text.escape import (
     has_lone_surrogate,
     is_escaped,
     is_plain,
+    is_plain_but_backslashes,
     unescape_cell,
     unescape_text,
 )
@@ -122,6 +123,14 @@ def test_unescape_cell_names_where_a_non_canonical_cell_goes_wrong(token: str, o
 @given(st.text())
 def test_the_plain_guard_agrees_with_the_character_definition(text: str) -> None:
     assert is_plain(text) == (not any(map(is_escaped, text)))
+
+
+def test_the_guard_besides_backslashes_agrees_with_the_character_definition_everywhere() -> None:
+    for point in range(0x110000):
+        ch = chr(point)
+        for text in (ch, f"a{ch}", f"\\{ch}é"):
+            expected = not any(is_escaped(c) and c != "\\" for c in text)
+            assert is_plain_but_backslashes(text) == expected, hex(point)
 
 
 @given(

@@ -58,6 +58,8 @@ class Deployment(NamedTuple):
     http: httpx.AsyncClient
     admin_dsn: str | None
     """PostgreSQL: the scratch database, as its administrator."""
+    reader: str | None
+    """PostgreSQL: the role the service reads as."""
     prompt_at_start: str
     """The prompt a finance caller is served before anyone read the catalog."""
 
@@ -90,7 +92,7 @@ async def deployment(
     if request.param == "duckdb":
         config = write_multi_user(root / "config", example_dir, PAIR)
         async with assembled(config, **MAX_AGE) as started, client(started.app) as http:
-            yield Deployment("duckdb", started, http, None, _finance_prompt(started))
+            yield Deployment("duckdb", started, http, None, None, _finance_prompt(started))
         return
     dsn: str = request.getfixturevalue("postgres_dsn")
     with scratch_database(dsn) as scratch:
@@ -103,7 +105,8 @@ async def deployment(
         config = write_multi_user(root / "config", example_dir, PAIR, source=source)
         secrets = {PASSWORD_VAR: scratch.reader_password, **MAX_AGE}
         async with assembled(config, **secrets) as started, client(started.app) as http:
-            yield Deployment("postgres", started, http, scratch.admin_dsn, _finance_prompt(started))
+            prompt = _finance_prompt(started)
+            yield Deployment("postgres", started, http, scratch.admin_dsn, scratch.reader, prompt)
 
 
 def _finance_prompt(started: Started) -> str:
@@ -213,3 +216,39 @@ async def test_the_extent_is_asked_again_once_as_old_as_an_answer_may_be(
     moved = "2026-01-31" if deployment.admin_dsn is not None else before["last"]
     assert (after["first"], after["last"]) == (before["first"], moved)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", after["as_of"])
+
+
+async def test_an_extent_its_source_refuses_leaves_its_metrics_without_one_and_no_other(
+    deployment: Deployment, clock: Clock
+) -> None:
+    """The extents of a source are asked together (boundary/extents.py); when one of them
+    fails (PostgreSQL: the reader may no longer read the column active_customers' required
+    filter reads), each is asked alone, and only that one's metrics lose their data line."""
+    before = _data(await _catalog(deployment.http, ["finance-team"]))
+    assert all(stated is not None for stated in before.values())
+    if deployment.admin_dsn is None or deployment.reader is None:  # DuckDB: asked again alike
+        clock.moment += datetime.timedelta(seconds=61)
+        again = _data(await _catalog(deployment.http, ["finance-team"]))
+        assert {name: (d["first"], d["last"]) for name, d in again.items()} == {
+            name: (d["first"], d["last"]) for name, d in before.items()
+        }
+        return
+    reader = deployment.reader
+    with psycopg.connect(deployment.admin_dsn, autocommit=True) as admin:
+        readable = [
+            str(row[0])
+            for row in admin.execute(
+                "SELECT column_name FROM information_schema.columns"
+                " WHERE table_name = 'orders' AND column_name <> 'is_paid'"
+            ).fetchall()
+        ]
+        admin.execute(f'REVOKE SELECT ON orders FROM "{reader}"')
+        admin.execute(f'GRANT SELECT ({", ".join(readable)}) ON orders TO "{reader}"')
+        try:
+            clock.moment += datetime.timedelta(seconds=61)
+            after = _data(await _catalog(deployment.http, ["finance-team"]))
+        finally:
+            admin.execute(f'GRANT SELECT ON orders TO "{reader}"')
+    assert after["active_customers"] is None
+    assert {name for name, stated in after.items() if stated is None} == {"active_customers"}
+    assert after["revenue"]["as_of"] == clock.instant()

@@ -16,7 +16,7 @@ for layout or control, and caps the length visibly.
 """
 
 from sutura.core.nouns.frozen import Frozen
-from sutura.core.text.escape import escape_text, is_escaped
+from sutura.core.text.escape import escape_text, is_plain_but_backslashes
 
 _MAX_QUOTED = 80
 
@@ -61,7 +61,7 @@ def has_unsafe_characters(text: str) -> bool:
     >>> [has_unsafe_characters(t) for t in ("amount", "a b", "a\\b", "a\tb", "a\u202eb")]
     [False, False, False, True, True]
     """
-    return any(is_escaped(ch) and ch != "\\" for ch in text)
+    return not is_plain_but_backslashes(text)
 
 
 def safe_text(text: str) -> str:

@@ -429,7 +429,7 @@ def _select(
     return exp.select(*items), tuple(outputs)
 
 
-def render_statement(tree: exp.Select, dialect: Dialect) -> str:
+def render_statement(tree: exp.Query, dialect: Dialect) -> str:
     """The statement text; under ``%s`` placeholders (psycopg's) a ``%`` in a name is doubled.
 
     The tree is built for this statement alone and read no more, so the generator works on it

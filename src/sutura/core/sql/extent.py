@@ -17,6 +17,8 @@ is, over the rows the metric counts. Its two cells are dates, or NULL when it co
 [(('revenue',), 'main')]
 """
 
+from collections.abc import Sequence
+
 from sqlglot import exp
 
 from sutura.core.definitions.model import Catalog, Metric, RequiredFilter
@@ -33,25 +35,89 @@ ExtentKey = tuple[str, str, tuple[str, ...], tuple[RequiredFilter, ...]]
 the required filters."""
 
 _COLUMNS = ("first_day", "last_day")
+_POSITION = "extent"
 
 
 def extent_statements(
     catalog: Catalog, dialect: Dialect
 ) -> list[tuple[tuple[str, ...], CompiledQuery]]:
     """One statement per distinct extent, with the names of the metrics it belongs to."""
+    return [
+        (names, extent_statement(metric, catalog, dialect)) for names, metric in extents(catalog)
+    ]
+
+
+def extents(catalog: Catalog) -> list[tuple[tuple[str, ...], Metric]]:
+    """Each distinct extent: the names of the metrics it belongs to, and the first of them
+    (whose statement finds it)."""
     shared: dict[ExtentKey, list[Metric]] = {}
     for metric in catalog.metrics:
         key = (metric.model, metric.time_column, metric.time_via, metric.required_filters)
         shared.setdefault(key, []).append(metric)
-    return [
-        (tuple(m.name for m in metrics), _statement(metrics[0], catalog, dialect))
-        for metrics in shared.values()
-    ]
+    return [(tuple(m.name for m in metrics), metrics[0]) for metrics in shared.values()]
 
 
-def _statement(metric: Metric, catalog: Catalog, dialect: Dialect) -> CompiledQuery:
-    model = require(catalog.model(metric.model), metric.model)
+def metric_source(catalog: Catalog, metric: Metric) -> str:
+    """The alias of the source holding ``metric``'s model."""
+    return require(catalog.model(metric.model), metric.model).source
+
+
+def extent_statement(metric: Metric, catalog: Catalog, dialect: Dialect) -> CompiledQuery:
+    """The statement that finds ``metric``'s extent alone: one row of two cells."""
     binder = Binder()
+    tree, source = _tree(metric, catalog, dialect, binder)
+    return CompiledQuery(
+        sql=render_statement(tree, dialect),
+        params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
+        columns=_COLUMNS,
+        plan=(f"extent: the first and last day of {metric.model}'s rows",),
+        outputs=(Passthrough(index=0), Passthrough(index=1)),
+        selected_width=2,
+        source=source,
+        dialect=dialect,
+    )
+
+
+def batched_extent_statement(
+    metrics: Sequence[Metric], catalog: Catalog, dialect: Dialect
+) -> CompiledQuery:
+    """One statement finding the extents of ``metrics`` (all of one source) at once: each
+    one's own statement, its position in ``metrics`` selected first, joined by ``UNION ALL``;
+    one row per extent, in any order. Every extent's two cells are dates
+    (``CAST(... AS DATE)``, :func:`period_start`), so the union keeps their type, and each row
+    holds what ``extent_statement`` of its metric finds."""
+    binder = Binder()
+    selects: list[exp.Select] = []
+    sources: set[str] = set()
+    for index, metric in enumerate(metrics):
+        tree, source = _tree(metric, catalog, dialect, binder)
+        sources.add(source)
+        position = exp.Literal.number(index).as_(_POSITION, quoted=True)
+        tree.set("expressions", [position, *tree.expressions])
+        selects.append(tree)
+    if not selects or len(sources) != 1:
+        raise ValueError("a batch of extents names at least one metric, all of one source")
+    statement: exp.Query = selects[0]
+    for select in selects[1:]:
+        statement = exp.union(statement, select, distinct=False, copy=False)
+    columns = (_POSITION, *_COLUMNS)
+    return CompiledQuery(
+        sql=render_statement(statement, dialect),
+        params=binder.values(len(list(statement.find_all(exp.Placeholder)))),
+        columns=columns,
+        plan=(f"extent: the first and last day of the rows counted by {len(metrics)} metrics",),
+        outputs=tuple(Passthrough(index=i) for i in range(len(columns))),
+        selected_width=len(columns),
+        source=sources.pop(),
+        dialect=dialect,
+    )
+
+
+def _tree(
+    metric: Metric, catalog: Catalog, dialect: Dialect, binder: Binder
+) -> tuple[exp.Select, str]:
+    """The statement finding ``metric``'s extent, its values bound by ``binder``; its source."""
+    model = require(catalog.model(metric.model), metric.model)
     # The time column and the required filters may be reached along relationships: joined as
     # a question's statement joins them (INNER where WHERE drops the row anyway).
     joins = Joins(catalog)
@@ -69,13 +135,4 @@ def _statement(metric: Metric, catalog: Catalog, dialect: Dialect) -> CompiledQu
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)
-    return CompiledQuery(
-        sql=render_statement(tree, dialect),
-        params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
-        columns=_COLUMNS,
-        plan=(f"extent: the first and last day of {metric.model}'s rows",),
-        outputs=(Passthrough(index=0), Passthrough(index=1)),
-        selected_width=2,
-        source=model.source,
-        dialect=dialect,
-    )
+    return tree, model.source

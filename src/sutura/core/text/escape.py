@@ -80,6 +80,16 @@ def is_plain(text: str) -> bool:
     )
 
 
+def is_plain_but_backslashes(text: str) -> bool:
+    r"""Whether ``text`` holds no escape-set character besides the backslash: what
+    :func:`is_plain` says of it with its backslashes taken out (C-level checks first).
+
+    >>> is_plain_but_backslashes("a\\b"), is_plain_but_backslashes("a\tb")
+    (True, False)
+    """
+    return text.isprintable() and (text.isascii() or _PRINTABLE_IGNORABLE.search(text) is None)
+
+
 def has_lone_surrogate(text: str) -> bool:
     r"""Whether ``text`` holds a surrogate code point, which strict UTF-8 cannot carry.
 

@@ -75,6 +75,8 @@ class _Index:
         self.duplicates: list[CatalogError] = []
         for doc in documents:
             self._add(doc)
+        # Every dimension's via chain walks these: built once, not once per dimension.
+        self.relationship_definitions = {name: rel for name, (_, rel) in self.relationships.items()}
 
     def _add(self, doc: Document) -> None:
         definition = doc.definition
@@ -133,7 +135,7 @@ def check_catalog(
         errors.extend(_relationship_errors(index, doc, relationship))
     settled: dict[str, Metric] = {}
     models = {name: model for name, (_, model) in index.models.items()}
-    relationships = {name: rel for name, (_, rel) in index.relationships.items()}
+    relationships = index.relationship_definitions
     for doc, metric in index.metrics.values():
         errors.extend(_metric_errors(index, doc, metric))
         settled[metric.name], problems = settle_metric(models, relationships, doc, metric)
@@ -323,8 +325,7 @@ def _dimension_errors(
     shared dimension's on its model)."""
     if dimension.column is None or dimension.shared_from is not None:
         return
-    relationships = {name: rel for name, (_, rel) in index.relationships.items()}
-    walked = walk(relationships, metric.model, dimension.via)
+    walked = walk(index.relationship_definitions, metric.model, dimension.via)
     if not is_successful(walked):
         step, problem = walked.failure()
         yield doc.error(step_key(key, dimension.via, step), problem)

@@ -85,14 +85,23 @@ def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, Catalog
     try:
         front, body = _split(file_label, text)
         _check_line_breaks(file_label, front)
-        node = _compose(file_label, front)
-        if not isinstance(node, yaml.MappingNode):
-            _refuse(file_label, 1, "", "the front matter must be a mapping of keys to values")
         lines: dict[str, int] = {"": 1}
-        values = _mapping(file_label, node, "", lines)
+        try:
+            values = _values(file_label, _composed_in_c(front), lines)
+        except (_ReadAgainError, DocumentError):  # the event path names what it refuses first
+            lines = {"": 1}
+            values = _values(file_label, _compose(file_label, front), lines)
     except DocumentError as refused:
         return Failure(refused.error)
     return Success(FrontMatter(values=values, lines=lines, body=body))
+
+
+def _values(
+    file_label: str, node: yaml.Node | None, lines: dict[str, int]
+) -> dict[str, PlainValue]:
+    if not isinstance(node, yaml.MappingNode):
+        _refuse(file_label, 1, "", "the front matter must be a mapping of keys to values")
+    return _mapping(file_label, node, "", lines, 1)
 
 
 def nearest_line(lines: dict[str, int], key: str) -> int:
@@ -128,6 +137,70 @@ def _first_line_problem(first: str) -> str:
     if first.startswith("\ufeff"):
         return "the file starts with a byte order mark; save it as UTF-8 without one"
     return "the first line must be exactly --- (the start of the front matter)"
+
+
+class _ReadAgainError(Exception):
+    """The front matter is read again by the checked event path (:func:`_compose`)."""
+
+
+def _plain_tag(kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+    """The tag the event path gives a node: every scalar text, a plain ``<<`` a merge key."""
+    if kind is yaml.ScalarNode:
+        return _MERGE_TAG if implicit[0] and value == "<<" else _STR_TAG
+    return _MAP_TAG if kind is yaml.MappingNode else _SEQ_TAG
+
+
+_CParser: Any
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml: every front matter takes the event path
+    _CParser = None
+_PlainComposer: Any = None
+if _CParser is not None:
+
+    class _PlainComposer(_CParser):  # type: ignore[no-redef,misc]
+        """libyaml's parser and composer, both in C, with a resolver that keeps every scalar
+        text (no implicit typing) and no path resolvers."""
+
+        def descend_resolver(self, parent: object, index: object) -> None:
+            """No path resolvers."""
+
+        def ascend_resolver(self) -> None:
+            """No path resolvers."""
+
+        resolve = staticmethod(_plain_tag)
+
+
+# A front matter whose nesting could be this deep is read by the event path, which counts the
+# depth before building (libyaml's composer recurses once per level): block nesting needs a
+# column of its line per level or two, flow nesting a bracket.
+_FAST_NESTING = 1_000
+# What only anchors (&), aliases (*) and tags (!) are spelled with; a front matter holding none
+# has none of them, and one holding any is read by the event path, which names the line.
+_MARKERS = ("&", "*", "!")
+
+
+def _composed_in_c(front: str) -> yaml.Node | None:
+    """The node tree, composed in C (libyaml), of a front matter the event path would read
+    alike: no anchor, alias or tag can be in it, no character the pure-Python reader refuses,
+    no nesting near the depth a C recursion could not hold. Anything else (and anything libyaml
+    does not read) raises :class:`_ReadAgainError`, for the event path to read it and name what it
+    refuses. The node tree is the event path's: the same tags, styles and marks."""
+    if (
+        _PlainComposer is None
+        or any(marker in front for marker in _MARKERS)
+        or _NON_PRINTABLE.search(front)
+        or front.count("[") + front.count("{") + max(map(len, front.split("\n"))) > _FAST_NESTING
+    ):
+        raise _ReadAgainError
+    composer = _PlainComposer(front)
+    try:
+        node: yaml.Node | None = composer.get_single_node()
+    except yaml.YAMLError as error:
+        raise _ReadAgainError from error
+    finally:
+        composer.dispose()
+    return node
 
 
 def _compose(file_label: str, front: str) -> yaml.Node | None:
@@ -244,15 +317,21 @@ def _event_problem(event: yaml.Event, depth: int) -> str | None:
     return None
 
 
-def _plain(file_label: str, node: yaml.Node, path: str, lines: dict[str, int]) -> PlainValue:
+def _plain(
+    file_label: str, node: yaml.Node, path: str, lines: dict[str, int], depth: int
+) -> PlainValue:
+    """The plain value of ``node``, ``depth`` collections deep if it is one (deeper than the
+    bound only in a tree composed in C: the event path refuses it first, naming the line)."""
     if isinstance(node, yaml.MappingNode):
-        return _mapping(file_label, node, path, lines)
+        return _mapping(file_label, node, path, lines, depth)
     if isinstance(node, yaml.SequenceNode):
+        if depth > _MAX_DEPTH:
+            raise _ReadAgainError
         items: list[PlainValue] = []
         for index, item in enumerate(node.value):
             item_path = f"{path}[{index}]"
             lines[item_path] = _line_of(item.start_mark)
-            items.append(_plain(file_label, item, item_path, lines))
+            items.append(_plain(file_label, item, item_path, lines, depth + 1))
         return items
     value = str(node.value)
     if has_lone_surrogate(value):
@@ -266,8 +345,10 @@ def _plain(file_label: str, node: yaml.Node, path: str, lines: dict[str, int]) -
 
 
 def _mapping(
-    file_label: str, node: yaml.MappingNode, path: str, lines: dict[str, int]
+    file_label: str, node: yaml.MappingNode, path: str, lines: dict[str, int], depth: int
 ) -> dict[str, PlainValue]:
+    if depth > _MAX_DEPTH:
+        raise _ReadAgainError
     result: dict[str, PlainValue] = {}
     for key_node, value_node in node.value:
         line = _line_of(key_node.start_mark)
@@ -280,5 +361,5 @@ def _mapping(
         if key in result:
             _refuse(file_label, line, key_path, f"the key {quoted(key)} appears twice")
         lines[key_path] = line
-        result[key] = _plain(file_label, value_node, key_path, lines)
+        result[key] = _plain(file_label, value_node, key_path, lines, depth + 1)
     return result
