@@ -3,7 +3,6 @@ on edits of it that reach each refusal: every element is carried over or named w
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 from dbt_semantic_interfaces.implementations.semantic_manifest import PydanticSemanticManifest
@@ -11,31 +10,10 @@ from dbt_semantic_interfaces.implementations.semantic_manifest import PydanticSe
 from sutura.core.catalog.document.parse import parse_document
 from sutura.core.catalog.draft import FoundTable
 from sutura.core.dbt.translate import Imported, import_manifest
+from tests.workloads.jaffle_sl import MANIFEST, RELATIONS, columns
 
-MANIFEST = Path(__file__).parents[2] / "workloads" / "jaffle_sl" / "semantic_manifest.json"
-# The columns dbt-duckdb builds for the relations the semantic models read (DESCRIBE).
-TABLES = {
-    "orders": "order_id VARCHAR, location_id VARCHAR, customer_id VARCHAR, order_total DOUBLE,"
-    " tax_paid DOUBLE, ordered_at TIMESTAMP, is_food_order BOOLEAN, is_drink_order BOOLEAN,"
-    " order_cost DOUBLE",
-    "order_items": "order_item_id VARCHAR, order_id VARCHAR, product_id VARCHAR,"
-    " product_price DOUBLE, supply_cost DOUBLE, is_food_item INTEGER, is_drink_item INTEGER,"
-    " ordered_at TIMESTAMP",
-    "customers": "customer_id VARCHAR, customer_name VARCHAR, count_lifetime_orders BIGINT,"
-    " first_ordered_at TIMESTAMP, last_ordered_at TIMESTAMP, lifetime_spend_pretax DOUBLE,"
-    " lifetime_spend DOUBLE, customer_type VARCHAR",
-    "stg_locations": "location_id VARCHAR, location_name VARCHAR, tax_rate DOUBLE,"
-    " opened_at TIMESTAMP",
-    "stg_products": "product_id VARCHAR, product_name VARCHAR, product_type VARCHAR,"
-    " product_description VARCHAR, product_price DOUBLE, is_food_item INTEGER,"
-    " is_drink_item INTEGER",
-}
 FOUND: dict[tuple[str, ...], FoundTable] = {
-    (name,): FoundTable(
-        table=(name,),
-        columns=tuple(tuple(c.strip().split(" ", 1)) for c in spec.split(",")),  # type: ignore[misc]
-    )
-    for name, spec in TABLES.items()
+    (name,): FoundTable(table=(name,), columns=columns(name)) for name in RELATIONS
 }
 
 
