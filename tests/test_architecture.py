@@ -213,6 +213,7 @@ CORE_ORDER = (
     "definitions",
     "question",
     "catalog",
+    "dbt",
     "sql",
     "raw",
     "outcome",

@@ -86,7 +86,7 @@ async def init_catalog(
         return Failure(
             [f"init: --schema applies to postgres and spark sources; {name} is {dialect}"]
         )
-    found = await _found(loaded, environ, name, request)
+    found = await found_tables(loaded, environ, name, request)
     if not is_successful(found):
         return Failure([found.failure()])
     tables = found.unwrap()
@@ -173,9 +173,11 @@ def _offer(
     return offered
 
 
-async def _found(
+async def found_tables(
     loaded: LoadedSettings, environ: Mapping[str, str], alias: str, request: InitRequest
 ) -> Result[Found, str]:
+    """The tables ``request`` asks of the source ``alias`` (its columns, types and keys), asked
+    as every command asks a source; ``sutura import dbt`` reads its relations' columns so."""
     settings = loaded.settings
     context = loaded.source_context(environ)
     opened = await open_source(alias, settings.sources[alias], context)

@@ -164,6 +164,7 @@ def _in_module(command: str) -> Callable[[Verbs], None]:
 _REGISTRARS: Final[tuple[tuple[str, Callable[[Verbs], None]], ...]] = (
     ("example", _register_example),
     ("init", _in_module("init")),
+    ("import", _in_module("import")),
     ("check", _register_check),
     ("doctor", _in_module("doctor")),
     ("catalog", _register_catalog),

@@ -1,0 +1,3 @@
+{%- macro n_days_away(n, date=None, tz=None) -%}
+{{ dbt_date.n_days_ago(-1 * n, date, tz) }}
+{%- endmacro -%}

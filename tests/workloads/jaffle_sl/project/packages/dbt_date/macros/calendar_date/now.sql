@@ -1,0 +1,3 @@
+{%- macro now(tz=None) -%}
+{{ dbt_date.convert_timezone(dbt.current_timestamp(), tz) }}
+{%- endmacro -%}
