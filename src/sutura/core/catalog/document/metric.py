@@ -2,6 +2,7 @@
 
 from sutura.core.catalog.document.build import Checker, authored_sql
 from sutura.core.catalog.document.expression import build_expression, via_chain
+from sutura.core.catalog.document.semi import build_semi_additive
 from sutura.core.catalog.document.term import build_filter, build_term
 from sutura.core.catalog.document.written import (
     WrittenAnchor,
@@ -48,6 +49,7 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> Metric:
         audience=audience(check, written.audience),
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
+        semi_additive=build_semi_additive(check, written.semi_additive),
     )
 
 
