@@ -255,10 +255,10 @@ class TimeRule(StrEnum):
     value the measure's term reads among the entity's rows of the period.
     """
 
-    LAST = "last"
-    FIRST = "first"
     MIN = "min"
     MAX = "max"
+    FIRST = "first"
+    LAST = "last"
 
 
 class SemiAdditive(Frozen, frozen=True):

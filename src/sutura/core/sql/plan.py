@@ -109,13 +109,16 @@ def _semi_lines(resolved: Resolved) -> list[str]:
         if semi is None:
             continue
         entity = ", ".join(semi.entity)
+        at = f"{metric.time_column} of each {entity}"
         match semi.rule:
-            case TimeRule.LAST | TimeRule.FIRST:
-                edge = "greatest" if semi.rule is TimeRule.LAST else "least"
-                taken = f"the rows at the {edge} {metric.time_column} of each {entity}"
-            case TimeRule.MIN | TimeRule.MAX:
-                edge = "smallest" if semi.rule is TimeRule.MIN else "largest"
-                taken = f"the {edge} value of each {entity}"
+            case TimeRule.LAST:
+                taken = f"the rows at the greatest {at}"
+            case TimeRule.FIRST:
+                taken = f"the rows at the least {at}"
+            case TimeRule.MIN:
+                taken = f"the smallest value of each {entity}"
+            case TimeRule.MAX:
+                taken = f"the largest value of each {entity}"
             case _:
                 assert_never(semi.rule)
         lines.append(

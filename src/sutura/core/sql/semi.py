@@ -114,23 +114,24 @@ def _rows(
     value = _value(term, sql)
     time = column(metric.time_column, joins.alias(metric.time_via))
     entity = [column(name) for name in semi.entity]
-    grouped = False
+    again = column(metric.time_column, joins.alias(metric.time_via))
     match semi.rule:
-        case TimeRule.LAST | TimeRule.FIRST:
-            items.append(value.as_(VALUE, quoted=True))
-            items.append(time.as_(AT, quoted=True))
-            edge = exp.Max if semi.rule is TimeRule.LAST else exp.Min
-            window = exp.Window(
-                this=edge(this=column(metric.time_column, joins.alias(metric.time_via))),
-                partition_by=[period_of(resolved, joins), *entity],
-            )
-            items.append(window.as_(CHOSEN, quoted=True))
-        case TimeRule.MIN | TimeRule.MAX:
-            taken = exp.Min if semi.rule is TimeRule.MIN else exp.Max
-            items.append(taken(this=value).as_(VALUE, quoted=True))
-            grouped = True
+        case TimeRule.LAST:
+            chosen: exp.Expr | None = exp.Max(this=again)
+        case TimeRule.FIRST:
+            chosen = exp.Min(this=again)
+        case TimeRule.MIN:
+            chosen, value = None, exp.Min(this=value)
+        case TimeRule.MAX:
+            chosen, value = None, exp.Max(this=value)
         case _:
             assert_never(semi.rule)
+    items.append(value.as_(VALUE, quoted=True))
+    grouped = chosen is None
+    if chosen is not None:
+        items.append(time.as_(AT, quoted=True))
+        window = exp.Window(this=chosen, partition_by=[period_of(resolved, joins), *entity])
+        items.append(window.as_(CHOSEN, quoted=True))
     tree = exp.select(*items).from_(base_table(model), copy=False)
     tree = tree.where(where_of(resolved, metric, dimensions, joins, True, sql), copy=False)
     for join in joins.all():

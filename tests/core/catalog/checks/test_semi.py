@@ -46,7 +46,7 @@ def test_a_semi_additive_measure_is_parsed_and_pinned_only_where_declared() -> N
     [
         (
             "{rule: latest, entity: customer_id}",
-            "m.md:9: semi_additive.rule: expected one of last, first, min, max",
+            "m.md:9: semi_additive.rule: expected one of min, max, first, last",
         ),
         (
             "{rule: last, entity: []}",

@@ -43,10 +43,11 @@ def semi_additive_errors(model: Model, doc: Document, metric: Metric) -> Iterato
             yield doc.error("semi_additive", problem)
         case SimpleMeasure(term=term):
             taken = _aggregate(term)
-            if taken not in _ALLOWED[semi.rule]:
-                allowed = " or ".join(a.value for a in _ALLOWED[semi.rule])
+            aggregates, what = _takes(semi.rule)
+            if taken not in aggregates:
+                allowed = " or ".join(a.value for a in aggregates)
                 problem = (
-                    f"the rule {semi.rule.value} takes each entity's {_WHAT[semi.rule]} and adds "
+                    f"the rule {semi.rule.value} takes each entity's {what} and adds "
                     f"them up across entities, so the measure is a {allowed}, not {taken.value}"
                 )
                 yield doc.error("semi_additive.rule", problem)
@@ -54,19 +55,19 @@ def semi_additive_errors(model: Model, doc: Document, metric: Metric) -> Iterato
             assert_never(metric.measure)
 
 
-_ROWS = (Aggregate.SUM, Aggregate.COUNT)
-_ALLOWED = {
-    TimeRule.LAST: _ROWS,
-    TimeRule.FIRST: _ROWS,
-    TimeRule.MIN: (Aggregate.SUM,),
-    TimeRule.MAX: (Aggregate.SUM,),
-}
-_WHAT = {
-    TimeRule.LAST: "rows at its last instant of the period",
-    TimeRule.FIRST: "rows at its first instant of the period",
-    TimeRule.MIN: "smallest value of the period",
-    TimeRule.MAX: "largest value of the period",
-}
+def _takes(rule: TimeRule) -> tuple[tuple[Aggregate, ...], str]:
+    """The aggregates a rule adds up across entities, and what it takes of each entity."""
+    match rule:
+        case TimeRule.LAST:
+            return (Aggregate.SUM, Aggregate.COUNT), "rows at its last instant of the period"
+        case TimeRule.FIRST:
+            return (Aggregate.SUM, Aggregate.COUNT), "rows at its first instant of the period"
+        case TimeRule.MIN:
+            return (Aggregate.SUM,), "smallest value of the period"
+        case TimeRule.MAX:
+            return (Aggregate.SUM,), "largest value of the period"
+        case _:
+            assert_never(rule)
 
 
 def _aggregate(term: Term) -> Aggregate:
