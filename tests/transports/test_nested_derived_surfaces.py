@@ -5,6 +5,7 @@ DuckDB and PostgreSQL, restricted with its whole tree: hidden from a caller outs
 exactly as a missing metric is, answered alike on both engines for a caller inside it."""
 
 import json
+import shutil
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from fractions import Fraction
@@ -12,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import duckdb
 import httpx
 import pytest
 
 from sutura import api
-from sutura.boundary.example import CATALOG, write_example
+from sutura.boundary.example import CATALOG, DATABASE, write_example
+from sutura.core.sql.cells import cell_text
 from sutura.core.sql.derive import fixed
 from sutura.root import Wiring
 from sutura.transports.cli.main import run_cli
@@ -121,6 +124,7 @@ async def http(
     root = tmp_path_factory.mktemp(f"nested-{request.param}")
     with multi_user_on(request.param, root, example_dir, PAIR, request) as (config, secrets):
         _with_tree(config / "catalog", audience="finance")
+        shutil.copy(EXTRA_CATALOG / "closing_spend.md", config / "catalog")
         async with assembled(config, **secrets) as started, client(started.app) as http:
             yield http
 
@@ -161,3 +165,40 @@ async def test_a_restricted_tree_is_hidden_like_a_missing_metric_and_answered_al
     ANSWERS[request.node.callspec.params["http"]] = rows
     if len(ANSWERS) == 2:
         assert ANSWERS["duckdb"] == ANSWERS["postgres"]
+
+
+BALANCE: dict[str, Any] = {
+    "metrics": ["closing_spend"],
+    "grain": "quarter",
+    "range": {"start": "2024-01-01", "end": "2025-01-01"},
+    "window": {"trailing": 2},
+}
+# Each buyer's orders (not cancelled) on their last day of the quarter, summed per quarter.
+LAST_DAYS = """
+SELECT CAST(date_trunc('quarter', o.ordered_on) AS DATE), sum(o.amount)
+FROM orders AS o
+WHERE o.ordered_on >= DATE '2024-01-01' AND o.ordered_on < DATE '2025-01-01'
+  AND o.order_status IS DISTINCT FROM 'cancelled'
+  AND o.ordered_on = (
+      SELECT max(p.ordered_on) FROM orders AS p
+      WHERE p.customer_id IS NOT DISTINCT FROM o.customer_id
+        AND p.order_status IS DISTINCT FROM 'cancelled'
+        AND date_trunc('quarter', p.ordered_on) = date_trunc('quarter', o.ordered_on))
+GROUP BY 1 ORDER BY 1
+"""
+
+
+@pytest.mark.anyio
+async def test_a_balance_over_http_is_the_hand_written_one_and_never_windowed(
+    http: httpx.AsyncClient, example_dir: Path
+) -> None:
+    with anyio.fail_after(60):
+        windowed = await http.post("/v1/query", json=BALANCE, headers=_as(["staff"]))
+        plain = {k: v for k, v in BALANCE.items() if k != "window"}
+        answered = await http.post("/v1/query", json=plain, headers=_as(["staff"]))
+    assert windowed.status_code == 422
+    assert windowed.json()["reason"]["code"] == "window_not_additive"
+    assert answered.status_code == 200, answered.text
+    with duckdb.connect(str(example_dir / DATABASE), read_only=True) as connection:
+        expected = [[cell_text(v) for v in row] for row in connection.execute(LAST_DAYS).fetchall()]
+    assert answered.json()["rows"] == expected
