@@ -12,7 +12,15 @@ import pytest
 
 from sutura.boundary.example import CATALOG, DATABASE, write_example
 from sutura.boundary.service import Service
-from tests.conformance.pack import EXTRA_CATALOG, Rows, add_pack_rows, environ, oracle_rows
+from sutura.core.sql.cells import cell_text
+from tests.conformance.pack import (
+    EXTRA_CATALOG,
+    ORACLES,
+    Rows,
+    add_pack_rows,
+    environ,
+    oracle_rows,
+)
 from tests.postgres import copy_from_duckdb, scratch_database
 from tests.services import serving
 
@@ -35,6 +43,23 @@ class Engines(NamedTuple):
     postgres_environ: dict[str, str]
     """What the PostgreSQL deployment reads besides its settings: its reader's password."""
     oracles: dict[str, Rows]
+    postgres_oracles: dict[str, Rows]
+    """The rows of each portable oracle (:data:`PORTABLE`), computed by PostgreSQL itself."""
+
+
+PORTABLE = "semi_"
+"""The oracles written in SQL both engines run alike (their names begin so)."""
+
+
+def _postgres_oracles(admin_dsn: str) -> dict[str, Rows]:
+    """Each portable oracle run on the PostgreSQL copy, its cells in sutura's canonical text."""
+    found: dict[str, Rows] = {}
+    with psycopg.connect(admin_dsn, autocommit=True) as connection:
+        connection.execute("SET TIME ZONE 'UTC'")
+        for oracle in sorted(ORACLES.glob(f"{PORTABLE}*.sql")):
+            rows = connection.execute(oracle.read_text(encoding="utf-8")).fetchall()
+            found[oracle.stem] = [[cell_text(value) for value in row] for row in rows]
+    return found
 
 
 def _settings(directory: Path, catalog: Path, source: dict[str, object]) -> Path:
@@ -80,6 +105,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
             postgres=_settings(root / "postgres", catalog, postgres),
             postgres_environ={PASSWORD_VAR: scratch.reader_password},
             oracles=oracles,
+            postgres_oracles=_postgres_oracles(scratch.admin_dsn),
         )
 
 

@@ -16,17 +16,17 @@ from tests.services import call
 
 ORDERS_METRICS = (
     "active_customers", "amount_mix", "average_order_value", "cancelled_orders",
-    "first_order_day", "largest_order", "last_order_day", "mean_order_amount", "mean_third",
-    "net_amount", "order_count",
-    "orders_per_return", "orders_per_return_strict", "picky_orders", "return_rate",
-    "returned_revenue", "revenue", "revenue_per_return", "smallest_order",
+    "closing_spend", "lowest_spend", "opening_orders", "peak_spend", "first_order_day",
+    "largest_order", "last_order_day", "mean_order_amount", "mean_third", "net_amount",
+    "order_count", "orders_per_return", "orders_per_return_strict", "picky_orders",
+    "return_rate", "returned_revenue", "revenue", "revenue_per_return", "smallest_order",
 )  # fmt: skip
 PARCEL_METRICS = ("heavy_share", "median_weight", "weight_p90")
 """Metrics of the parcels, timed by their own instant (they may be asked together)."""
 DERIVED = (
-    "cancellation_rate", "kilos_per_placed_order", "net_revenue", "net_revenue_per_signup",
-    "orders_per_signup",
-    "placed_orders", "revenue_per_active_customer", "revenue_per_active_customer_strict",
+    "cancellation_rate", "closing_spend_share", "kilos_per_placed_order", "net_revenue",
+    "net_revenue_per_signup", "orders_per_signup", "placed_orders", "revenue_per_active_customer",
+    "revenue_per_active_customer_strict",
 )  # fmt: skip
 METRICS = (
     *ORDERS_METRICS, *PARCEL_METRICS, *DERIVED, "hub_scans", "parcel_weight", "signups",

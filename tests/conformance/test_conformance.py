@@ -33,10 +33,10 @@ from sutura.core.expression.nodes import (
     Membership,
     Part,
 )
-from sutura.core.nouns.answer import Refused
+from sutura.core.nouns.answer import Answer, Refused
 from sutura.core.nouns.grain import Grain
 from sutura.core.nouns.refusal import RefusalCode
-from tests.conformance.conftest import Engines, Served
+from tests.conformance.conftest import PORTABLE, Engines, Served
 from tests.conformance.pack import (
     EXTRA_CATALOG,
     ORACLES,
@@ -273,3 +273,24 @@ async def test_the_catalog_states_where_each_metrics_data_is_as_duckdb_does(
 ) -> None:
     with anyio.fail_after(120):
         await expect_the_same_extents(served.duckdb, served.postgres)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "case",
+    [c for c in PACK.questions if (ORACLES / f"{c.name}.sql").exists() and PORTABLE in c.name],
+    ids=lambda c: c.name,
+)
+async def test_semi_additive_answers_equal_the_oracle_postgresql_computes_itself(
+    engines: Engines, served: Served, case: Case
+) -> None:
+    """The semi-additive oracles are portable SQL: PostgreSQL runs them on its own copy of the
+    rows, and both engines' answers equal what it computes (as they equal DuckDB's)."""
+    with anyio.fail_after(60):
+        on_postgres = await ask_service(served.postgres, case, PACK.today)
+        on_duckdb = await ask_service(served.duckdb, case, PACK.today)
+    expected = engines.postgres_oracles[case.name]
+    assert expected == engines.oracles[case.name]
+    for outcome in (on_duckdb, on_postgres):
+        assert isinstance(outcome, Answer) and outcome.rows == expected, outcome

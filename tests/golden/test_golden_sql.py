@@ -14,7 +14,13 @@ import msgspec
 import pytest
 
 from sutura.core.catalog.pinning.digests import pin
-from sutura.core.definitions.model import Derived, DerivedOp, ZeroDenominator
+from sutura.core.definitions.model import (
+    Derived,
+    DerivedOp,
+    SemiAdditive,
+    TimeRule,
+    ZeroDenominator,
+)
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.grain import Grain
 from sutura.core.question.resolve import Resolved, resolve_question
@@ -148,11 +154,25 @@ NESTED = (
         scale="100",
     ),
 )
+# Semi-additive: each customer's last orders of the period (a window over period and
+# customer), and each customer's largest order (a grouped subquery), added up across them.
+CLOSING = msgspec.structs.replace(
+    next(m for m in CATALOG.metrics if m.name == "revenue"),
+    name="closing_revenue",
+    semi_additive=SemiAdditive(rule=TimeRule.LAST, entity=("customer_id",)),
+)
+PEAK = msgspec.structs.replace(
+    CLOSING,
+    name="peak_revenue",
+    semi_additive=SemiAdditive(rule=TimeRule.MAX, entity=("customer_id",)),
+)
 DERIVED_PINNED = msgspec.structs.replace(
     PINNED,
     catalog=msgspec.structs.replace(
         CATALOG,
-        metrics=tuple(sorted((*CATALOG.metrics, BY_SIGNUP_DAY), key=lambda m: m.name)),
+        metrics=tuple(
+            sorted((*CATALOG.metrics, BY_SIGNUP_DAY, CLOSING, PEAK), key=lambda m: m.name)
+        ),
         derived=(*DERIVED, *NESTED),
     ),
 )
@@ -166,6 +186,15 @@ DERIVED_CASES: dict[str, dict[str, object]] = {
         "dimensions": ["channel"],
         "window": {"running": True},
         "top": {"n": 1, "by": "revenue_and_paid_orders", "per": "period"},
+    },
+    "semi_closing_revenue_by_region_filtered": {
+        "metrics": ["closing_revenue"],
+        "dimensions": ["region"],
+        "filters": [{"op": "in", "dimension": "region", "values": ["EU", "US"]}],
+    },
+    "semi_peak_revenue_beside_revenue_by_channel": {
+        "metrics": ["peak_revenue", "revenue"],
+        "dimensions": ["channel"],
     },
     "nested_percent_beside_revenue_over_three_halves_by_region": {
         "metrics": ["orders_per_signup_percent", "revenue"],

@@ -22,7 +22,7 @@ from sutura.core.catalog.document import parse
 from sutura.core.catalog.document.parse import DocumentKind
 from sutura.core.definitions import audience, knowledge
 from sutura.core.definitions import model as catalog_model
-from sutura.core.definitions.model import Aggregate, DerivedOp, ZeroDenominator
+from sutura.core.definitions.model import Aggregate, DerivedOp, TimeRule, ZeroDenominator
 from sutura.core.expression import nodes as expression_nodes
 from sutura.core.expression.nodes import (
     ArithmeticOp,
@@ -168,7 +168,14 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/document/term.py": 3,
             "core/sql/measures.py": 1,
             "core/sql/ranked.py": 1,
+            "core/sql/semi.py": 1,
         },
+    ),
+    enum_row(
+        "a_new_semi_additive_rule_fails_mypy_where_rows_are_chosen_checked_and_planned",
+        TimeRule,
+        "MEDIAN",
+        {"core/catalog/checks/semi.py": 1, "core/sql/plan.py": 1, "core/sql/semi.py": 2},
     ),
     enum_row(
         "a_new_zero_denominator_rule_fails_mypy_where_quotients_are_shaped",
@@ -200,6 +207,8 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/view/formula.py": 1,
             "core/sql/measures.py": 2,
             "core/sql/ranked.py": 4,
+            "core/catalog/checks/semi.py": 1,
+            "core/sql/semi.py": 2,
         },
     ),
     union_row(
@@ -217,6 +226,8 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/sql/compile.py": 1,
             "core/sql/measures.py": 2,
             "core/sql/ranked.py": 2,
+            "core/catalog/checks/semi.py": 1,
+            "core/sql/semi.py": 1,
         },
     ),
     union_row(

@@ -251,6 +251,29 @@ class FilterPredicate(Frozen, tag="predicate", frozen=True):
 RequiredFilter = FilterEquals | FilterNotEquals | FilterIsTrue | FilterIsNotNull | FilterPredicate
 
 
+class TimeRule(StrEnum):
+    """Which value of each entity a semi-additive measure takes in each period.
+
+    ``last`` and ``first``: the entity's rows at the greatest (least) value of the time column
+    within the period, every row at that instant; ``min`` and ``max``: the smallest (largest)
+    value the measure's term reads among the entity's rows of the period.
+    """
+
+    MIN = "min"
+    MAX = "max"
+    FIRST = "first"
+    LAST = "last"
+
+
+class SemiAdditive(Frozen, frozen=True):
+    """A measure that does not add up over time: in each period it is the value ``rule`` takes
+    per entity (the rows that share the values of the ``entity`` columns of the metric's
+    model), added up across entities and every other dimension (docs/semantics.md)."""
+
+    rule: TimeRule
+    entity: tuple[str, ...]
+
+
 class Anchor(Frozen, frozen=True):
     """A known value over a known range, re-checked before anything is answered."""
 
@@ -275,6 +298,8 @@ class Metric(Frozen, frozen=True):
     description: str = ""
     time_via: tuple[str, ...] = ()
     """The relationships from the metric's model to the model that holds ``time_column``."""
+    semi_additive: SemiAdditive | None = None
+    """Set when the measure does not add up over time (balances, active subscriptions)."""
 
     @property
     def time(self) -> ColumnNode:

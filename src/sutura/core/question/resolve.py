@@ -178,17 +178,24 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
     def derives(self) -> bool:
         """Whether the answer's rows are derived after the statement (compare, window, fill,
         or a derived metric)."""
-        return (
-            self.compare is not None or self.window is not None or self.fill or bool(self.derived)
-        )
+        rows_derived = self.compare is not None or self.window is not None or self.fill
+        return rows_derived or bool(self.derived) or self.joined or self.semi_additive
+
+    @property
+    def semi_additive(self) -> bool:
+        """Whether a metric fetched does not add up over time (its statement is its own, and
+        ``top`` ranks its rows after it)."""
+        return any(m.semi_additive is not None for m in self.metrics)
 
 
 def halves(metrics: tuple[Metric, ...]) -> tuple[tuple[Metric, ...], ...]:
     """``metrics`` in groups of one model and time column, in the order each group is first
-    met: each is grouped by one statement of its own, and several are joined."""
-    found: dict[tuple[str, object], list[Metric]] = {}
+    met: each is grouped by one statement of its own, and several are joined. A semi-additive
+    metric is a group of its own (its rows are chosen per entity before they are grouped)."""
+    found: dict[tuple[str, object, str], list[Metric]] = {}
     for metric in metrics:
-        found.setdefault((metric.model, metric.time), []).append(metric)
+        alone = "" if metric.semi_additive is None else metric.name  # a statement of its own
+        found.setdefault((metric.model, metric.time, alone), []).append(metric)
     return tuple(tuple(group) for group in found.values())
 
 
@@ -556,7 +563,10 @@ _ADDITIVE = (Aggregate.SUM, Aggregate.COUNT)
 
 
 def additive(metric: Metric) -> bool:
-    """Whether ``metric`` adds up over periods exactly: a sum, a count or a count_if."""
+    """Whether ``metric`` adds up over periods exactly: a sum, a count or a count_if that is
+    not semi-additive (a balance of each month does not add up to anything)."""
+    if metric.semi_additive is not None:
+        return False
     match metric.measure:
         case SimpleMeasure(term=CountIfTerm()):
             return True

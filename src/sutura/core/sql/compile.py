@@ -78,6 +78,7 @@ from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
+from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
 
@@ -164,6 +165,9 @@ def _grouped(
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The grouped statement of metrics of one model and time column."""
     metrics = resolved.metrics
+    semi = semi_additive_metric(metrics)
+    if semi is not None:
+        return semi_statement(resolved, catalog, dialect, binder, *semi)
     if ranks(metrics) or _ranks_by_expression(resolved):
         return ranked_statement(resolved, catalog, dialect, binder)
     model = require(catalog.model(metrics[0].model), metrics[0].model)
@@ -350,7 +354,10 @@ def answer_columns(resolved: Resolved) -> tuple[str, ...]:
 
 
 def zero_filled(metric: Metric) -> bool:
-    """Whether a period without rows holds zero for ``metric`` (sums and counts) under fill."""
+    """Whether a period without rows holds zero for ``metric`` (sums and counts) under fill;
+    a semi-additive metric's is NULL (no row is no balance, not a balance of zero)."""
+    if metric.semi_additive is not None:
+        return False
     match metric.measure:
         case SimpleMeasure(term=CountIfTerm()):
             return True

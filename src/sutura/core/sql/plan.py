@@ -14,6 +14,7 @@ from sutura.core.definitions.model import (
     Metric,
     Model,
     RequiredFilter,
+    TimeRule,
     table_label,
 )
 from sutura.core.expression.formula import column_formula, predicate_formula
@@ -55,6 +56,7 @@ def plan_lines(
         f"range: {column_formula(metrics[0].time)} from {resolved.start.isoformat()} (inclusive)"
         f" to {resolved.end.isoformat()} (exclusive)"
     )
+    lines.extend(_semi_lines(resolved))
     lines.extend(_derived_lines(resolved))
     lines.extend(
         f"filter: {f.dimension} {f.op.value} {len(f.values)} bound value(s)"
@@ -99,6 +101,33 @@ def _describe_filter(item: RequiredFilter) -> str:
             return predicate_formula(item.predicate, bound=True)
         case _:
             assert_never(item)
+
+
+def _semi_lines(resolved: Resolved) -> list[str]:
+    """How each semi-additive metric takes one value per entity and period."""
+    lines = []
+    for metric in resolved.metrics:
+        semi = metric.semi_additive
+        if semi is None:
+            continue
+        entity = ", ".join(semi.entity)
+        at = f"{metric.time_column} of each {entity}"
+        match semi.rule:
+            case TimeRule.LAST:
+                taken = f"the rows at the greatest {at}"
+            case TimeRule.FIRST:
+                taken = f"the rows at the least {at}"
+            case TimeRule.MIN:
+                taken = f"the smallest value of each {entity}"
+            case TimeRule.MAX:
+                taken = f"the largest value of each {entity}"
+            case _:
+                assert_never(semi.rule)
+        lines.append(
+            f"semi-additive: {metric.name} takes {taken} in each period (window or grouped"
+            " subquery), then adds them up across entities"
+        )
+    return lines
 
 
 def _derived_lines(resolved: Resolved) -> list[str]:

@@ -21,6 +21,7 @@ from sutura.core.catalog.checks.derived import derived_errors, nesting_errors
 from sutura.core.catalog.checks.expressions import settle_metric
 from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
 from sutura.core.catalog.checks.paths import NO_DUPLICATES, step_key, walk
+from sutura.core.catalog.checks.semi import semi_additive_errors
 from sutura.core.catalog.checks.shared import resolve_dimensions, settle_models
 from sutura.core.catalog.document.front_matter import nearest_line
 from sutura.core.catalog.document.parse import Document, DocumentKind
@@ -237,6 +238,7 @@ def _metric_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[Cat
             yield doc.error(key, _no_column(found[1], column))
     for i, dimension in enumerate(metric.dimensions):
         yield from _dimension_errors(index, doc, metric, f"dimensions[{i}]", dimension)
+    yield from semi_additive_errors(found[1], doc, metric)
 
 
 def _dimension_name_errors(index: _Index, doc: Document, metric: Metric) -> Iterator[CatalogError]:

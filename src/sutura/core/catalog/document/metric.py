@@ -4,6 +4,7 @@ from sutura.core.catalog.document.build import Checker, authored_sql
 from sutura.core.catalog.document.dimension import PERIOD as PERIOD
 from sutura.core.catalog.document.dimension import SharedUses, metric_dimensions
 from sutura.core.catalog.document.expression import via_chain
+from sutura.core.catalog.document.semi import build_semi_additive
 from sutura.core.catalog.document.term import build_filter, build_term
 from sutura.core.catalog.document.written import (
     WrittenAnchor,
@@ -46,6 +47,7 @@ def build_metric(check: Checker, written: WrittenMetric, body: str) -> tuple[Met
         audience=audience(check, written.audience),
         authored_sql=authored_sql(check, written.authored_sql),
         description=body,
+        semi_additive=build_semi_additive(check, written.semi_additive),
     )
     return metric, uses
 

@@ -218,6 +218,14 @@ class WrittenMetric(Frozen, frozen=True, kw_only=True):
     anchor: WrittenAnchor | None = None
     audience: str | WrittenRestricted
     authored_sql: str | None = None
+    semi_additive: "WrittenSemiAdditive | None" = None
+
+
+class WrittenSemiAdditive(Frozen, frozen=True, kw_only=True):
+    """``{rule: last | first | min | max, entity: <column> | [columns]}``."""
+
+    rule: str
+    entity: str | list[str]
 
 
 class WrittenDerived(Frozen, frozen=True, kw_only=True):

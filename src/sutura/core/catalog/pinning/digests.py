@@ -166,6 +166,8 @@ def _metric(metric: Metric) -> dict[str, Any]:
     meaning["required_filters"] = _sorted_set(meaning["required_filters"])
     if not metric.time_via:  # a time column of the metric's own model: the meaning it had
         del meaning["time_via"]
+    if metric.semi_additive is None:  # a measure that adds up over time: the meaning it had
+        del meaning["semi_additive"]
     dimensions = []
     for dimension in meaning["dimensions"]:
         if dimension["values"] is not None:
