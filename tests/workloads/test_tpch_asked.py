@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from tests.workloads.engines import Loaded, OnDuckDB, OnPostgres, deployment
-from tests.workloads.tpch.asked import CATALOG, QUESTIONS, sutura_answers
+from tests.workloads.tpch.asked import CATALOG, QUESTIONS, official_name, sutura_answers
 from tests.workloads.tpch.oracle import official_answer
 
 pytestmark = pytest.mark.anyio
@@ -19,7 +19,7 @@ async def _expect_official_answers(on: Loaded, settings: Path) -> None:
     with anyio.fail_after(120):
         answers = await sutura_answers(deployment(settings, CATALOG, on))
     for name in QUESTIONS:
-        official = official_answer(name, on)
+        official = official_answer(official_name(name), on)
         assert official.rows, name
         assert answers[name] == official.rows, name
 

@@ -5,7 +5,9 @@ official answer cell for cell.
 - **Q5** ``local_supplier_revenue``: a product of a column and a difference, timed by the order
   date through ``lineitem_order``, kept where the customer's nation (two relationships away) is
   the supplier's; by the supplier's nation, filtered on its region, ranked by revenue.
-- **Q6** ``forecast_revenue_change``: a product, kept by ``between`` and ``less_than``.
+- **Q6** ``forecast_revenue_change``: a product, kept by ``between`` and ``less_than``; and
+  again as **Q6 ranges**, ``discount_revenue`` asked with the question's own range filters
+  (``quantity`` below 24, ``discount`` between 0.05 and 0.07).
 - **Q12** ``high_priority_late_lines`` and ``low_priority_late_lines``: counts whose ``where``
   tests the order's priority (``in``, ``not_in``), kept where one date is before another.
 - **Q14** ``promo_revenue_percent``: a ratio of two sums, the numerator over promotional parts
@@ -29,6 +31,15 @@ QUESTIONS: Final[dict[str, dict[str, object]]] = {
         "top": {"n": 25, "by": "local_supplier_revenue", "direction": "desc"},
     },
     "Q6": {"metrics": ["forecast_revenue_change"], "grain": "year", "range": _YEAR_1994},
+    "Q6 ranges": {
+        "metrics": ["discount_revenue"],
+        "grain": "year",
+        "range": _YEAR_1994,
+        "filters": [
+            {"op": "between", "dimension": "discount", "low": "0.05", "high": "0.07"},
+            {"op": "lt", "dimension": "quantity", "value": 24},
+        ],
+    },
     "Q12": {
         "metrics": ["high_priority_late_lines", "low_priority_late_lines"],
         "grain": "year",
@@ -42,7 +53,17 @@ QUESTIONS: Final[dict[str, dict[str, object]]] = {
         "range": {"start": "1995-09-01", "end": "1995-10-01"},
     },
 }
-"""The question that asks each official query, as its JSON fields."""
+"""The question that asks each official query, as its JSON fields (``"Q6 ranges"``: Q6 again,
+its conditions the question's filters)."""
+
+
+def official_name(name: str) -> str:
+    """The official query a question of :data:`QUESTIONS` asks (``"Q6 ranges"``: ``"Q6"``).
+
+    >>> official_name("Q6 ranges"), official_name("Q12")
+    ('Q6', 'Q12')
+    """
+    return name.split(" ", 1)[0]
 
 
 async def sutura_answers(environ: dict[str, str]) -> dict[str, list[list[str | None]]]:
