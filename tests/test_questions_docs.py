@@ -26,7 +26,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_page_shows_a_worked_question_for_each_feature() -> None:
     asked = " ".join(question for question, _ in PAIRS)
-    for feature in ('"compare"', '"running"', '"trailing"', '"fill"', '"per"'):
+    for feature in ('"filters"', '"compare"', '"running"', '"trailing"', '"fill"', '"per"'):
         assert feature in asked
 
 

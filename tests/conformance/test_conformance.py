@@ -114,7 +114,18 @@ def test_the_pack_asks_every_grain_filter_operator_and_range_form() -> None:
     grains = {grain.value for grain in Grain}
     assert {q.get("grain", "none") for q in questions} == {*grains, "none"}
     ops = {f["op"] for q in questions for f in _filters(q)}
-    assert ops == {"eq", "in", "not_in"}
+    assert ops == {
+        "eq",
+        "in",
+        "not_in",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "between",
+        "is_null",
+        "is_not_null",
+    }
     ranges = [q["range"] for q in questions]
     assert any(isinstance(r, dict) and "last" in r for r in ranges)
     assert any(isinstance(r, dict) and "start" in r for r in ranges)

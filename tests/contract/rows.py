@@ -223,12 +223,6 @@ REFUSALS: Final = (
         "a dimension not listed",
     ),
     _refusal(
-        RefusalCode.DIMENSION_NOT_FILTERABLE,
-        _REFUSED[403],
-        _question(["units"], filters=[{"op": "in", "dimension": "segment", "values": ["a"]}]),
-        "a filter on a dimension without values",
-    ),
-    _refusal(
         RefusalCode.DIMENSION_VALUE_NOT_ALLOWED,
         _REFUSED[403],
         _question(["units"], filters=[{"op": "eq", "dimension": "region", "value": "north"}]),

@@ -8,7 +8,14 @@ import pytest
 
 from tests.workloads.engines import OnDuckDB, OnSpark, deployment, fetch_cells
 from tests.workloads.tpch import probe
-from tests.workloads.tpch.asked import CATALOG, LIMITS, QUESTIONS, in_answer_order, sutura_answers
+from tests.workloads.tpch.asked import (
+    CATALOG,
+    LIMITS,
+    QUESTIONS,
+    in_answer_order,
+    official_name,
+    sutura_answers,
+)
 from tests.workloads.tpch.oracle import official_answer
 from tests.workloads.tpch.queries import QUERIES
 
@@ -45,6 +52,6 @@ async def test_q1_q3_q5_q6_q10_q12_q14_asked_of_sutura_equal_the_official_querie
     with anyio.fail_after(300):
         answers = await sutura_answers(deployment(tmp_path, CATALOG, tpch_spark, limits=LIMITS))
     for name in QUESTIONS:
-        official = official_answer(name, tpch_spark)
+        official = official_answer(official_name(name), tpch_spark)
         assert official.rows, name
         assert answers[name] == in_answer_order(name, official.columns, official.rows), name

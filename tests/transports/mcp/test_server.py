@@ -148,10 +148,10 @@ async def test_an_answer_is_a_normal_result_whose_halves_come_from_one_value(
         ),
         (
             {
-                "dimensions": ["segment"],
-                "filters": [{"op": "eq", "dimension": "segment", "value": "x"}],
+                "dimensions": ["region"],
+                "filters": [{"op": "eq", "dimension": "region", "value": "x"}],
             },
-            RefusalCode.DIMENSION_NOT_FILTERABLE,
+            RefusalCode.DIMENSION_VALUE_NOT_ALLOWED,
         ),
     ],
 )

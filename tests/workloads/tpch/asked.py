@@ -12,7 +12,9 @@ names where sutura's differs: dimensions come before metrics).
 - **Q5** ``local_supplier_revenue``: a product of a column and a difference, timed by the order
   date through ``lineitem_order``, kept where the customer's nation (two relationships away) is
   the supplier's; by the supplier's nation, filtered on its region, ranked by revenue.
-- **Q6** ``forecast_revenue_change``: a product, kept by ``between`` and ``less_than``.
+- **Q6** ``forecast_revenue_change``: a product, kept by ``between`` and ``less_than``; and
+  again as **Q6 ranges**, ``discount_revenue`` asked with the question's own range filters
+  (``quantity`` below 24, ``discount`` between 0.05 and 0.07).
 - **Q10** ``returned_line_revenue``: by seven dimensions of the customer (so under
   ``limits.max_dimensions: 7``: :data:`LIMITS`), a quarter asked exactly, the twenty largest.
 - **Q12** ``high_priority_late_lines`` and ``low_priority_late_lines``: counts whose ``where``
@@ -62,6 +64,15 @@ QUESTIONS: Final[dict[str, dict[str, object]]] = {
         "top": {"n": 25, "by": "local_supplier_revenue", "direction": "desc"},
     },
     "Q6": {"metrics": ["forecast_revenue_change"], "grain": "year", "range": _YEAR_1994},
+    "Q6 ranges": {
+        "metrics": ["discount_revenue"],
+        "grain": "year",
+        "range": _YEAR_1994,
+        "filters": [
+            {"op": "between", "dimension": "discount", "low": "0.05", "high": "0.07"},
+            {"op": "lt", "dimension": "quantity", "value": 24},
+        ],
+    },
     "Q10": {
         "metrics": ["returned_line_revenue"],
         "range": {"start": "1993-10-01", "end": "1994-01-01"},
@@ -89,7 +100,18 @@ QUESTIONS: Final[dict[str, dict[str, object]]] = {
         "range": {"start": "1995-09-01", "end": "1995-10-01"},
     },
 }
-"""The question that asks each official query, as its JSON fields."""
+"""The question that asks each official query, as its JSON fields (``"Q6 ranges"``: Q6 again,
+its conditions the question's filters)."""
+
+
+def official_name(name: str) -> str:
+    """The official query a question of :data:`QUESTIONS` asks (``"Q6 ranges"``: ``"Q6"``).
+
+    >>> official_name("Q6 ranges"), official_name("Q12")
+    ('Q6', 'Q12')
+    """
+    return name.split(" ", 1)[0]
+
 
 OFFICIAL_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     "Q3": ("l_orderkey", "o_orderdate", "o_shippriority", "revenue"),

@@ -26,7 +26,6 @@ class RefusalCode(StrEnum):
     DEADLINE_EXCEEDED = "deadline_exceeded"
     DENOMINATOR_ZERO = "denominator_zero"
     DIMENSION_NOT_PERMITTED = "dimension_not_permitted"
-    DIMENSION_NOT_FILTERABLE = "dimension_not_filterable"
     DIMENSION_VALUE_NOT_ALLOWED = "dimension_value_not_allowed"
     SOURCE_REFUSED = "source_refused"
     RESULT_TOO_LARGE = "result_too_large"
@@ -63,7 +62,6 @@ def status_of(code: RefusalCode) -> int:
             return 422
         case (
             RefusalCode.DIMENSION_NOT_PERMITTED
-            | RefusalCode.DIMENSION_NOT_FILTERABLE
             | RefusalCode.DIMENSION_VALUE_NOT_ALLOWED
             | RefusalCode.SOURCE_REFUSED
         ):
@@ -113,10 +111,6 @@ DETAILS: dict[RefusalCode, str] = {
     ),
     RefusalCode.DIMENSION_NOT_PERMITTED: (
         "A requested dimension is not listed for this metric; use a dimension the catalog lists."
-    ),
-    RefusalCode.DIMENSION_NOT_FILTERABLE: (
-        "A filter names a dimension that has no allowed values; filter only on dimensions "
-        "that list their values."
     ),
     RefusalCode.DIMENSION_VALUE_NOT_ALLOWED: (
         "A filter value is not among the dimension's allowed values; use a value the catalog lists."

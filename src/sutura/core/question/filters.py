@@ -178,15 +178,36 @@ def checked_filter(
         if not is_successful(typed):
             return QuestionError(field=f"{field}.{name}", problem=typed.failure())
         texts.append(typed.unwrap())
-    between = isinstance(item, FilterBetween) and family is not None
-    if between and family is not None and _above(texts[0], texts[1], family):
-        return QuestionError(field=f"{field}.high", problem="must not be below low")
-    values = (
-        tuple(dict.fromkeys(texts)) if isinstance(item, FilterIn | FilterNotIn) else tuple(texts)
-    )
+    values = _values(op, texts, family)
+    if isinstance(values, str):
+        return QuestionError(field=f"{field}.high", problem=values)
     if any(v not in d.values for d in dimensions if d.values is not None for v in values):
         return refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)
     return ResolvedFilter(dimension=item.dimension, op=op, values=values)
+
+
+def _values(op: FilterOp, texts: list[str], family: Family | None) -> tuple[str, ...] | str:
+    """The values as resolved (``in`` and ``not_in``: each once), or why ``between``'s high
+    bound is wrong."""
+    match op:
+        case FilterOp.BETWEEN:
+            if family is not None and _above(texts[0], texts[1], family):
+                return "must not be below low"
+            return tuple(texts)
+        case FilterOp.IN | FilterOp.NOT_IN:
+            return tuple(dict.fromkeys(texts))
+        case (
+            FilterOp.EQ
+            | FilterOp.LT
+            | FilterOp.LE
+            | FilterOp.GT
+            | FilterOp.GE
+            | FilterOp.IS_NULL
+            | FilterOp.IS_NOT_NULL
+        ):
+            return tuple(texts)
+        case _:
+            assert_never(op)
 
 
 def typed_value(value: FilterValue, family: Family | None) -> Result[str, str]:
@@ -199,18 +220,57 @@ def typed_value(value: FilterValue, family: Family | None) -> Result[str, str]:
     (<Success: 2024-01-31T00:00:00>, <Failure: expected text>)
     """
     kind = ConstantKind.TEXT if family is None else kind_for(family)
+    match kind:
+        case ConstantKind.BOOLEAN:
+            return _truth(value)
+        case ConstantKind.NUMBER:
+            return _number(value)
+        case ConstantKind.TIMESTAMP:
+            return _instant(value)
+        case ConstantKind.TEXT | ConstantKind.DATE | ConstantKind.INFERRED:
+            return _spelled_as(kind, value)
+        case _:
+            assert_never(kind)
+
+
+def _truth(value: FilterValue) -> Result[str, str]:
     match value:
         case bool():
-            if kind is ConstantKind.BOOLEAN:
-                return Success("true" if value else "false")
-            return Failure(_wanted(kind))
+            return Success("true" if value else "false")
         case int():
-            if kind is ConstantKind.NUMBER:
-                return canonical_text(kind, str(value))
+            return Failure(_wanted(ConstantKind.BOOLEAN))
+        case str():
+            return canonical_text(ConstantKind.BOOLEAN, value)
+        case _:
+            assert_never(value)
+
+
+def _number(value: FilterValue) -> Result[str, str]:
+    match value:
+        case bool():
+            return Failure(_wanted(ConstantKind.NUMBER))
+        case int() | str():
+            return canonical_text(ConstantKind.NUMBER, str(value))
+        case _:
+            assert_never(value)
+
+
+def _instant(value: FilterValue) -> Result[str, str]:
+    match value:
+        case bool() | int():
+            return Failure(_wanted(ConstantKind.TIMESTAMP))
+        case str():
+            midnight = f"{value} 00:00" if _DAY.fullmatch(value) else value  # a day alone
+            return canonical_text(ConstantKind.TIMESTAMP, midnight)
+        case _:
+            assert_never(value)
+
+
+def _spelled_as(kind: ConstantKind, value: FilterValue) -> Result[str, str]:
+    match value:
+        case bool() | int():
             return Failure(_wanted(kind))
         case str():
-            if kind is ConstantKind.TIMESTAMP and _DAY.fullmatch(value):
-                return canonical_text(kind, f"{value} 00:00")  # a day alone is its midnight
             return canonical_text(kind, value)
         case _:
             assert_never(value)
