@@ -23,6 +23,7 @@ examples:
   sutura {verb} revenue --grain month --last 12 month --trailing 3 --fill
   sutura {verb} revenue --grain month --last 6 month --by channel --top 1 --top-by revenue \
                 --top-per-period
+  sutura {verb} revenue --from 2024-03-10 --to 2024-04-20 --by channel   (no grain: exactly)
   sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
                 "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
 """
@@ -41,7 +42,11 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
         help="the whole question as JSON, @FILE to read a file, - for stdin "
         "(no other question flag with it)",
     )
-    parser.add_argument("--grain", help="day, week, month, quarter or year (one the metric lists)")
+    parser.add_argument(
+        "--grain",
+        help="day, week, month, quarter or year (one the metric lists); without it, one row per"
+        " group over exactly the range",
+    )
     parser.add_argument("--from", dest="start", metavar="DATE", help="first day (ISO), inclusive")
     parser.add_argument("--to", dest="end", metavar="DATE", help="last bound (ISO), exclusive")
     parser.add_argument(
