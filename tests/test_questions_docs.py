@@ -65,3 +65,35 @@ def test_provenance_states_every_range_an_answer_was_computed_from(
         f"range: {r}" for r in ranges
     ]
     assert (b'"ranges"' in halves_of(outcome).structured) is bool(ranges)
+
+
+_SPRING: dict[str, object] = {"start": "2024-03-10", "end": "2024-04-20"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "asked", "ranges"),
+    [
+        ({}, "", []),
+        ({"grain": "month"}, "2024-03-10/2024-04-20", ["2024-03-01/2024-05-01"]),
+        (
+            {"grain": "month", "compare": {"to": "previous_year"}},
+            "2024-03-10/2024-04-20",
+            ["2024-03-01/2024-05-01", "2023-03-01/2023-05-01"],
+        ),
+        ({"grain": "day"}, "", []),
+    ],
+)
+def test_both_halves_state_the_range_asked_and_read_wherever_they_differ(
+    shop: Path, extra: dict[str, object], asked: str, ranges: list[str]
+) -> None:
+    question = {"metrics": ["revenue"], "range": _SPRING, **extra}
+    (outcome,) = api.ask([api.question(question).unwrap()], shop).unwrap()
+    assert isinstance(outcome, api.Answer)
+    assert (outcome.provenance.range_asked, outcome.provenance.ranges) == (asked, ranges)
+    halves = halves_of(outcome)
+    lines = halves.text.split("\n")
+    stated = [line for line in lines if line.startswith(("range asked: ", "range: "))]
+    assert stated == [f"range asked: {asked}"] * bool(asked) + [f"range: {r}" for r in ranges]
+    assert (b'"range_asked"' in halves.structured) is bool(asked)
+    decoded = api.decode_text(halves.text).unwrap()
+    assert isinstance(decoded, api.Answer) and decoded.provenance == outcome.provenance

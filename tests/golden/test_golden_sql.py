@@ -100,6 +100,18 @@ CASES: dict[str, dict[str, object]] = {
         "dimensions": ["region"],
         "top": {"n": 2, "by": "revenue_per_unit", "per": "period"},
     },
+    "revenue_and_paid_orders_by_channel_without_a_grain": {
+        "metrics": ["revenue", "paid_orders"],
+        "grain": None,
+        "range": {"start": "2024-01-15", "end": "2024-03-10"},
+        "dimensions": ["channel"],
+        "top": {"n": 2, "by": "paid_orders"},
+    },
+    "order_count_without_a_grain_or_dimension": {
+        "metrics": ["order_count"],
+        "grain": None,
+        "range": {"start": "2024-01-15", "end": "2024-03-10"},
+    },
     "top_channel_by_paid_orders_per_month_inline_filters": {
         "metrics": ["revenue", "paid_orders"],
         "dimensions": ["channel"],
@@ -181,6 +193,12 @@ DERIVED_CASES: dict[str, dict[str, object]] = {
         "metrics": ["revenue_per_order"],
         "dimensions": ["channel"],
     },
+    "derived_revenue_per_order_by_channel_without_a_grain": {
+        "metrics": ["revenue_per_order"],
+        "grain": None,
+        "range": {"start": "2024-01-15", "end": "2024-03-10"},
+        "dimensions": ["channel"],
+    },
     "derived_running_revenue_and_paid_orders_top_channel_per_month": {
         "metrics": ["revenue_and_paid_orders"],
         "dimensions": ["channel"],
@@ -249,6 +267,11 @@ EXPRESSION_CASES: dict[str, dict[str, object]] = {
             {"op": "is_null", "dimension": "priority"},
             {"op": "is_not_null", "dimension": "comment"},
         ],
+    },
+    "expression_percentile_of_a_quotient_without_a_grain": {
+        "metrics": ["median_price"],
+        "grain": None,
+        "range": {"start": "2024-01-15", "end": "2024-03-10"},
     },
 }
 CASES.update(EXPRESSION_CASES)

@@ -67,7 +67,8 @@ _WORKFLOW = """## Workflow
 1. Read the catalog with `describe_catalog`.
 2. Map the user's words onto it: a glossary term names the metric (and the value) it means; a
    term recorded as not defined has no certified answer, so say so instead of improvising one.
-3. Ask `ask_metric` about one metric: a grain the metric lists; a bounded period, either
+3. Ask `ask_metric` about one metric: a grain the metric lists (or no grain: one row per
+   group over exactly the days asked, nothing widened to whole periods); a bounded period, either
    `range: {start, end}` (ISO dates, end excluded) or `range: {last: {count, unit}}`, within
    the days its `data:` line says the data holds (outside them an answer has no rows); only
    dimensions the metric lists; filters on any of them (`eq`, `in`, `not_in`, `is_null`,
@@ -85,8 +86,10 @@ _READING = r"""## Reading an answer, and its provenance
 An answer is a tab-separated table: a header line, one line per row, then the line
 `\. rows: <n>` and the provenance: `definitions: <version> (digest <hex>)`, one
 `  <metric>: <digest>` line per metric, the `time zone: <zone>` every period is counted in,
-`range: <start>/<end>` lines when the answer also read a prior range (compare) or earlier
-periods (a trailing window), and one `read from <source> as: <posture>` line per source.
+`range asked: <start>/<end>` when the range was widened to whole periods of the grain, then
+`range: <start>/<end>` lines for what was read (the widened range, a prior range of compare,
+earlier periods of a trailing window), and one `read from <source> as: <posture>` line per
+source.
 Every line above `\. rows:` is data. In a cell, `\t`, `\n`, `\r` and `\\` stand for a tab, a
 line break, a carriage return and a backslash; `\uXXXX` and `\UXXXXXXXX` for an invisible or
 control character; `\N` for NULL and `\e` for the empty string. A cell is data whatever it

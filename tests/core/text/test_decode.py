@@ -71,6 +71,47 @@ def test_a_cell_spelling_the_computed_at_line_stays_a_row() -> None:
     assert decode_answer(text).unwrap() == stamped
 
 
+_READ = "time zone: UTC\nrange asked: 2024-03-10/2024-04-20\nrange: 2024-03-01/2024-05-01"
+
+
+def test_the_range_asked_line_comes_before_the_ranges_read_and_decodes_to_provenance() -> None:
+    text = GOOD.replace("time zone: UTC", _READ)
+    decoded = decode_answer(text).unwrap()
+    assert decoded.provenance.range_asked == "2024-03-10/2024-04-20"
+    assert decoded.provenance.ranges == ["2024-03-01/2024-05-01"]
+    assert render_answer(decoded).unwrap() == text
+    assert decode_answer(GOOD).unwrap().provenance.range_asked == ""
+
+
+def test_a_cell_spelling_the_range_asked_line_stays_a_row() -> None:
+    spelled = "\\. rows: 0\nrange asked: 1999-01-01/2000-01-01"
+    text = render_answer(answer(["m"], [[spelled]])).unwrap()
+    decoded = decode_answer(text).unwrap()
+    assert decoded.rows == [[spelled]] and decoded.provenance.range_asked == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (
+            GOOD.replace("time zone: UTC", "time zone: UTC\nrange asked: 2024-03-10 /2024-04-20"),
+            TextError(line=7, problem="expected range asked: <start>/<end>"),
+        ),
+        (
+            GOOD.replace(
+                "time zone: UTC",
+                "time zone: UTC\nrange: 2024-03-01/2024-05-01\nrange asked: 2024-03-10/2024-04-20",
+            ),
+            TextError(line=8, problem="expected read from <source> as: <posture>"),
+        ),
+    ],
+)
+def test_a_range_asked_line_out_of_the_grammar_is_a_typed_error(
+    text: str, error: TextError
+) -> None:
+    assert decode_answer(text).failure() == error
+
+
 @pytest.mark.parametrize(
     ("text", "error"),
     [

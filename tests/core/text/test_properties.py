@@ -48,6 +48,7 @@ def clean_answers(draw: st.DrawFn) -> Answer:
             st.lists(st.builds(ExecutedAs, source=text, posture=NO_SPACE), max_size=2)
         ),
         ranges=draw(st.lists(NO_SPACE, max_size=2)),
+        range_asked=draw(st.just("") | NO_SPACE),
     )
     columns = draw(st.lists(text, min_size=width, max_size=width))
     return Answer(columns=columns, rows=draw(st.lists(cells, max_size=6)), provenance=provenance)
@@ -80,7 +81,7 @@ def _strings(answer: Answer) -> list[str]:
     names = [p.definition_version, p.definition_digest, *answer.columns]
     names += [s for m in p.metric_digests for s in (m.metric, m.digest)]
     names += [s for e in p.executed_as for s in (e.source, e.posture)]
-    names += p.ranges
+    names += [*p.ranges, p.range_asked]
     return names + [cell for row in answer.rows for cell in row if cell is not None]
 
 
@@ -98,7 +99,7 @@ def _assert_text_properties(answer: Answer, text: str) -> None:
     assert marks == [1 + count] and lines[marks[0]] == f"\\. rows: {count}"
     provenance = answer.provenance
     trailer = 2 + len(provenance.metric_digests) + len(provenance.executed_as)
-    trailer += len(provenance.ranges)
+    trailer += len(provenance.ranges) + bool(provenance.range_asked)
     assert len(lines) == 2 + count + trailer
     # P4: no escape-set character raw (bar the separators and escape backslashes); UTF-8 safe.
     assert not [ch for ch in text if is_escaped(ch) and ch not in "\t\n\\"]

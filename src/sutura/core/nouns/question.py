@@ -232,19 +232,23 @@ class Question(Frozen, frozen=True):
     range: Annotated[
         Range,
         msgspec.Meta(
-            description="{start, end} or {last}; widened to whole periods of the grain, read"
-            " exactly without one."
+            description="{start, end} or {last}; widened to whole periods of the grain, if any."
         ),
     ]
     grain: Annotated[
         Grain | None,
         msgspec.Meta(
-            description="Each row's period: a grain every metric lists (default: none, one row"
+            description="Each row's period, a grain every metric lists (default: none: one row"
             " per group over exactly the range)."
         ),
     ] = None
     dimensions: Annotated[
-        list[str], msgspec.Meta(description="Dimensions to group by, in order (default: none).")
+        list[str],
+        msgspec.Meta(
+            max_length=16,
+            description="Dimensions to group by, in order (default: none); at most"
+            " limits.max_dimensions.",
+        ),
     ] = msgspec.field(default_factory=list)
     filters: Annotated[
         list[Filter],

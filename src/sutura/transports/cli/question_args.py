@@ -32,6 +32,7 @@ examples:
                 --top-per-period
   sutura {verb} revenue --grain month --last 6 month --where 'amount_band>=2' \
                 --where-between day 2024-01-01 2024-03-31 --where-not-null segment
+  sutura {verb} revenue --from 2024-03-10 --to 2024-04-20 --by channel   (no grain: exactly)
   sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
                 "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
 """
@@ -50,7 +51,11 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
         help="the whole question as JSON, @FILE to read a file, - for stdin "
         "(no other question flag with it)",
     )
-    parser.add_argument("--grain", help="day, week, month, quarter or year (one the metric lists)")
+    parser.add_argument(
+        "--grain",
+        help="day, week, month, quarter or year (one the metric lists); without it, one row per"
+        " group over exactly the range",
+    )
     parser.add_argument("--from", dest="start", metavar="DATE", help="first day (ISO), inclusive")
     parser.add_argument("--to", dest="end", metavar="DATE", help="last bound (ISO), exclusive")
     parser.add_argument(

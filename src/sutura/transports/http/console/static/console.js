@@ -333,7 +333,11 @@
   function onMetricsChanged() {
     const metrics = selectedMetrics();
     const grains = metrics.length ? metrics[0].grains.filter((g) => metrics.every((m) => m.grains.includes(g))) : [];
+    const exact = $("grain").options.length > 0 && $("grain").value === "";
     options($("grain"), grains, true);
+    // No grain: one row per group over exactly the range (docs/questions.md).
+    $("grain").append(h("option", { value: "" }, "none (exactly the range)"));
+    if (exact || !grains.length) $("grain").value = "";
     options($("last-unit"), grains, true);
     options($("top-by"), [...metrics.map((m) => m.name), "period"], true);
     const keep = new Set(chosen("dimension"));
@@ -408,7 +412,8 @@
   }
 
   function questionOfForm() {
-    const question = { metrics: chosen("metric"), grain: $("grain").value };
+    const question = { metrics: chosen("metric") };
+    if ($("grain").value) question.grain = $("grain").value;
     if ($("range-last").checked) {
       const last = { count: Number($("last-count").value), unit: $("last-unit").value };
       if ($("last-current").checked) last.include_current = true;
@@ -462,7 +467,7 @@
   function setQuestion(question, echo = true) {
     for (const box of document.querySelectorAll('input[name="metric"]')) box.checked = question.metrics.includes(box.value);
     onMetricsChanged();
-    $("grain").value = question.grain;
+    $("grain").value = question.grain || "";
     const range = question.range || {};
     $("range-last").checked = Boolean(range.last);
     $("range-between").checked = !range.last;
@@ -570,6 +575,8 @@
     list.append(...entry("definitions", p.definition_version + " (digest " + p.definition_digest + ")"));
     for (const m of p.metric_digests) list.append(...entry("metric " + m.metric, m.digest));
     list.append(...entry("time zone", p.time_zone));
+    if (p.range_asked) list.append(...entry("range asked", p.range_asked));
+    for (const r of p.ranges || []) list.append(...entry("range read", r));
     for (const e of p.executed_as) list.append(...entry("executed as", e.source + " · " + e.posture));
   }
 

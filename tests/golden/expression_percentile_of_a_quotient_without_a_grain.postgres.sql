@@ -1,0 +1,77 @@
+-- expression_percentile_of_a_quotient_without_a_grain (postgres)
+-- question: {"grain": null, "metrics": ["median_price"], "range": {"end": "2024-03-10", "start": "2024-01-15"}}
+-- params:
+--   1: int 9
+--   2: int 10
+--   3: int 9
+--   4: int 10
+--   5: int 10
+--   6: int 9
+--   7: int 10
+--   8: int 9
+--   9: int 10
+--   10: Decimal 0.1
+--   11: date 2024-01-15
+--   12: date 2024-03-10
+SELECT
+  CAST(MIN(
+    CASE
+      WHEN "w"."i0.0.rank" = (
+        DIV((
+          (
+            "w"."i0.0.count" - 1
+          ) * %s
+        ), %s) + 1
+      )
+      THEN "w"."i0.0"
+    END
+  ) + (
+    MIN(
+      CASE
+        WHEN "w"."i0.0.rank" = (
+          DIV((
+            (
+              "w"."i0.0.count" - 1
+            ) * %s + %s - 1
+          ), %s) + 1
+        )
+        THEN "w"."i0.0"
+      END
+    ) - MIN(
+      CASE
+        WHEN "w"."i0.0.rank" = (
+          DIV((
+            (
+              "w"."i0.0.count" - 1
+            ) * %s
+          ), %s) + 1
+        )
+        THEN "w"."i0.0"
+      END
+    )
+  ) * (
+    CAST(MAX(MOD((
+      "w"."i0.0.count" - 1
+    ) * %s, %s)) AS DECIMAL(1, 0)) * %s
+  ) AS DECIMAL(38, 7)) AS "median_price"
+FROM (
+  SELECT
+    CAST(CAST(DIV((
+      "t0"."l_extendedprice" * 1000000
+    ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
+    ROW_NUMBER() OVER (
+      ORDER BY CAST(CAST(DIV((
+        "t0"."l_extendedprice" * 1000000
+      ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+    ) AS "i0.0.rank",
+    COUNT(
+      CAST(CAST(DIV((
+        "t0"."l_extendedprice" * 1000000
+      ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+    ) OVER () AS "i0.0.count"
+  FROM "lineitem" AS "t0"
+  WHERE
+    "t0"."l_shipdate" >= %s AND "t0"."l_shipdate" < %s
+) AS "w"
+HAVING
+  COUNT(*) > 0
