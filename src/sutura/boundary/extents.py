@@ -82,6 +82,8 @@ class DataExtents:
         self._asked: dict[str, datetime.datetime] = {}
         self._lock = anyio.Lock()
         self.known: dict[str, Extent] = {}
+        self.generation = 0
+        """How many times the sources were asked: the views made with ``known`` say which."""
 
     def _stale(self) -> list[str]:
         """The sources never asked, or asked longer ago (on the service's clock, the one an
@@ -94,15 +96,17 @@ class DataExtents:
             or (now - self._asked[alias]).total_seconds() >= max_age(self._settings.sources[alias])
         ]
 
-    async def refresh(self) -> bool:
-        """Ask every source whose extents are missing or too old; whether any was asked."""
-        if not self._stale():
-            return False
+    async def refresh(self) -> None:
+        """Ask every source whose extents are missing or too old. While another caller is
+        asking, wait for its answers (a source is marked asked as its asking begins)."""
+        if not self._stale() and not self._lock.locked():
+            return
         async with self._lock:
             stale = self._stale()  # another caller may have asked while this one waited
             for alias in stale:
                 await self._ask(alias)
-            return bool(stale)
+            if stale:
+                self.generation += 1
 
     async def _ask(self, alias: str) -> None:
         """Every extent of the source ``alias``: up to :data:`BATCH` in one statement; a batch

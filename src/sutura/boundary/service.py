@@ -110,6 +110,7 @@ class Service:
         self._observers = Observers()
         self._extents = DataExtents(pinned, settings, sources, self._now, utc_instant)
         self._views = Views(pinned, settings, instructions)
+        self._views_generation = 0  # made with the extents of this generation (none yet)
         self._prompts = self._prompts_over(self._views)
         self._planner = Planner(settings, today, self._observers)
         self._answers = AnswerCaches(settings.sources)
@@ -154,7 +155,9 @@ class Service:
         """Ask the sources where each metric's data is, when not known or older than its
         source's answers may be (boundary/extents.py); the views and prompts are made again
         with it."""
-        if await self._extents.refresh():
+        await self._extents.refresh()
+        if self._views_generation != self._extents.generation:
+            self._views_generation = self._extents.generation
             known = dict(self._extents.known)
             self._views = Views(self._pinned, self._settings, self._instructions, known)
             self._prompts = self._prompts_over(self._views)

@@ -78,6 +78,29 @@ async def test_the_prompt_carries_no_prose_when_the_settings_document_omits_it(
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_a_first_answer_does_not_wait_for_the_data_lines_and_a_catalog_read_then_has_them(
+    quoted: Path, mode: str
+) -> None:
+    """The started service answers before its sources are asked where each metric's data is
+    (boundary/extents.py, asked by the start once it answers); a describe_catalog sent
+    alongside the first ask_metric waits for those answers and states every metric's."""
+    loaded = wiring(quoted).load().unwrap()
+    results: dict[str, Any] = {}
+    with anyio.fail_after(30):
+        async with connected(wiring(quoted), mode) as client:
+
+            async def call(name: str, arguments: dict[str, Any]) -> None:
+                results[name] = await client.call_tool(name, arguments)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call, "ask_metric", EXAMPLE_QUESTION)
+                group.start_soon(call, "describe_catalog", {})
+    assert not results["ask_metric"].is_error
+    body = structured_of(results["describe_catalog"])
+    assert extents_in(body).keys() == {m.name for m in loaded.pinned.catalog.metrics}
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_describe_catalog_quotes_prose_on_both_halves_by_default(
     quoted: Path, mode: str
 ) -> None:
