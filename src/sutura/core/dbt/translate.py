@@ -9,7 +9,8 @@ every refusal. The mapping, concept by concept, is ``docs/import-dbt.md``:
 - a foreign entity that is another semantic model's primary entity → a ``many_to_one``
   relationship;
 - a dimension → a dimension of every metric that reaches it, named as MetricFlow names it
-  (``customer__customer_type``), its ``expr`` translated into the expression vocabulary;
+  (the entities walked and the dimension, joined by two underscores), its ``expr``
+  translated into the expression vocabulary;
 - a simple metric → a metric over its measure (filters → required filters); a ratio → a
   ratio measure on one model, or a derived ratio across two; a derived metric of two
   metrics and one of ``+ - * /`` → a derived metric;
