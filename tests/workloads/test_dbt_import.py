@@ -24,25 +24,19 @@ import math
 import operator
 import os
 import re
-import shutil
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from datetime import date
+from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Final, NamedTuple
 
-import duckdb
 import pytest
 
 from tests.transports.cli.running import run_in_process
-from tests.workloads.jaffle_sl import PROJECT
+from tests.workloads.jaffle_sl.building import Built, build, run
 
 # Building the project and asking MetricFlow (about 2.5 s a question) take minutes, not seconds.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-_STEP_SECONDS: Final = 300
 _QUERY_SECONDS: Final = 120
 _GRAINS: Final = ("day", "week", "month", "quarter", "year")
 # Dimensions asked of each model's metrics, in turn: the model's own, one relationship away,
@@ -89,65 +83,10 @@ def _metricflow() -> Path:
     pytest.skip(f"skipped: {reason}")
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], seconds: int) -> str:
-    done = subprocess.run(
-        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=seconds, check=False
-    )
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr)[-3000:]
-        raise AssertionError(f"{' '.join(argv[:3])} failed ({done.returncode}):\n{tail}")
-    return done.stdout
-
-
-class Built(NamedTuple):
-    project: Path
-    config: Path
-    env: dict[str, str]
-    mf: Path
-    span: tuple[date, date]
-
-
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     """The jaffle shop built with dbt-duckdb, and a sutura settings directory reading it."""
-    bin_dir = _metricflow()
-    root = tmp_path_factory.mktemp("jaffle")
-    project = root / "project"
-    shutil.copytree(PROJECT, project)
-    jafgen = Path(sys.executable).parent / "jafgen"
-    _run([str(jafgen), "1"], project, dict(os.environ), _STEP_SECONDS)
-    (project / "jaffle-data" / "raw_tweets.csv").unlink()  # no model reads it
-    database = root / "jaffle.duckdb"
-    (project / "profiles.yml").write_text(
-        "jaffle_shop:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
-        f"      path: {database}\n      threads: 1\n"
-        "flags:\n  send_anonymous_usage_stats: false\n",
-        encoding="utf-8",
-    )
-    env = {
-        **os.environ,
-        "DBT_PROFILES_DIR": str(project),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DO_NOT_TRACK": "1",
-    }
-    # The raw tables are sources, not refs: seeded first, then the models built and tested
-    # (parsing the project on the way: build writes target/semantic_manifest.json as parse does).
-    for step in (["deps"], ["seed"], ["build", "--exclude-resource-type", "seed"]):
-        _run([str(bin_dir / "dbt"), *step], project, env, _STEP_SECONDS)
-    assert (project / "target" / "semantic_manifest.json").is_file()
-    with duckdb.connect(str(database), read_only=True) as connection:
-        row = connection.execute("SELECT min(ordered_at), max(ordered_at) FROM orders").fetchone()
-    assert row is not None
-    first, last = row[0].date(), row[1].date()
-    config = root / "shop"
-    config.mkdir()
-    (config / "base.yaml").write_text(
-        f"sources:\n  jaffle:\n    kind: duckdb\n    path: {database}\n"
-        "security:\n  identity: single-user\n  single_user_because: the differential test\n",
-        encoding="utf-8",
-    )
-    span = (date(first.year, 1, 1), date(last.year + 1, 1, 1))
-    yield Built(project, config, env, bin_dir / "mf", span)
+    return build(tmp_path_factory.mktemp("jaffle"), _metricflow())
 
 
 def _imported(built: Built, capsys: pytest.CaptureFixture[str]) -> dict[str, str | None]:
@@ -222,10 +161,10 @@ def _metricflow_answers(
         for (q, also), f in zip(questions, files, strict=True)
     ]
     (out / "questions.json").write_text(json.dumps(asked), encoding="utf-8")
-    python = built.mf.parent / "python"
+    python = built.bin / "python"
     script = Path(__file__).parent / "jaffle_sl" / "mf_queries.py"
     seconds = _QUERY_SECONDS * len(questions)
-    _run([str(python), str(script), str(out / "questions.json")], built.project, built.env, seconds)
+    run([str(python), str(script), str(out / "questions.json")], built.project, built.env, seconds)
     return files
 
 
