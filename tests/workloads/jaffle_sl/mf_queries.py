@@ -3,11 +3,11 @@
 ``python mf_queries.py QUESTIONS.json [REPEAT]`` in a dbt project directory: each item of
 the JSON list is ``{"metrics": [...], "group_by": [...], "csv": PATH}``; each of them is
 asked by MetricFlow's own ``query`` command (dbt-metricflow's click command, the one ``mf
-query`` runs) with ``--csv PATH``, so every file is what ``mf query --csv`` writes. One process sets MetricFlow up once
-(reading the dbt project and its manifest), where ``mf`` would do it for every question: about
-2.5 s each on an idle machine. With ``REPEAT`` (``make bench``), each question is asked once
-more to warm up and then ``REPEAT`` times, and the median seconds of each are printed as a JSON
-list. Imported only by that interpreter, never by the tests.
+query`` runs) with ``--csv PATH``, so every file is what ``mf query --csv`` writes. One
+process sets MetricFlow up once (reading the dbt project and its manifest), where ``mf`` does
+it for every question: about 2.5 s each on an idle machine. With ``REPEAT`` (``make bench``),
+each question is asked once more to warm up and then ``REPEAT`` times, and the median seconds
+of each are printed as a JSON list. Imported only by that interpreter, never by the tests.
 """
 
 import json
