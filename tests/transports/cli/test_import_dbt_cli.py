@@ -110,6 +110,23 @@ def test_import_dbt_over_duckdb(tmp_path: Path, capsys: pytest.CaptureFixture[st
     _imports_checks_and_reimports(_duckdb(tmp_path), tmp_path, capsys)
 
 
+def test_import_dbt_over_a_parquet_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "shop"
+    (config / "files").mkdir(parents=True)
+    with duckdb.connect() as connection:
+        for relation, spec in RELATIONS.items():
+            connection.execute(f"CREATE TABLE {relation} ({spec})")
+            target = config / "files" / f"{relation}.parquet"
+            connection.execute(f"COPY {relation} TO '{target}' (FORMAT parquet)")
+    (config / "base.yaml").write_text(
+        "sources:\n  jaffle:\n    kind: duckdb\n    path: files\n" + SECURITY,
+        encoding="utf-8",
+    )
+    _imports_checks_and_reimports(config, tmp_path, capsys)
+
+
 @pytest.mark.postgres
 def test_import_dbt_over_postgres(
     tmp_path: Path, postgres_dsn: str, capsys: pytest.CaptureFixture[str]
