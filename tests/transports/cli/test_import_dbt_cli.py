@@ -92,11 +92,14 @@ def _imports_checks_and_reimports(
             **moved,
             "order_total_dim') }} >= 20": "order_total_dim') }} >= 30",
             "is_food_order') }} = true": "is_food_order') }} = false",
+            '"name": "food_revenue_pct"': '"name": "food_share"',
         },
     )
     code, out, err = _run(["import", "dbt", str(changed)], config, capsys)
     assert (code, err) == (0, "")
-    assert "0 written, 1 updated, 19 unchanged, 0 removed" in out
+    assert "1 written, 1 updated, 18 unchanged, 1 removed" in out
+    assert "  wrote   metrics/food_share.md" in out
+    assert "  removed metrics/food_revenue_pct.md (gone from the dbt project)" in out
     assert "  updated metrics/large_order.md (the dbt project changed)" in out
     assert "  kept    metrics/food_orders.md (you edited it)" in out
     assert "  offered metrics/food_orders.md.draft" in out
