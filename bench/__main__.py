@@ -38,6 +38,7 @@ SECTIONS = (
     "sources",
     "spark",
     "tpch",
+    "dbt",
 )
 _OURS = ("bench", "sutura", "tests")
 

@@ -140,3 +140,17 @@ def test_a_relation_the_source_lacks_takes_its_semantic_model_out_with_a_reason(
     assert "no table" in reasons["semantic model customers"]
     assert "reads 'customer__customer_type'" in reasons["metric new_customer"]
     assert not [d for d in imported.documents if d.path == "models/customers.md"]
+
+
+def test_a_document_the_catalogs_checks_refuse_is_named_with_their_sentence() -> None:
+    raw = copy.deepcopy(_raw())
+    _metric(raw, "orders")["filter"] = {
+        "where_filters": [
+            {"where_sql_template": "{{ Dimension('order_id__is_food_order') }} > 'x'"}
+        ]
+    }
+    imported = _imported(raw)
+    reasons = _reasons(imported)
+    assert reasons["metric orders"].startswith("sutura check refuses it: metrics/orders.md:")
+    assert not [d for d in imported.documents if d.path == "metrics/orders.md"]
+    assert imported.counts.metrics == (18, 11)

@@ -6,6 +6,7 @@ and never overwrites what was. The answers against MetricFlow's are
 tests/workloads/test_dbt_import.py."""
 
 import json
+import secrets
 import shutil
 from pathlib import Path
 
@@ -57,9 +58,12 @@ def _duckdb(tmp_path: Path) -> Path:
 
 
 def _imports_checks_and_reimports(
-    config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], schema: str = "main"
 ) -> None:
-    code, out, err = _run(["import", "dbt", str(_project(tmp_path))], config, capsys)
+    """Import, check, edit one document, change the dbt project, import again, check; the
+    relations are in ``schema`` (the manifest's is ``main``)."""
+    moved = {'"schema_name": "main"': f'"schema_name": "{schema}"'} if schema != "main" else {}
+    code, out, err = _run(["import", "dbt", str(_project(tmp_path, moved))], config, capsys)
     assert (code, err) == (0, "")
     assert "import dbt: 21 written, 0 updated, 0 unchanged, 0 removed under" in out
     assert (
@@ -85,13 +89,17 @@ def _imports_checks_and_reimports(
     changed = _project(
         tmp_path,
         {
+            **moved,
             "order_total_dim') }} >= 20": "order_total_dim') }} >= 30",
             "is_food_order') }} = true": "is_food_order') }} = false",
+            '"name": "food_revenue_pct"': '"name": "food_share"',
         },
     )
     code, out, err = _run(["import", "dbt", str(changed)], config, capsys)
     assert (code, err) == (0, "")
-    assert "0 written, 1 updated, 19 unchanged, 0 removed" in out
+    assert "1 written, 1 updated, 18 unchanged, 1 removed" in out
+    assert "  wrote   metrics/food_share.md" in out
+    assert "  removed metrics/food_revenue_pct.md (gone from the dbt project)" in out
     assert "  updated metrics/large_order.md (the dbt project changed)" in out
     assert "  kept    metrics/food_orders.md (you edited it)" in out
     assert "  offered metrics/food_orders.md.draft" in out
@@ -108,6 +116,23 @@ def _imports_checks_and_reimports(
 
 def test_import_dbt_over_duckdb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _imports_checks_and_reimports(_duckdb(tmp_path), tmp_path, capsys)
+
+
+def test_import_dbt_over_a_parquet_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "shop"
+    (config / "files").mkdir(parents=True)
+    with duckdb.connect() as connection:
+        for relation, spec in RELATIONS.items():
+            connection.execute(f"CREATE TABLE {relation} ({spec})")
+            target = config / "files" / f"{relation}.parquet"
+            connection.execute(f"COPY {relation} TO '{target}' (FORMAT parquet)")
+    (config / "base.yaml").write_text(
+        "sources:\n  jaffle:\n    kind: duckdb\n    path: files\n" + SECURITY,
+        encoding="utf-8",
+    )
+    _imports_checks_and_reimports(config, tmp_path, capsys)
 
 
 @pytest.mark.postgres
@@ -134,6 +159,29 @@ def test_import_dbt_over_postgres(
             encoding="utf-8",
         )
         _imports_checks_and_reimports(config, tmp_path, capsys)
+
+
+@pytest.mark.spark
+def test_import_dbt_over_spark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.spark_server import require_server, session
+
+    remote = require_server()
+    database = f"jaffle_{secrets.token_hex(4)}"  # the server is shared: a database of our own
+    spark = session(remote)
+    spark.sql(f"CREATE DATABASE {database}").collect()
+    try:
+        for relation, spec in RELATIONS.items():
+            typed = spec.replace("VARCHAR", "STRING").replace("INTEGER", "INT")
+            spark.sql(f"CREATE TABLE {database}.{relation} ({typed}) USING parquet").collect()
+        config = tmp_path / "shop"
+        config.mkdir()
+        (config / "base.yaml").write_text(
+            f"sources:\n  jaffle:\n    kind: spark\n    remote: {remote}\n" + SECURITY,
+            encoding="utf-8",
+        )
+        _imports_checks_and_reimports(config, tmp_path, capsys, schema=database)
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE").collect()
 
 
 def test_import_dbt_says_what_to_run_when_the_project_was_not_parsed(

@@ -9,7 +9,8 @@ every refusal. The mapping, concept by concept, is ``docs/import-dbt.md``:
 - a foreign entity that is another semantic model's primary entity → a ``many_to_one``
   relationship;
 - a dimension → a dimension of every metric that reaches it, named as MetricFlow names it
-  (``customer__customer_type``), its ``expr`` translated into the expression vocabulary;
+  (the entities walked and the dimension, joined by two underscores), its ``expr``
+  translated into the expression vocabulary;
 - a simple metric → a metric over its measure (filters → required filters); a ratio → a
   ratio measure on one model, or a derived ratio across two; a derived metric of two
   metrics and one of ``+ - * /`` → a derived metric;
@@ -37,8 +38,10 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 from sqlglot import exp
 
+from sutura.core.catalog.checks.catalog import check_catalog
+from sutura.core.catalog.document.parse import parse_document
 from sutura.core.catalog.draft import DraftDocument, FoundTable, model_name, scalar
-from sutura.core.catalog.error import has_unsafe_characters, quoted
+from sutura.core.catalog.error import CatalogError, has_unsafe_characters, quoted
 from sutura.core.dbt.filters import where
 from sutura.core.dbt.sql_expr import expression, parse
 from sutura.core.dbt.tree import Tree, flow, with_via
@@ -190,6 +193,7 @@ def import_manifest(
                 f"measure {measure.name}",
                 "no metric carried over uses it (a sutura metric is a measure asked by name)",
             )
+    _settle(context)
     dims_total = sum(len(s.dimensions) for s in manifest.semantic_models)
     counts = Counts(
         semantic_models=(len(manifest.semantic_models), len(context.models)),
@@ -200,6 +204,42 @@ def import_manifest(
     return Success(
         Imported(documents=tuple(context.documents), skipped=tuple(context.skipped), counts=counts)
     )
+
+
+def _settle(context: _Context) -> None:
+    """Hold the documents to the catalog's own checks (parsing, then the checks across
+    documents, types included): a document they refuse is not written, and is named with the
+    check's sentence; what reads it is then refused in turn. Each round settles or takes at
+    least one document out, so there are at most as many rounds as documents."""
+    for _ in range(len(context.documents) + 1):
+        parsed = [(d, parse_document(d.path, d.text)) for d in context.documents]
+        problems: dict[str, str] = {
+            d.path: result.failure().sentence() for d, result in parsed if not is_successful(result)
+        }
+        if not problems:
+            checked = check_catalog([result.unwrap() for _, result in parsed])
+            problems = {} if is_successful(checked) else _by_file(checked.failure())
+        if not problems:
+            return
+        for document in [d for d in context.documents if d.path in problems]:
+            context.documents.remove(document)
+            name = document.path.rsplit("/", 1)[-1].removesuffix(".md")
+            kind = document.path.split("/", 1)[0].removesuffix("s")
+            if kind == "metric":
+                context.carried.pop(name, None)
+            context.skip(_file_of(document), f"{kind} {name}", problems[document.path])
+
+
+def _by_file(errors: Iterable[CatalogError]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for error in errors:
+        found.setdefault(error.file, f"sutura check refuses it: {error.sentence()}")
+    return found
+
+
+def _file_of(document: DraftDocument) -> str:
+    first = document.text.split("\n", 2)[1]
+    return first.removeprefix("# imported by sutura import dbt from ").split(";")[0]
 
 
 # --- models and relationships --------------------------------------------------------------

@@ -1,0 +1,259 @@
+"""The dbt import, proved against MetricFlow's own answers on a project nobody here wrote.
+
+dbt Labs' jaffle shop semantic-layer project (vendored in ``jaffle_sl``) is built with
+dbt-duckdb from data ``jafgen`` generates (``dbt deps`` of its local packages, ``dbt seed``,
+``dbt build``, which parses the project as ``dbt parse`` does) in a temporary directory;
+``sutura import dbt`` writes its catalog, ``sutura check`` passes, and for every imported
+metric — at every grain, by dimensions of its own model and of models one and two
+relationships away, and the metrics whose filters cross a relationship — sutura's answer
+equals ``mf query --csv``'s on the same DuckDB file, cell for cell: every number exactly as
+written (both write a float as its shortest decimal), where sutura's documented rules say
+how its value follows from MetricFlow's — an average or a ratio written with six places,
+rounded half to even; a derived metric combined exactly from its two metrics' values, which
+MetricFlow combines in floating point (checked to be within a unit in the last place).
+
+MetricFlow runs from its own virtual environment (``scripts/metricflow-env``; CI builds it and
+names its ``bin`` in ``SUTURA_TEST_METRICFLOW``). Without one the test is skipped with the
+reason, except under ``CI=true``, where it fails.
+"""
+
+import csv
+import io
+import json
+import math
+import operator
+import os
+import re
+from collections.abc import Callable
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Final, NamedTuple
+
+import pytest
+
+from tests.transports.cli.running import run_in_process
+from tests.workloads.jaffle_sl.building import Built, build, run
+
+# Building the project and asking MetricFlow (about 2.5 s a question) take minutes, not seconds.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+_QUERY_SECONDS: Final = 120
+_GRAINS: Final = ("day", "week", "month", "quarter", "year")
+# Dimensions asked of each model's metrics, in turn: the model's own, one relationship away,
+# two away (order items → orders → customers and locations), and two at once.
+_DIMENSIONS: Final = {
+    "orders": (
+        ("customer__customer_type",),
+        ("location__location_name",),
+        ("order_id__is_food_order", "customer__customer_type"),
+        ("order_id__is_drink_order",),
+        (),
+    ),
+    "order_item": (
+        ("product__product_type",),
+        ("order_id__customer__customer_type",),
+        ("order_id__location__location_name",),
+        ("order_item__is_food_item", "order_id__is_drink_order"),
+        (),
+    ),
+}
+
+
+class Question(NamedTuple):
+    metric: str
+    grain: str
+    by: tuple[str, ...]
+
+
+def _metricflow() -> Path:
+    """The ``bin`` of MetricFlow's environment; skips without one, fails under CI."""
+    named = os.environ.get("SUTURA_TEST_METRICFLOW")
+    reason = (
+        "MetricFlow's environment is absent: SUTURA_TEST_METRICFLOW does not name it"
+        " (scripts/metricflow-env DIR builds one)"
+        if not named
+        else f"MetricFlow's environment {named} has no bin/mf"
+        if not (Path(named) / "mf").is_file()
+        else None
+    )
+    if reason is None:
+        return Path(str(named))
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI requires MetricFlow: {reason}", pytrace=False)
+    pytest.skip(f"skipped: {reason}")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The jaffle shop built with dbt-duckdb, and a sutura settings directory reading it."""
+    return build(tmp_path_factory.mktemp("jaffle"), _metricflow())
+
+
+def _imported(built: Built, capsys: pytest.CaptureFixture[str]) -> dict[str, str | None]:
+    """Import and check; each imported metric with its model (None for a derived one)."""
+    code, out, err = run_in_process(["import", "dbt", str(built.project)], built.config, capsys)
+    assert (code, err) == (0, ""), out
+    code, out, err = run_in_process(["check"], built.config, capsys)
+    assert (code, err) == (0, ""), out
+    metrics: dict[str, str | None] = {}
+    for path in sorted((built.config / "catalog" / "metrics").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        model = re.search(r"^model: (\w+)$", text, re.MULTILINE)
+        metrics[path.stem] = model.group(1) if model else None
+    return metrics
+
+
+def _questions(metrics: dict[str, str | None]) -> list[Question]:
+    """Each metric by month alone, then at a grain and by dimensions taken in turn."""
+    questions: list[Question] = []
+    for n, (metric, model) in enumerate(sorted(metrics.items())):
+        questions.append(Question(metric, "month", ()))
+        choices = _DIMENSIONS.get(model or "orders", ((),))
+        by = ("order_id__is_food_order",) if model is None else choices[n % len(choices)]
+        questions.append(Question(metric, _GRAINS[n % len(_GRAINS)], by))
+    return questions
+
+
+_MIDNIGHT: Final = re.compile(r"^(\d{4}-\d{2}-\d{2}) 00:00:00$")
+_NUMBER: Final = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
+
+
+def _cell(text: str) -> str | Decimal:
+    """One cell as both tools mean it: a day (MetricFlow writes its midnight), a boolean in
+    one spelling, a number as the decimal it is written as (both write a float as the
+    shortest decimal that reads back as it, so equal decimals are equal floats)."""
+    day = _MIDNIGHT.match(text)
+    if day:
+        return day.group(1)
+    if text in {"True", "False"}:
+        return text.lower()
+    if _NUMBER.match(text):
+        return Decimal(text)
+    return text
+
+
+def _sutura(
+    built: Built, q: Question, capsys: pytest.CaptureFixture[str]
+) -> list[tuple[object, ...]]:
+    start, end = built.span
+    argv = ["query", q.metric, "--grain", q.grain, "--from", str(start), "--to", str(end)]
+    argv += [f"--by={d}" for d in q.by] + ["--format", "csv"]
+    code, out, err = run_in_process(argv, built.config, capsys)
+    assert (code, err) == (0, ""), (q, out)
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["period", *q.by, q.metric]
+    return sorted(tuple(map(_cell, row)) for row in rows[1:])
+
+
+def _metricflow_answers(
+    built: Built, questions: list[tuple[Question, tuple[str, ...]]], out: Path
+) -> list[Path]:
+    """Each question asked by ``mf query --csv`` (MetricFlow's own command, run for every
+    question in one process: ``jaffle_sl/mf_queries.py``), with the metrics it names beside
+    the question's own; the CSV file of each."""
+    files = [out / f"{n}.csv" for n in range(len(questions))]
+    asked = [
+        {
+            "metrics": [q.metric, *also],
+            "group_by": [f"metric_time__{q.grain}", *q.by],
+            "csv": str(f),
+        }
+        for (q, also), f in zip(questions, files, strict=True)
+    ]
+    (out / "questions.json").write_text(json.dumps(asked), encoding="utf-8")
+    python = built.bin / "python"
+    script = Path(__file__).parent / "jaffle_sl" / "mf_queries.py"
+    seconds = _QUERY_SECONDS * len(questions)
+    run([str(python), str(script), str(out / "questions.json")], built.project, built.env, seconds)
+    return files
+
+
+def _read_metricflow(
+    q: Question, file: Path, metrics: tuple[str, ...]
+) -> list[list[str | Decimal]]:
+    """MetricFlow's rows: period, the question's dimensions, then each metric named."""
+    with file.open(encoding="utf-8", newline="") as opened:
+        rows = list(csv.reader(opened))
+    header = rows[0]
+    names = [f"metric_time__{q.grain}", *q.by, *metrics]
+    # MetricFlow orders its columns its own way and names a time dimension with its grain.
+    order = [
+        next(i for i, h in enumerate(header) if h == name or h.startswith(f"{name}__"))
+        for name in names
+    ]
+    return [[_cell(row[i]) for i in order] for row in rows[1:]]
+
+
+_SIX: Final = Decimal("0.000001")
+
+
+def _ratio(a: Decimal, b: Decimal) -> Decimal | None:
+    return (a / b).quantize(_SIX, ROUND_HALF_EVEN) if b else None
+
+
+_OPS: Final[dict[str, Callable[[Decimal, Decimal], Decimal | None]]] = {
+    "sum": operator.add,
+    "difference": operator.sub,
+    "product": operator.mul,
+    "ratio": _ratio,
+}
+
+
+class Expected(NamedTuple):
+    """How sutura's value follows from MetricFlow's: as it is, written with six places (an
+    average or a ratio), or combined exactly from the two metrics a derived one names."""
+
+    also: tuple[str, ...]
+    settle: Callable[[list[str | Decimal]], object]
+
+
+def _expected(document: str) -> Expected:
+    derived = re.search(r"^  op: (\w+)\n  of: \[(\w+), (\w+)\]$", document, re.MULTILINE)
+    if derived is not None:
+        op, first, second = derived.groups()
+
+        def combined(row: list[str | Decimal]) -> object:
+            a, b, theirs = row[-2], row[-1], row[-3]
+            if theirs == "":  # a referent without rows in the group (revenue filled with 0)
+                return ""
+            assert isinstance(a, Decimal) and isinstance(b, Decimal), row
+            exact = _OPS[op](a, b)
+            # MetricFlow combines in floating point: within one unit in the last place.
+            assert isinstance(theirs, Decimal) and exact is not None
+            assert abs(float(theirs) - float(exact)) <= 2 * math.ulp(float(exact)), row
+            return exact
+
+        return Expected((first, second), combined)
+    if "aggregate: avg" in document or "  ratio:" in document:
+        return Expected(
+            (),
+            lambda row: row[-1].quantize(_SIX, ROUND_HALF_EVEN),  # type: ignore[union-attr]
+        )
+    return Expected((), lambda row: row[-1])
+
+
+def test_every_imported_metric_answers_as_metricflow_does(
+    built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    metrics = _imported(built, capsys)
+    assert len(metrics) == 12  # what the report counts (docs/import-dbt.md)
+    documents = {
+        name: (built.config / "catalog" / "metrics" / f"{name}.md").read_text(encoding="utf-8")
+        for name in metrics
+    }
+    questions = _questions(metrics)
+    expected = [_expected(documents[q.metric]) for q in questions]
+    asked = [(q, e.also) for q, e in zip(questions, expected, strict=True)]
+    files = _metricflow_answers(built, asked, tmp_path)
+    mismatched = []
+    for question, rule, file in zip(questions, expected, files, strict=True):
+        ours = _sutura(built, question, capsys)
+        rows = _read_metricflow(question, file, (question.metric, *rule.also))
+        width = 1 + len(question.by)
+        theirs = sorted(tuple([*row[:width], rule.settle(row)]) for row in rows)
+        assert ours, question
+        if ours != theirs:
+            only_ours = [r for r in ours if r not in theirs][:3]
+            only_theirs = [r for r in theirs if r not in ours][:3]
+            mismatched.append((question, len(ours), len(theirs), only_ours, only_theirs))
+    assert mismatched == []
