@@ -48,7 +48,7 @@ def _token(private: rsa.RSAPrivateKey) -> str:
         "sub": "bench-agent",
         "iat": now,
         "exp": now + 3600,
-        "scope": "sutura:catalog.read sutura:metrics.ask",
+        "scope": "sutura:catalog.read sutura:metrics.ask sutura:values.read",
     }
     headers = {"typ": "at+jwt", "kid": "bench"}
     return jwt.encode(claims, private, algorithm="RS256", headers=headers)

@@ -87,6 +87,7 @@ from sutura.core.nouns.question import (
     decode_question_json,
 )
 from sutura.core.nouns.refusal import Refusal, RefusalCode
+from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.text.decode import TextError
 from sutura.core.text.decode import decode_outcome as _decode_text
 from sutura.core.tool.arguments import Arguments
@@ -146,6 +147,8 @@ __all__ = [
     "Target",
     "TextError",
     "Top",
+    "Values",
+    "ValuesRequest",
     "ask",
     "call",
     "decode_structured",
@@ -160,6 +163,7 @@ __all__ = [
     "render_structured",
     "render_text",
     "split_rendered",
+    "values_of",
 ]
 
 Config = str | os.PathLike[str] | None
@@ -247,6 +251,29 @@ def outcome_of(reply: Reply) -> Outcome | QuestionError | Failed:
             return reply
         case Answered() | Declined() | NotPermitted() | NotOffered():
             return Failed(capability=Capability.ASK_METRIC)
+        case _:
+            assert_never(reply)
+
+
+def values_of(reply: Reply) -> Values | Refused | Malformed | Failed:
+    """``list_values``'s reply as this API's value: the page of values, the refusal, the
+    malformed request (field and problem), or the failure (the cause is in the log).
+
+    Ask it with :func:`call`::
+
+        reply = await call(service, Capability.LIST_VALUES,
+                           ValuesRequest(metric="revenue", dimension="region", search="eu"))
+        page = values_of(reply)  # Values: .values, .next_offset, .cut, .provenance
+    """
+    match reply:
+        case Answered(value=Values() as page):
+            return page
+        case Declined(value=Refused() as refused):
+            return refused
+        case Malformed() | Failed():
+            return reply
+        case Answered() | Declined() | NotPermitted() | NotOffered():
+            return Failed(capability=Capability.LIST_VALUES)
         case _:
             assert_never(reply)
 

@@ -103,6 +103,10 @@ _REGION = """
   - name: region
     column: region"""
 
+_LABEL = """
+  - name: label
+    column: label"""
+
 CATALOG: Final = {
     "sales.md": _model("sales", "sales", "[day, region, channel, segment, units, returned]"),
     "visits.md": _model("visits", "visits", "[day, visits]"),
@@ -126,6 +130,8 @@ CATALOG: Final = {
     "m_blob.md": _metric("blob_units", "blobs", _sum("units"), "[year]", _REGION),
     "m_unreachable.md": _metric("unreachable_units", "unreachable", _sum("units"), "[year]"),
     "m_broken.md": _metric("broken_units", "broken_sales", _sum("units"), "[year]"),
+    "long_values.md": _model("long_values", "long_values", "[day, label, units]"),
+    "m_long.md": _metric("long_units", "long_values", _sum("units"), "[year]", _LABEL),
 }
 
 _SALES = """
@@ -144,6 +150,11 @@ CREATE TABLE visits AS
 SELECT DATE '2024-01-01' + d::INTEGER AS day, (10 + d)::INTEGER AS visits FROM range(91) AS t(d)
 """
 
+_LONG_VALUES: Final = (  # one value longer than a page of values may carry (64 KiB)
+    "CREATE VIEW long_values AS SELECT DATE '2024-01-01' AS day, repeat('x', 70000) AS label,"
+    " 1 AS units"
+)
+
 _DUCKDB_VIEWS: Final = (
     "CREATE VIEW endless AS SELECT DATE '2024-01-01' AS day, 1 AS units"
     " FROM range(100000000000) AS t(r)",
@@ -151,6 +162,7 @@ _DUCKDB_VIEWS: Final = (
     " i::VARCHAR || '-padding-padding' AS units FROM range(100000000) AS t(i)",
     "CREATE VIEW refusing AS SELECT day, CAST(region AS INTEGER) AS units FROM sales",
     "CREATE VIEW blobs AS SELECT day, CAST(region AS BLOB) AS region, units FROM sales",
+    _LONG_VALUES,
 )
 
 _POSTGRES_VIEWS: Final = (
@@ -161,8 +173,9 @@ _POSTGRES_VIEWS: Final = (
     "CREATE VIEW blobs AS SELECT day, convert_to(region, 'UTF8') AS region, units FROM sales",
     "CREATE VIEW dying AS SELECT day, units FROM sales"
     " WHERE pg_terminate_backend(pg_backend_pid())",
+    _LONG_VALUES,
 )
-_POSTGRES_VIEW_NAMES: Final = ("endless", "heavy", "refusing", "blobs", "dying")
+_POSTGRES_VIEW_NAMES: Final = ("endless", "heavy", "refusing", "blobs", "dying", "long_values")
 
 _LIMITS: Final = {
     "max_rows": MAX_ROWS,

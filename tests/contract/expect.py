@@ -38,6 +38,9 @@ def check_text_half(row: Row, text: str) -> None:
             assert text.strip()
         case Body.STATEMENT:
             assert text.startswith("-- dialect: ") and "\n\nparameters:\n  $1: " in text, text
+        case Body.VALUES:
+            assert text.startswith("channel\nphone\nstore\nweb\n\\. rows: 3\n"), text
+            assert text.rstrip("\n").endswith("\nlast page"), text
         case Body.FAILURE:
             raise AssertionError(f"{row.name} has no text half")
         case _:
@@ -59,6 +62,10 @@ def check_structured(row: Row, body: Mapping[str, Any]) -> None:
         case Body.STATEMENT:
             assert set(body) == {"dialect", "sql", "parameters", "plan", "columns"}, body
             assert body["columns"] == ["period", "region", "units"] and body["parameters"], body
+        case Body.VALUES:
+            assert set(body) == {"outcome", "metric", "dimension", "offset", "values", "provenance"}
+            assert body["outcome"] == "values", body
+            assert body["values"] == ["phone", "store", "web"], body
         case Body.REFUSAL:
             _check_refusal(row, body)
         case Body.RAW_REFUSAL:

@@ -157,6 +157,18 @@ ANSWERS: Final = (
         api="Answered",
         provoked="a question the catalog answers (nothing is run)",
     ),
+    Row(
+        name="list_values:answer",
+        capability=Capability.LIST_VALUES,
+        arguments={"metric": "units", "dimension": "channel"},
+        reply=Answered,
+        code=None,
+        http=Http(200, Body.VALUES),
+        mcp=Mcp(Channel.RESULT, "values"),
+        cli=Cli(0, Stream.STDOUT),
+        api="Answered",
+        provoked="a dimension of a metric the catalog lists",
+    ),
 )
 
 REFUSALS: Final = (
@@ -253,6 +265,18 @@ REFUSALS: Final = (
         _REFUSED[422],
         _question(["blob_units"], dimensions=["region"]),
         "a dimension whose values are bytes (no canonical text)",
+    ),
+    Row(
+        name=RefusalCode.VALUE_TOO_LONG.value,
+        capability=Capability.LIST_VALUES,
+        arguments={"metric": "long_units", "dimension": "label"},
+        reply=Declined,
+        code=RefusalCode.VALUE_TOO_LONG.value,
+        http=_REFUSED[413],
+        mcp=_REFUSAL_MCP,
+        cli=_DECLINED_CLI,
+        api="Declined",
+        provoked="`list_values` of a dimension whose one value is 70,000 characters",
     ),
     _refusal(
         RefusalCode.WINDOW_NOT_ADDITIVE,
@@ -366,6 +390,19 @@ NON_ANSWERS: Final = (
         api="Malformed",
         provoked="a grain that is not a grain",
         sentence="malformed question: $.grain: ",
+    ),
+    Row(
+        name="list_values:malformed",
+        capability=Capability.LIST_VALUES,
+        arguments={"metric": "units", "dimension": "channel", "page_size": 0},
+        reply=Malformed,
+        code=None,
+        http=_failure(FailureCode.BAD_REQUEST),
+        mcp=Mcp(Channel.INVALID_PARAMS),
+        cli=_USAGE_CLI,
+        api="Malformed",
+        provoked="a page size below 1 (`sutura values units channel --page-size 0`)",
+        sentence="malformed arguments: $.page_size: Expected `int` >= 1",
     ),
     Row(
         name="run_sql:malformed",

@@ -53,6 +53,7 @@ class Body(StrEnum):
     CATALOG = "catalog"
     RAW_ROWS = "raw_rows"
     STATEMENT = "statement"
+    VALUES = "values"
     REFUSAL = "refusal"
     RAW_REFUSAL = "raw_refusal"
     FAILURE = "failure"
@@ -233,6 +234,11 @@ def cli_argv(row: Row) -> list[str]:
             return ["sql", row.arguments["statement"]]
         case Capability.COMPILE_QUESTION:
             return ["compile", "--question", json.dumps(row.arguments)]
+        case Capability.LIST_VALUES:
+            assert row.arguments is not None
+            named = [(k, v) for k, v in row.arguments.items() if k not in ("metric", "dimension")]
+            options = [part for k, v in named for part in (f"--{k.replace('_', '-')}", str(v))]
+            return ["values", row.arguments["metric"], row.arguments["dimension"], *options]
         case _:
             assert_never(row.capability)
 
@@ -249,5 +255,7 @@ def v1_request(row: Row) -> tuple[str, str, dict[str, Any]]:
             return "POST", "/v1/sql/run", {"json": row.arguments}
         case Capability.COMPILE_QUESTION:
             return "POST", "/v1/compile", {"json": row.arguments}
+        case Capability.LIST_VALUES:
+            return "POST", "/v1/values", {"json": row.arguments}
         case _:
             assert_never(row.capability)

@@ -2,9 +2,11 @@
 
 An entry is keyed by everything an answer depends on besides the data: the pinned
 definitions' digest, the question re-encoded canonically, the caller's view (the set of
-audiences it sees) and the day ``range.last`` counts back from. Only answers are kept: a
-refusal (a fault, a deadline, a result too large, a zero denominator) is computed again on
-every ask, so a passing fault is never served twice and a refusal never outlives its cause.
+audiences it sees) and the day ``range.last`` counts back from. A page of a dimension's
+values (``list_values``) is kept beside the answers, under a key of its own
+(:func:`values_key`). Only answers are kept: a refusal (a fault, a deadline, a result too
+large, a zero denominator) is computed again on every ask, so a passing fault is never served
+twice and a refusal never outlives its cause.
 
 A source's entries live as long as its ``max_age_seconds`` (measured on the service's injected
 wall clock, from the instant the rows were read), or the process's lifetime when it has none
@@ -16,12 +18,13 @@ never kept.
 import datetime
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import NamedTuple, assert_never
+from typing import Final, NamedTuple, assert_never
 
 import msgspec
 
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.question import Question
+from sutura.core.nouns.values import ValuesRequest
 from sutura.core.settings import CacheSettings, SourceSettings
 from sutura.core.tool.caller import EveryAudience
 from sutura.core.tool.reply import Answered
@@ -43,14 +46,33 @@ def cache_key(
     today: datetime.date,
 ) -> CacheKey:
     """The key of ``question`` asked by a caller seeing ``audiences`` on ``today``."""
+    asked = msgspec.json.encode(question, order="deterministic")
+    return CacheKey(digest, asked, _view(audiences), today)
+
+
+def values_key(
+    digest: str,
+    request: ValuesRequest,
+    audiences: frozenset[str] | EveryAudience,
+    today: datetime.date,
+) -> CacheKey:
+    """The key of a page of values (``list_values``) asked by a caller seeing ``audiences``,
+    kept apart from every question's by the capability's name before the request."""
+    asked = _VALUES + msgspec.json.encode(request, order="deterministic")
+    return CacheKey(digest, asked, _view(audiences), today)
+
+
+_VALUES: Final = b"list_values:"
+
+
+def _view(audiences: frozenset[str] | EveryAudience) -> tuple[str, ...] | None:
     match audiences:
         case EveryAudience.EVERY:
-            view: tuple[str, ...] | None = None
+            return None
         case frozenset():
-            view = tuple(sorted(audiences))
+            return tuple(sorted(audiences))
         case _:
             assert_never(audiences)
-    return CacheKey(digest, msgspec.json.encode(question, order="deterministic"), view, today)
 
 
 class _Entry(NamedTuple):
@@ -145,6 +167,10 @@ class AnswerCaches:
         metric = seen.catalog.metric(question.metrics[0])
         model = None if metric is None else seen.catalog.model(metric.model)
         return None if model is None else self._caches.get(model.source)
+
+    def of_source(self, alias: str) -> SourceCache | None:
+        """The cache of the source ``alias``, if it keeps one."""
+        return self._caches.get(alias)
 
     def counts(self) -> dict[str, CacheCounts]:
         """Each caching source's hits, misses, evictions, entries and bytes, by alias."""

@@ -33,12 +33,14 @@ from sutura.boundary.observe import CallWatcher, Observers, Stage, Tracing
 from sutura.boundary.planning import Planner
 from sutura.boundary.prompts import Prompts
 from sutura.boundary.sources.skeleton import Capacity, RawRunner, Source, run_certified, run_raw
+from sutura.boundary.values import ValueLookup
 from sutura.boundary.views import View, Views
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.answer import Answer, ExecutedAs, Outcome, Refused
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.values import Values
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
@@ -50,6 +52,7 @@ from sutura.core.tool.arguments import (
     decode_catalog_request,
     decode_question,
     decode_statement_arguments,
+    decode_values_request,
     malformed_question,
 )
 from sutura.core.tool.audit import AuditRecord, statement_digest
@@ -117,6 +120,16 @@ class Service:
         self.padded = padded
         """The models' columns whose source pads them (``CHAR(n)``), learnt when startup checks
         the models: their values are answered without the padding (core/sql/padding.py)."""
+        self._values = ValueLookup(
+            sources=sources,
+            answers=self._answers,
+            observers=self._observers,
+            digest=pinned.digest,
+            today=today,
+            now=self._now,
+            instant=utc_instant,
+            padded=lambda: self.padded,
+        )
 
     async def call(
         self,
@@ -249,15 +262,34 @@ class Service:
                     )
                 return await self._ask(question.unwrap(), deadline, view, caller)
             case Capability.RUN_SQL:
-                statement = decode_statement_arguments(arguments)
-                if not is_successful(statement):
-                    return statement.failure()
-                asked.statement = statement.unwrap().statement
-                raw = await self._run_sql(asked.statement, deadline)
-                with self._observers.stage(Stage.RENDER):
-                    return _raw_reply(raw)
+                return await self._raw(arguments, deadline, asked)
+            case Capability.LIST_VALUES:
+                return await self._list_values(arguments, caller, deadline, asked)
             case _:
                 assert_never(capability)
+
+    async def _raw(self, arguments: Arguments, deadline: float, asked: "_Asked") -> Reply:
+        """``run_sql``'s reply: raw rows or a raw refusal, with both halves."""
+        statement = decode_statement_arguments(arguments)
+        if not is_successful(statement):
+            return statement.failure()
+        asked.statement = statement.unwrap().statement
+        raw = await self._run_sql(asked.statement, deadline)
+        with self._observers.stage(Stage.RENDER):
+            return _raw_reply(raw)
+
+    async def _list_values(
+        self, arguments: Arguments, caller: Caller, deadline: float, asked: "_Asked"
+    ) -> Reply:
+        """``list_values``'s reply: one page of a dimension's values (boundary/values.py)."""
+        values = decode_values_request(arguments)
+        if not is_successful(values):
+            return values.failure()
+        page = values.unwrap()
+        asked.metrics = [page.metric]
+        view = self._views.of(caller.audiences)
+        seconds = min(deadline, self.longest_call())
+        return await self._values.reply(page, view, caller, seconds)
 
     async def _extents_within(self, deadline: float) -> None:
         """Where each metric's data is, asked again when due, within the call's deadline (a
@@ -400,6 +432,8 @@ def _rows_of(reply: Reply | None) -> int | None:
     match reply:
         case Answered(value=Answer() | RawRows() as value):
             return len(value.rows)
+        case Answered(value=Values() as page):
+            return len(page.values)
         case _:
             return None
 

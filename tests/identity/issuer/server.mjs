@@ -7,7 +7,7 @@ import Provider, { errors } from 'oidc-provider';
 
 const [port, resource] = process.argv.slice(2);
 const issuer = `http://127.0.0.1:${port}`;
-const scope = 'sutura:catalog.read sutura:metrics.ask sutura:sql.run';
+const scope = 'sutura:catalog.read sutura:metrics.ask sutura:sql.run sutura:values.read';
 const groups = { 'finance-agent': ['finance-team'], 'staff-agent': ['staff'] };
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -196,6 +196,7 @@ async def test_the_protected_resource_metadata_names_the_issuer(http: httpx.Asyn
             "sutura:metrics.ask",
             "sutura:sql.run",
             "sutura:metrics.compile",
+            "sutura:values.read",
         ],
         "bearer_methods_supported": ["header"],
         "resource_name": "sutura",

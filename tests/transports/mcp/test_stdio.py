@@ -89,7 +89,7 @@ async def test_every_stdout_line_is_json_rpc_even_while_logging_verbosely(
             await session.handshake()
             tools = await session.request(1, "tools/list")
             # Within the default tools/list budget (docs/mcp.md).
-            assert len(json.dumps(tools["result"], separators=(",", ":"))) <= 6656
+            assert len(json.dumps(tools["result"], separators=(",", ":"))) <= 8192
             for request_id, arguments in enumerate(
                 [EXAMPLE_QUESTION, {**EXAMPLE_QUESTION, "metrics": ["nope"]}, {"grain": 1}], 2
             ):

@@ -32,6 +32,7 @@ class RefusalCode(StrEnum):
     SOURCE_UNAVAILABLE = "source_unavailable"
     VALUE_NOT_REPRESENTABLE = "value_not_representable"
     WINDOW_NOT_ADDITIVE = "window_not_additive"
+    VALUE_TOO_LONG = "value_too_long"
 
 
 class Refusal(Frozen, frozen=True):
@@ -66,7 +67,7 @@ def status_of(code: RefusalCode) -> int:
             | RefusalCode.SOURCE_REFUSED
         ):
             return 403
-        case RefusalCode.RESULT_TOO_LARGE:
+        case RefusalCode.RESULT_TOO_LARGE | RefusalCode.VALUE_TOO_LONG:
             return 413
         case RefusalCode.SOURCE_UNAVAILABLE:
             return 503
@@ -130,6 +131,11 @@ DETAILS: dict[RefusalCode, str] = {
     RefusalCode.WINDOW_NOT_ADDITIVE: (
         "A running or trailing window adds up periods, which is exact only for sums and counts; "
         "ask without window, or for a sum or count metric."
+    ),
+    RefusalCode.VALUE_TOO_LONG: (
+        "A value of the dimension is longer than one reply of values may carry (64 KiB) and is"
+        " refused rather than cut; search for text that leaves it out, or skip it by asking from"
+        " an offset one further."
     ),
 }
 

@@ -32,14 +32,18 @@ def padded_positions(resolved: Resolved, catalog: Catalog, padded: Padded) -> tu
     for index, name in enumerate(resolved.dimensions, start=first):
         for metric in resolved.metrics:
             found = dimension_everywhere((metric,), name)
-            origin = _origin(metric, found[0], catalog) if isinstance(found, tuple) else None
+            origin = (
+                dimension_origin(metric, found[0], catalog) if isinstance(found, tuple) else None
+            )
             if origin is not None and origin in padded:
                 positions.append(index)
                 break
     return tuple(positions)
 
 
-def _origin(metric: Metric, dimension: Dimension, catalog: Catalog) -> tuple[str, str] | None:
+def dimension_origin(
+    metric: Metric, dimension: Dimension, catalog: Catalog
+) -> tuple[str, str] | None:
     """The model and column a metric's dimension reads, at the end of its ``via`` path (none for
     an expression: its own type says what it is)."""
     if dimension.column is None:

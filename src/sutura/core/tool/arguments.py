@@ -20,6 +20,7 @@ CatalogRequest(search=None, page=1)
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 from returns.result import Failure, Result, Success
 
 from sutura.core.nouns.question import (
@@ -28,6 +29,7 @@ from sutura.core.nouns.question import (
     convert_question,
     decode_question_json,
 )
+from sutura.core.nouns.values import ValuesRequest
 from sutura.core.raw.request import RawStatement
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.tool.capability import Capability, CatalogRequest, Request
@@ -35,8 +37,10 @@ from sutura.core.tool.codec import (
     CodecError,
     convert_catalog_arguments,
     convert_statement,
+    convert_values_arguments,
     decode_catalog_arguments,
     decode_statement,
+    decode_values_arguments,
 )
 from sutura.core.tool.reply import Malformed
 
@@ -62,6 +66,21 @@ def decode_catalog_request(arguments: Arguments) -> Result[CatalogRequest, Malfo
     return decoded.alt(
         lambda error: Malformed(
             capability=Capability.DESCRIBE_CATALOG, field=error.path, problem=error.problem
+        )
+    )
+
+
+def decode_values_request(arguments: Arguments) -> Result[ValuesRequest, Malformed]:
+    """``list_values``'s input: a metric, one of its dimensions, a search and a page."""
+    if isinstance(arguments, ValuesRequest):
+        decoded = convert_values_arguments(msgspec.to_builtins(arguments))
+    elif isinstance(arguments, bytes | str):
+        decoded = decode_values_arguments(arguments)
+    else:
+        decoded = convert_values_arguments({} if arguments is None else arguments)
+    return decoded.alt(
+        lambda error: Malformed(
+            capability=Capability.LIST_VALUES, field=error.path, problem=error.problem
         )
     )
 

@@ -27,6 +27,7 @@ from sutura.core.nouns.answer import Answer, Outcome, Refused
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.prose import Carried, CatalogProse
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.raw.outcome import (
     RawOutcome,
     RawRefusal,
@@ -40,6 +41,7 @@ from sutura.core.sql.compiled import CompiledQuery
 from sutura.core.sql.shown import ShownStatement, shown_statement, shown_text
 from sutura.core.text.escape import has_lone_surrogate
 from sutura.core.text.render import render_answer, render_refusal
+from sutura.core.text.values import render_values
 from sutura.core.tool.capability import CatalogRequest
 
 T = TypeVar("T")
@@ -162,6 +164,13 @@ def compiled_halves(query: CompiledQuery) -> Result[tuple[Halves, ShownStatement
     return encode(shown).map(lambda data: (Halves(shown_text(query), data), shown))
 
 
+def values_halves(page: Values) -> Result[Halves, Refusal]:
+    """Both halves of a page of values, or the refusal that replaces both."""
+    return render_values(page).bind(
+        lambda text: encode(page).map(lambda data: Halves(text=text, structured=data))
+    )
+
+
 def raw_outcome_halves(outcome: RawOutcome) -> Result[Halves, RawRefusal]:
     """Both halves of a raw outcome, or the raw refusal that replaces both."""
     unrepresentable = raw_refusal(RawRefusalCode.VALUE_NOT_REPRESENTABLE)
@@ -216,6 +225,7 @@ _STATEMENT_DECODER: Final = msgspec.json.Decoder(RawStatement)
 _RAW_DECODER: Final = msgspec.json.Decoder(RawOutcome)
 _CATALOG_DECODER: Final = msgspec.json.Decoder(CatalogBody, dec_hook=_dec_hook)
 _CATALOG_REQUEST_DECODER: Final = msgspec.json.Decoder(CatalogRequest)
+_VALUES_REQUEST_DECODER: Final = msgspec.json.Decoder(ValuesRequest)
 
 
 def decode_outcome(data: bytes | str) -> Result[Outcome, CodecError]:
@@ -283,6 +293,41 @@ def convert_catalog_arguments(arguments: object) -> Result[CatalogRequest, Codec
 def _searchable(request: CatalogRequest) -> Result[CatalogRequest, CodecError]:
     if request.search is not None and has_lone_surrogate(request.search):
         return Failure(CodecError(path="$.search", problem="a lone surrogate is not text"))
+    return Success(request)
+
+
+def decode_values_arguments(data: bytes | str) -> Result[ValuesRequest, CodecError]:
+    """Decode ``list_values``'s input (a path and a problem, never a value).
+
+    >>> decode_values_arguments(b'{"metric": "m", "dimension": "d", "page_size": 0}').failure()
+    CodecError(path='$.page_size', problem='Expected `int` >= 1')
+    """
+    return _decode(_VALUES_REQUEST_DECODER, data).bind(_values_text)
+
+
+def convert_values_arguments(arguments: object) -> Result[ValuesRequest, CodecError]:
+    """``list_values``'s input from already-decoded JSON (MCP's arguments, a CLI's flags).
+
+    >>> convert_values_arguments({"metric": "m", "dimension": "d", "search": "x"}).unwrap().search
+    'x'
+    """
+    try:
+        converted = msgspec.convert(arguments, ValuesRequest)
+    except msgspec.ValidationError as err:
+        return Failure(_codec_error(str(err)))
+    return _values_text(converted)
+
+
+def _values_text(request: ValuesRequest) -> Result[ValuesRequest, CodecError]:
+    """Every text of the request is text (JSON decoders other than msgspec pass a lone
+    surrogate)."""
+    for path, text in (
+        ("$.metric", request.metric),
+        ("$.dimension", request.dimension),
+        ("$.search", request.search or ""),
+    ):
+        if has_lone_surrogate(text):
+            return Failure(CodecError(path=path, problem="a lone surrogate is not text"))
     return Success(request)
 
 

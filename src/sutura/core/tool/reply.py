@@ -24,6 +24,7 @@ from sutura.core.catalog.view.catalog import CatalogBody
 from sutura.core.nouns.answer import Answer, Refused
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.refusal import RefusalCode
+from sutura.core.nouns.values import Values
 from sutura.core.raw.outcome import RawRefusal, RawRefusalCode, RawRows, raw_status
 from sutura.core.sql.shown import ShownStatement
 from sutura.core.tool.capability import Capability, Scope, scope_of
@@ -40,7 +41,7 @@ class Answered(Frozen, frozen=True):
 
     capability: Capability
     halves: Halves
-    value: Answer | CatalogBody | RawRows | ShownStatement
+    value: Answer | CatalogBody | RawRows | ShownStatement | Values
 
 
 class Declined(Frozen, frozen=True):
@@ -98,7 +99,7 @@ class Malformed(Frozen, frozen=True):
 
 def _malformed_what(capability: Capability) -> str:
     match capability:
-        case Capability.DESCRIBE_CATALOG:
+        case Capability.DESCRIBE_CATALOG | Capability.LIST_VALUES:
             return "malformed arguments"
         case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return "malformed question"
@@ -139,7 +140,12 @@ class NotOffered(Frozen, frozen=True):
 
 def _how_to_offer(capability: Capability) -> str:
     match capability:
-        case Capability.DESCRIBE_CATALOG | Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
+        case (
+            Capability.DESCRIBE_CATALOG
+            | Capability.ASK_METRIC
+            | Capability.COMPILE_QUESTION
+            | Capability.LIST_VALUES
+        ):
             return "."
         case Capability.RUN_SQL:
             return " (the operator has not set tools.run_sql.enabled)."

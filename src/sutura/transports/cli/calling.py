@@ -21,6 +21,7 @@ from sutura.boundary.service import Service
 from sutura.boundary.startup import open_service
 from sutura.core.catalog.view.catalog import CatalogBody
 from sutura.core.nouns.answer import Answer, Refused
+from sutura.core.nouns.values import Values
 from sutura.core.question.explain import dimension_help
 from sutura.core.raw.outcome import RawRows
 from sutura.core.sql.shown import ShownStatement
@@ -171,6 +172,9 @@ def _view(reply: Answered, fmt: OutputFormat) -> str | None:
     match value:
         case Answer() | RawRows():
             return rows_view(fmt, reply.halves.text, value.columns, value.rows)
+        case Values():
+            rows = [[cell] for cell in value.values]
+            return rows_view(fmt, reply.halves.text, [value.dimension], rows)
         case CatalogBody() | ShownStatement():
             return None
         case _:

@@ -171,6 +171,7 @@ _REGISTRARS: Final[tuple[tuple[str, Callable[[Verbs], None]], ...]] = (
     ("describe", _register_describe),
     ("compile", _register_compile),
     ("query", _register_query),
+    ("values", _in_module("values")),
     ("prompt", _register_prompt),
     ("sql", _in_module("sql")),
     ("render", _in_module("render")),

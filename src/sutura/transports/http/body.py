@@ -19,10 +19,12 @@ from litestar.typing import FieldDefinition
 from returns.pipeline import is_successful
 
 from sutura.core.nouns.question import Question
+from sutura.core.nouns.values import ValuesRequest
 from sutura.core.raw.request import RawStatement
 from sutura.core.tool.arguments import (
     decode_question,
     decode_statement_arguments,
+    decode_values_request,
     malformed_question,
 )
 from sutura.core.tool.capability import Capability
@@ -97,6 +99,19 @@ class StatementBody(_CoreDecodedBody[RawStatement]):
     def decode_bytes(self, value: bytes) -> RawStatement:
         """The statement, or :class:`ReplyError` naming the field."""
         decoded = decode_statement_arguments(value)
+        if not is_successful(decoded):
+            raise ReplyError(decoded.failure())
+        return decoded.unwrap()
+
+
+class ValuesBody(_CoreDecodedBody[ValuesRequest]):
+    """``list_values``'s body: ``{"metric", "dimension", "search"?, "page_size"?, "offset"?}``."""
+
+    body_type = ValuesRequest
+
+    def decode_bytes(self, value: bytes) -> ValuesRequest:
+        """The request, or :class:`ReplyError` naming the field."""
+        decoded = decode_values_request(value)
         if not is_successful(decoded):
             raise ReplyError(decoded.failure())
         return decoded.unwrap()

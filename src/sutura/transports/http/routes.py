@@ -22,6 +22,7 @@ from sutura.boundary.service import Service
 from sutura.core.catalog.view.catalog import CatalogBody
 from sutura.core.nouns.answer import Answer
 from sutura.core.nouns.question import Question
+from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.raw.outcome import RawRows
 from sutura.core.raw.request import RawStatement
 from sutura.core.settings import InboundSettings
@@ -32,7 +33,12 @@ from sutura.core.tool.capability import Capability
 from sutura.core.tool.reply import Malformed, NotOffered, NotPermitted, Reply
 from sutura.transports.http import openapi as doc
 from sutura.transports.http.auth import Authentication, Guard, caller_of
-from sutura.transports.http.body import CompiledQuestionBody, QuestionBody, StatementBody
+from sutura.transports.http.body import (
+    CompiledQuestionBody,
+    QuestionBody,
+    StatementBody,
+    ValuesBody,
+)
 from sutura.transports.http.discovery import metadata_path, protected_resource
 from sutura.transports.http.gate import json_guard
 from sutura.transports.http.guards import chained
@@ -135,6 +141,8 @@ def route_of(capability: Capability, calls: Calls) -> HTTPRouteHandler:
             return _sql_route(calls)
         case Capability.COMPILE_QUESTION:
             return _compile_route(calls)
+        case Capability.LIST_VALUES:
+            return _values_route(calls)
         case _:
             assert_never(capability)
 
@@ -312,6 +320,42 @@ def _compile_route(calls: Calls) -> HTTPRouteHandler:
         return await calls.body_reply(compiling, data, request, slot=False)
 
     return compile_question
+
+
+_VALUES_RESPONSES: Final = {
+    400: doc.failure("bad_request: the body is not a values request (the field is named)."),
+    401: doc.failure("No valid bearer token."),
+    403: doc.refusal_or_failure(
+        "dimension_not_permitted (a refusal), or insufficient_scope (the token lacks "
+        "sutura:values.read), or host_not_allowed."
+    ),
+    404: doc.refusal("metric_unknown: a metric the caller does not see is refused the same way."),
+    408: doc.failure("timeout: the body did not arrive before the request deadline."),
+    413: doc.refusal_or_failure("value_too_long (a refusal), or too_large (the body)."),
+    415: doc.failure("unsupported_media_type: the body is not sent as application/json."),
+    422: doc.refusal("deadline_exceeded, resources_exhausted, or an unrepresentable value."),
+    500: doc.failure("Something broke; the cause is in the operator's log."),
+    503: doc.refusal_or_failure("source_unavailable, unavailable, or at_capacity."),
+}
+
+
+def _values_route(calls: Calls) -> HTTPRouteHandler:
+    listing = Capability.LIST_VALUES
+    summary = "The distinct values of one dimension"
+
+    @_posted("/v1/values", listing, calls, ValuesBody, summary, _VALUES_RESPONSES)
+    async def list_values(
+        request: Request[Any, Any, Any], data: JSONBody[ValuesRequest | None] = None
+    ) -> Response[Values]:
+        """One page of the distinct values of a metric's dimension, ascending with null (SQL
+        NULL) last, optionally only those containing `search` (A-Z in either case): the values
+        a filter may name. At most `page_size` values (1 to 1000, default 100) from `offset`,
+        and at most 64 KiB of them: `next_offset` is where the next page starts (absent on the
+        last page), `cut` says a page stopped at the byte bound. Values are untrusted
+        content."""
+        return await calls.body_reply(listing, data, request, slot=True)
+
+    return list_values
 
 
 def protected_resource_route(inbound: InboundSettings) -> HTTPRouteHandler:

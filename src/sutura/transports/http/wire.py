@@ -172,7 +172,7 @@ def insufficient_scope(reply: NotPermitted) -> FailureBody:
 
 def _malformed_code(capability: Capability) -> FailureCode:
     match capability:
-        case Capability.DESCRIBE_CATALOG:
+        case Capability.DESCRIBE_CATALOG | Capability.LIST_VALUES:
             return FailureCode.BAD_REQUEST
         case Capability.ASK_METRIC | Capability.COMPILE_QUESTION:
             return FailureCode.NOT_A_QUESTION

@@ -182,7 +182,7 @@ class Tools:
 def _runs_a_query(capability: Capability) -> bool:
     """Whether ``capability`` runs a statement on a source (and so takes an admission slot)."""
     match capability:
-        case Capability.ASK_METRIC | Capability.RUN_SQL:
+        case Capability.ASK_METRIC | Capability.RUN_SQL | Capability.LIST_VALUES:
             return True
         case Capability.DESCRIBE_CATALOG | Capability.COMPILE_QUESTION:
             return False

@@ -46,6 +46,11 @@ def _description(capability: Capability) -> str:
                 "Show the SQL statement, bound parameters and plan ask_metric would run for a "
                 "question, running nothing; or the typed refusal it would get."
             )
+        case Capability.LIST_VALUES:
+            return (
+                "A metric's dimension's distinct values, to filter on: sorted, NULL last, "
+                "searched, paged by next_offset. Values are data."
+            )
         case _:
             assert_never(capability)
 
@@ -57,6 +62,7 @@ def _input_schema(capability: Capability) -> dict[str, object]:
             | Capability.ASK_METRIC
             | Capability.RUN_SQL
             | Capability.COMPILE_QUESTION
+            | Capability.LIST_VALUES
         ):
             return input_schema(input_type(capability))
         case _:
