@@ -35,6 +35,10 @@ from sqlglot.errors import ParseError
 from sutura.core.catalog.error import quoted
 from sutura.core.dbt.tree import Tree
 
+# sqlglot's node classes under names of their own: sutura's vocabulary has a Column and a Not.
+SqlColumn: Final = exp.Column
+SqlNot: Final = exp.Not
+
 Resolve = Callable[[str], Result[Tree, str]]
 """What a column name reads: a tree, or why it cannot be read."""
 
@@ -151,7 +155,7 @@ def _value(node: exp.Expr, resolve: Resolve) -> Tree:
     handler = _VALUES.get(type(node))
     if handler is not None:
         return handler(node, resolve)
-    if type(node) in _COMPARISONS or isinstance(node, exp.Connector | exp.Not):
+    if type(node) in _COMPARISONS or isinstance(node, exp.Connector | SqlNot):
         raise UntranslatableError("is a condition where a value is expected")
     raise UntranslatableError(f"uses {quoted(node.key)}, which has no counterpart in sutura")
 

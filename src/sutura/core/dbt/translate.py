@@ -43,7 +43,7 @@ from sutura.core.catalog.document.parse import parse_document
 from sutura.core.catalog.draft import DraftDocument, FoundTable, model_name, scalar
 from sutura.core.catalog.error import CatalogError, has_unsafe_characters, quoted
 from sutura.core.dbt.filters import where
-from sutura.core.dbt.sql_expr import expression, parse
+from sutura.core.dbt.sql_expr import SqlColumn, expression, parse
 from sutura.core.dbt.tree import Tree, flow, with_via
 from sutura.core.definitions.model import TablePath, table_label
 from sutura.core.expression.types import declared_type
@@ -255,7 +255,7 @@ def _bare_column(text: str | None, fallback: str, columns: Mapping[str, str]) ->
     node = parsed.unwrap()
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Column) and not node.table and node.name in columns:
+    if isinstance(node, SqlColumn) and not node.table and node.name in columns:
         return node.name
     return None
 
@@ -762,7 +762,7 @@ def _derived(
         node = node.this
     op = _DERIVED_OPS.get(type(node))
     sides = [node.this, node.expression] if isinstance(node, exp.Binary) and op is not None else []
-    names = [s.name for s in sides if isinstance(s, exp.Column) and not s.table]
+    names = [s.name for s in sides if isinstance(s, SqlColumn) and not s.table]
     if op is None or len(names) != 2 or any(n not in inputs for n in names) or len(set(names)) < 2:
         context.skip(
             file,
