@@ -23,6 +23,7 @@ the expression 'price / 2' divides; sutura's quotient is a decimal cut at six pl
 warehouse's is its own
 """
 
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -228,9 +229,25 @@ def _between(node: exp.Between, resolve: Resolve) -> Tree:
     return {"between": [_value(e, resolve) for e in parts]}
 
 
+_DAY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAYS: Final = frozenset({"date_of", "month", "quarter"})
+
+
+def _as_day(text_side: Tree, other: Tree) -> Tree:
+    """A text constant written as a day, beside a value that is a day, is that day (SQL
+    reads ``ordered_at >= '2024-01-01'`` so); any other constant stays as written."""
+    if not (isinstance(other, dict) and set(other) & _DAYS and isinstance(text_side, dict)):
+        return text_side
+    written = text_side.get("text")
+    if isinstance(written, str) and _DAY.fullmatch(written):
+        return {"date": written}
+    return text_side
+
+
 def _compared(node: exp.Binary, resolve: Resolve) -> Tree:
-    pair = [_value(node.this, resolve), _value(node.expression, resolve)]
-    return {_COMPARISONS[type(node)]: list(pair)}
+    left, right = _value(node.this, resolve), _value(node.expression, resolve)
+    pair = [_as_day(left, right), _as_day(right, left)]
+    return {_COMPARISONS[type(node)]: pair}
 
 
 def _pattern(node: exp.Expr, resolve: Resolve) -> Tree:

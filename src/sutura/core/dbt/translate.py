@@ -537,13 +537,18 @@ def _grain_rank(name: str) -> int:
 
 
 def _filters(
-    context: _Context, model: _Model, filters: Iterable[WhereFilterIntersection | None]
+    context: _Context,
+    model: _Model,
+    filters: Iterable[WhereFilterIntersection | None],
+    time_column: str | None = None,
 ) -> Result[list[Tree], str]:
     index = {d.name: d.tree for d in context.dims.get(model.name, [])}
 
     def resolve(name: str) -> Result[Tree, str]:
         if name in index:
             return Success(index[name])
+        if name == "metric_time" and time_column is not None:
+            return Success({"date_of": {"column": time_column}})
         if name == model.entity and model.key is not None:
             return Success({"column": model.key})
         return Failure(f"reads {quoted(name)}, which {model.name}'s metrics cannot reach")
@@ -635,7 +640,7 @@ def _simple(context: _Context, metric: Metric) -> Result[_Term, str]:
     if not is_successful(timed):
         return Failure(timed.failure())
     column, grains = timed.unwrap()
-    filters = _filters(context, model, [metric.filter, measure_input.filter])
+    filters = _filters(context, model, [metric.filter, measure_input.filter], column)
     if not is_successful(filters):
         return Failure(filters.failure())
     context.used_measures.add(measure.name)
@@ -652,7 +657,7 @@ def _input_term(context: _Context, given: MetricInput) -> Result[_Term, str]:
     if term is None:
         return Failure(f"its input {given.name} is not a simple metric carried over")
     model = context.models[term.model]
-    extra = _filters(context, model, [given.filter])
+    extra = _filters(context, model, [given.filter], term.time_column)
     if not is_successful(extra):
         return Failure(extra.failure())
     return Success(term._replace(filters=[*term.filters, *extra.unwrap()]))
