@@ -154,3 +154,19 @@ def test_a_document_the_catalogs_checks_refuse_is_named_with_their_sentence() ->
     assert reasons["metric orders"].startswith("sutura check refuses it: metrics/orders.md:")
     assert not [d for d in imported.documents if d.path == "metrics/orders.md"]
     assert imported.counts.metrics == (18, 11)
+
+
+def test_a_filter_on_a_day_compares_days() -> None:
+    raw = copy.deepcopy(_raw())
+    _metric(raw, "orders")["filter"] = {
+        "where_filters": [
+            {"where_sql_template": "{{ TimeDimension('metric_time', 'day') }} >= '2019-01-01'"},
+            {"where_sql_template": "{{ Dimension('customer__first_ordered_at') }} < '2019-02-01'"},
+        ]
+    }
+    orders = _document(_imported(raw), "metrics/orders.md")
+    assert '  - {at_least: [{date_of: {column: ordered_at}}, {date: "2019-01-01"}]}' in orders
+    assert (
+        "  - {less_than: [{date_of: {column: first_ordered_at, via: [orders_customer]}},"
+        ' {date: "2019-02-01"}]}' in orders
+    )

@@ -23,6 +23,7 @@ the expression 'price / 2' divides; sutura's quotient is a decimal cut at six pl
 warehouse's is its own
 """
 
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -34,6 +35,10 @@ from sqlglot.errors import ParseError
 
 from sutura.core.catalog.error import quoted
 from sutura.core.dbt.tree import Tree
+
+# sqlglot's node classes under names of their own: sutura's vocabulary has a Column and a Not.
+SqlColumn: Final = exp.Column
+SqlNot: Final = exp.Not
 
 Resolve = Callable[[str], Result[Tree, str]]
 """What a column name reads: a tree, or why it cannot be read."""
@@ -151,7 +156,7 @@ def _value(node: exp.Expr, resolve: Resolve) -> Tree:
     handler = _VALUES.get(type(node))
     if handler is not None:
         return handler(node, resolve)
-    if type(node) in _COMPARISONS or isinstance(node, exp.Connector | exp.Not):
+    if type(node) in _COMPARISONS or isinstance(node, exp.Connector | SqlNot):
         raise UntranslatableError("is a condition where a value is expected")
     raise UntranslatableError(f"uses {quoted(node.key)}, which has no counterpart in sutura")
 
@@ -224,9 +229,25 @@ def _between(node: exp.Between, resolve: Resolve) -> Tree:
     return {"between": [_value(e, resolve) for e in parts]}
 
 
+_DAY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAYS: Final = frozenset({"date_of", "month", "quarter"})
+
+
+def _as_day(text_side: Tree, other: Tree) -> Tree:
+    """A text constant written as a day, beside a value that is a day, is that day (SQL
+    reads ``ordered_at >= '2024-01-01'`` so); any other constant stays as written."""
+    if not (isinstance(other, dict) and set(other) & _DAYS and isinstance(text_side, dict)):
+        return text_side
+    written = text_side.get("text")
+    if isinstance(written, str) and _DAY.fullmatch(written):
+        return {"date": written}
+    return text_side
+
+
 def _compared(node: exp.Binary, resolve: Resolve) -> Tree:
-    pair = [_value(node.this, resolve), _value(node.expression, resolve)]
-    return {_COMPARISONS[type(node)]: list(pair)}
+    left, right = _value(node.this, resolve), _value(node.expression, resolve)
+    pair = [_as_day(left, right), _as_day(right, left)]
+    return {_COMPARISONS[type(node)]: pair}
 
 
 def _pattern(node: exp.Expr, resolve: Resolve) -> Tree:

@@ -43,7 +43,7 @@ from sutura.core.catalog.document.parse import parse_document
 from sutura.core.catalog.draft import DraftDocument, FoundTable, model_name, scalar
 from sutura.core.catalog.error import CatalogError, has_unsafe_characters, quoted
 from sutura.core.dbt.filters import where
-from sutura.core.dbt.sql_expr import expression, parse
+from sutura.core.dbt.sql_expr import SqlColumn, expression, parse
 from sutura.core.dbt.tree import Tree, flow, with_via
 from sutura.core.definitions.model import TablePath, table_label
 from sutura.core.expression.types import declared_type
@@ -255,7 +255,7 @@ def _bare_column(text: str | None, fallback: str, columns: Mapping[str, str]) ->
     node = parsed.unwrap()
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Column) and not node.table and node.name in columns:
+    if isinstance(node, SqlColumn) and not node.table and node.name in columns:
         return node.name
     return None
 
@@ -537,13 +537,18 @@ def _grain_rank(name: str) -> int:
 
 
 def _filters(
-    context: _Context, model: _Model, filters: Iterable[WhereFilterIntersection | None]
+    context: _Context,
+    model: _Model,
+    filters: Iterable[WhereFilterIntersection | None],
+    time_column: str | None = None,
 ) -> Result[list[Tree], str]:
     index = {d.name: d.tree for d in context.dims.get(model.name, [])}
 
     def resolve(name: str) -> Result[Tree, str]:
         if name in index:
             return Success(index[name])
+        if name == "metric_time" and time_column is not None:
+            return Success({"date_of": {"column": time_column}})
         if name == model.entity and model.key is not None:
             return Success({"column": model.key})
         return Failure(f"reads {quoted(name)}, which {model.name}'s metrics cannot reach")
@@ -635,7 +640,7 @@ def _simple(context: _Context, metric: Metric) -> Result[_Term, str]:
     if not is_successful(timed):
         return Failure(timed.failure())
     column, grains = timed.unwrap()
-    filters = _filters(context, model, [metric.filter, measure_input.filter])
+    filters = _filters(context, model, [metric.filter, measure_input.filter], column)
     if not is_successful(filters):
         return Failure(filters.failure())
     context.used_measures.add(measure.name)
@@ -652,7 +657,7 @@ def _input_term(context: _Context, given: MetricInput) -> Result[_Term, str]:
     if term is None:
         return Failure(f"its input {given.name} is not a simple metric carried over")
     model = context.models[term.model]
-    extra = _filters(context, model, [given.filter])
+    extra = _filters(context, model, [given.filter], term.time_column)
     if not is_successful(extra):
         return Failure(extra.failure())
     return Success(term._replace(filters=[*term.filters, *extra.unwrap()]))
@@ -762,7 +767,7 @@ def _derived(
         node = node.this
     op = _DERIVED_OPS.get(type(node))
     sides = [node.this, node.expression] if isinstance(node, exp.Binary) and op is not None else []
-    names = [s.name for s in sides if isinstance(s, exp.Column) and not s.table]
+    names = [s.name for s in sides if isinstance(s, SqlColumn) and not s.table]
     if op is None or len(names) != 2 or any(n not in inputs for n in names) or len(set(names)) < 2:
         context.skip(
             file,
