@@ -126,16 +126,18 @@ def read_document(label: str, path: Path) -> Result[str, CatalogError]:
 class CatalogRead(Frozen, frozen=True, dict=True):
     """The pinned catalog, and the documents it was read from (for errors that name a line).
 
-    (``dict=True`` gives room for the index of documents by definition, built on first use.)
+    (``dict=True`` gives room for the indexes of documents by name, built on first use.)
     """
 
     pinned: PinnedDefinitions
     documents: tuple[Document, ...]
 
     def model_document(self, name: str) -> Document | None:
-        """The document that defines the model ``name`` (the pinned model is its definition)."""
-        model = self.pinned.catalog.model(name)
-        return None if model is None else self._by_definition.get(id(model))
+        """The document that defines the model ``name`` (by name: checking settles a model's
+        shared dimensions into a new value, so its identity is not its document's)."""
+        if self.pinned.catalog.model(name) is None:
+            return None
+        return self._models_by_name.get(name)
 
     def metric_document(self, name: str) -> Document | None:
         """The document that defines the metric ``name`` (by name: checking settles a metric's
@@ -147,15 +149,24 @@ class CatalogRead(Frozen, frozen=True, dict=True):
     @functools.cached_property
     def _metrics_by_name(self) -> dict[str, Document]:
         """Each metric's first document, by name."""
+        return self._by_name(Metric)
+
+    @functools.cached_property
+    def _models_by_name(self) -> dict[str, Document]:
+        """Each model's first document, by name."""
+        return self._by_name(Model)
+
+    def _by_name(self, kind: type[Metric] | type[Model]) -> dict[str, Document]:
+        """Each first document of ``kind`` (metrics or models), by name."""
         index: dict[str, Document] = {}
         for doc in self.documents:
             definition = doc.definition
             match definition:
-                case Metric():
-                    index.setdefault(definition.name, doc)
+                case Metric() | Model():
+                    if isinstance(definition, kind):
+                        index.setdefault(definition.name, doc)
                 case (
-                    Model()
-                    | Relationship()
+                    Relationship()
                     | Derived()
                     | GlossaryTerm()
                     | Caveat()
@@ -165,14 +176,6 @@ class CatalogRead(Frozen, frozen=True, dict=True):
                     pass
                 case _:
                     assert_never(definition)
-        return index
-
-    @functools.cached_property
-    def _by_definition(self) -> dict[int, Document]:
-        """Each definition's first document, by the definition's identity."""
-        index: dict[int, Document] = {}
-        for doc in self.documents:
-            index.setdefault(id(doc.definition), doc)
         return index
 
 

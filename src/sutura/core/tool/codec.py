@@ -341,6 +341,8 @@ def _descriptions(body: CatalogBody) -> Iterator[tuple[str, Description]]:
         yield f"$.not_defined[{i}].description", phrase.description
     for i, term in enumerate(body.glossary):
         yield f"$.glossary[{i}].description", term.description
+    for i, dimension in enumerate(body.dimensions):
+        yield f"$.dimensions[{i}].description", dimension.description
     for i, metric in enumerate(body.metrics):
         yield f"$.metrics[{i}].description", metric.description
         for j, dimension in enumerate(metric.dimensions):

@@ -10,11 +10,15 @@ is, in the order of the agent prompt::
     > Ask for active_customers instead.
     term: sales                             (the glossary)
     means: revenue
+    dimensions of orders:                   (shared dimensions, once per model)
+    dimension: channel
+    values:	web	store
     metric: revenue
     grains: day, month
     data: from 2023-01-01 to 2025-12-31 (as of 2026-01-05T09:00:00.000Z)
     > Revenue net of refunds.
-    dimension: region
+    shared dimensions of orders:	channel    (those the metric may be asked by)
+    dimension: region                       (the metric's own)
     values:	EU	US
     > Where the customer is billed.
     dimension: channel
@@ -93,9 +97,11 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
 
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A dimension, grouped by and filtered on; a filter compares only with ``allowed_values``
-    when the dimension lists them."""
+    when the dimension lists them. A shared one names the ``model`` that declares it (and is
+    listed once, in the body's ``dimensions``)."""
 
     name: str
+    model: str | msgspec.UnsetType = msgspec.UNSET
     description: Description = msgspec.UNSET
     allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
 
@@ -121,6 +127,10 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     grains: list[Grain]
     data: CatalogData | msgspec.UnsetType = msgspec.UNSET
     dimensions: list[CatalogDimension]
+    """The dimensions the metric declares itself, each described here."""
+    shared: list[str] = msgspec.field(default_factory=list)
+    """The shared dimensions it may also be asked by, each ``<model>.<name>`` (asked by its
+    name; described once in the body's ``dimensions``); absent: none."""
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
     formula: str | msgspec.UnsetType = msgspec.UNSET
     """The definition as a formula (measure, filters, time column, what each dimension reads),
@@ -144,7 +154,8 @@ class CatalogPage(CatalogWire, frozen=True, kw_only=True):
 class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """The structured half; ``catalog_prose`` is the operator's own spelling of the setting.
 
-    Knowledge lists are absent when the catalog declares none; ``operator_instructions`` is
+    Knowledge lists are absent when the catalog declares none, ``dimensions`` when no metric
+    shown uses a shared dimension; ``operator_instructions`` is
     absent when the operator wrote none; ``page`` is absent when the body is the whole catalog.
     """
 
@@ -153,6 +164,8 @@ class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     page: CatalogPage | msgspec.UnsetType = msgspec.UNSET
     not_defined: list[CatalogNotDefined] = msgspec.field(default_factory=list)
     glossary: list[CatalogTerm] = msgspec.field(default_factory=list)
+    dimensions: list[CatalogDimension] = msgspec.field(default_factory=list)
+    """The shared dimensions the metrics shown use, each once, with its model (absent: none)."""
     metrics: list[CatalogMetric]
     examples: list[CatalogExample] = msgspec.field(default_factory=list)
     operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
@@ -166,9 +179,34 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     values = dimension.values
     return CatalogDimension(
         name=dimension.name,
+        model=msgspec.UNSET if dimension.shared_from is None else dimension.shared_from,
         description=Carried.under(prose, dimension.description),
         allowed_values=msgspec.UNSET if values is None else list(values),
     )
+
+
+def qualified(model: str, name: str) -> str:
+    """A shared dimension as a metric names it in the structured half: ``<model>.<name>``."""
+    return f"{model}.{name}"
+
+
+def _shared_uses(metric: Metric) -> list[str]:
+    """The shared dimensions a metric uses, each ``<model>.<name>``, in the order it lists them."""
+    return [
+        qualified(d.shared_from, d.name) for d in metric.dimensions if d.shared_from is not None
+    ]
+
+
+def _shared(catalog: Catalog, prose: CatalogProse) -> list[CatalogDimension]:
+    """Each shared dimension a metric of ``catalog`` uses, once, by model and then in the
+    model's order (one only a hidden metric uses is not in a caller's catalog, so not here)."""
+    used = {(d.shared_from, d.name) for m in catalog.metrics for d in m.dimensions}
+    return [
+        _dimension(msgspec.structs.replace(d, shared_from=model.name), prose)
+        for model in catalog.models
+        for d in model.dimensions
+        if (model.name, d.name) in used
+    ]
 
 
 def _data(extent: Extent | None) -> CatalogData | msgspec.UnsetType:
@@ -186,7 +224,8 @@ def _metric(
         description=Carried.under(prose, metric.description),
         grains=list(metric.grains),
         data=_data(extents.get(metric.name)),
-        dimensions=[_dimension(d, prose) for d in metric.dimensions],
+        dimensions=[_dimension(d, prose) for d in metric.dimensions if d.shared_from is None],
+        shared=_shared_uses(metric),
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
         formula=_shown(show, whole_formula(metric)),
     )
@@ -241,6 +280,42 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     return lines + quoted_lines(dimension.description)
 
 
+def _by_model(dimensions: list[CatalogDimension]) -> dict[str, list[CatalogDimension]]:
+    """Shared dimensions grouped by their model, in the order given."""
+    grouped: dict[str, list[CatalogDimension]] = {}
+    for dimension in dimensions:
+        model = "" if isinstance(dimension.model, msgspec.UnsetType) else dimension.model
+        grouped.setdefault(model, []).append(dimension)
+    return grouped
+
+
+def model_lines(model: str, dimensions: list[CatalogDimension]) -> list[str]:
+    """A model's shared dimensions: ``dimensions of <model>:``, then each as a metric's."""
+    lines = [f"dimensions of {escape_cell(model)}:"]
+    for dimension in dimensions:
+        lines += _dimension_lines(dimension)
+    return lines
+
+
+def shared_lines(dimensions: list[CatalogDimension]) -> list[str]:
+    """The shared dimensions, once per model (each model's :func:`model_lines`)."""
+    grouped = _by_model(dimensions)
+    return [line for model, shared in grouped.items() for line in model_lines(model, shared)]
+
+
+def _shared_use_lines(uses: list[str]) -> list[str]:
+    """``shared dimensions of <model>:`` and the names a metric uses, tab-separated cells, one
+    line per model."""
+    grouped: dict[str, list[str]] = {}
+    for use in uses:
+        model, _, name = use.rpartition(".")
+        grouped.setdefault(model, []).append(name)
+    return [
+        "\t".join([f"shared dimensions of {escape_cell(model)}:", *map(escape_cell, names)])
+        for model, names in grouped.items()
+    ]
+
+
 def _formula_lines(label: str, formula: str | msgspec.UnsetType) -> list[str]:
     """``label: <formula>``: author text, escaped like every name (one line, whatever it
     holds), or nothing when formulas are hidden."""
@@ -248,7 +323,8 @@ def _formula_lines(label: str, formula: str | msgspec.UnsetType) -> list[str]:
 
 
 def metric_lines(metric: CatalogMetric) -> list[str]:
-    """A metric's lines: name, grains, prose, dimensions and values, then its caveats."""
+    """A metric's lines: name, grains, prose, the shared dimensions it uses (by name), its own
+    dimensions and values, then its caveats."""
     lines = [f"metric: {escape_cell(metric.name)}", f"grains: {', '.join(metric.grains)}"]
     if not isinstance(metric.data, msgspec.UnsetType):
         data = metric.data
@@ -256,6 +332,7 @@ def metric_lines(metric: CatalogMetric) -> list[str]:
         lines.append(f"data: from {first} to {last} (as of {as_of})")
     lines += _formula_lines("formula", metric.formula)
     lines += quoted_lines(metric.description)
+    lines += _shared_use_lines(metric.shared)
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
     for caveat in metric.caveats:
@@ -288,19 +365,41 @@ def _texts(body: CatalogBody) -> Iterator[str]:
     yield provenance.time_zone
     for digest in provenance.metric_digests:
         yield from (digest.metric, digest.digest)
+    yield from _dimension_texts(body.dimensions)
     for metric in body.metrics:
         yield from (metric.name, prose_of(metric.description) or "")
         if isinstance(metric.formula, str):
             yield metric.formula
-        for dimension in metric.dimensions:
-            yield from (dimension.name, prose_of(dimension.description) or "")
-            if not isinstance(dimension.allowed_values, msgspec.UnsetType):
-                yield from dimension.allowed_values
+        yield from _dimension_texts(metric.dimensions)
+        yield from metric.shared
         for caveat in metric.caveats:
             yield from (caveat.name, prose_of(caveat.description) or "")
     yield from knowledge_texts(body.glossary, body.not_defined, body.examples)
     if isinstance(body.operator_instructions, str):
         yield body.operator_instructions
+
+
+def _dimension_texts(dimensions: list[CatalogDimension]) -> Iterator[str]:
+    for dimension in dimensions:
+        yield from (dimension.name, prose_of(dimension.description) or "")
+        if isinstance(dimension.model, str):
+            yield dimension.model
+        if not isinstance(dimension.allowed_values, msgspec.UnsetType):
+            yield from dimension.allowed_values
+
+
+def shared_key(dimension: CatalogDimension) -> str:
+    """How metrics name a shared dimension: ``<model>.<name>``."""
+    model = "" if isinstance(dimension.model, msgspec.UnsetType) else dimension.model
+    return qualified(model, dimension.name)
+
+
+def shared_used(
+    dimensions: list[CatalogDimension], metrics: list[CatalogMetric]
+) -> list[CatalogDimension]:
+    """``dimensions`` narrowed to the shared ones ``metrics`` use (for a page of them)."""
+    used = {use for metric in metrics for use in metric.shared}
+    return [d for d in dimensions if shared_key(d) in used]
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +451,7 @@ class CatalogView:
             catalog_prose=prose,
             not_defined=[not_defined_part(n, prose) for n in knowledge.not_defined],
             glossary=[term_part(g, prose) for g in knowledge.glossary],
+            dimensions=_shared(catalog, prose),
             metrics=sorted(
                 [
                     *(_metric(m, prose, knowledge, extents or {}, show) for m in catalog.metrics),
@@ -378,12 +478,14 @@ class CatalogView:
             body.provenance,
             metric_digests=[d for d in body.provenance.metric_digests if d.metric in shown],
         )
+        metrics = [by_name[name] for name in names]
         narrowed = msgspec.structs.replace(
             body,
             provenance=provenance,
             page=page,
             glossary=[term for term in body.glossary if term.means.metric in shown],
-            metrics=[by_name[name] for name in names],
+            dimensions=shared_used(body.dimensions, metrics),
+            metrics=metrics,
             examples=[example for example in body.examples if _shows(example, shown)],
         )
         return CatalogView(notice=self.notice, body=narrowed)
@@ -401,9 +503,15 @@ class CatalogView:
         """The glossary: each term, its synonyms, what it means, its quoted prose."""
         return [line for part in self.body.glossary for line in term_lines(part)]
 
+    def model_lines(self) -> list[str]:
+        """The shared dimensions, once per model: each as a metric's own is shown."""
+        return shared_lines(self.body.dimensions)
+
     def metric_lines(self) -> list[str]:
-        """Every metric: grains, prose, dimensions and values, then its caveats."""
-        return [line for metric in self.body.metrics for line in metric_lines(metric)]
+        """The shared dimensions once per model, then every metric: grains, prose, the shared
+        dimensions it uses, its own dimensions and values, then its caveats."""
+        metrics = [line for metric in self.body.metrics for line in metric_lines(metric)]
+        return [*self.model_lines(), *metrics]
 
     def example_lines(self) -> list[str]:
         """The worked questions: phrasings, the question as JSON, quoted prose."""
@@ -431,7 +539,8 @@ class CatalogView:
         return [*self._lines_before_metrics(), *self.metric_lines(), *self._lines_after_metrics()]
 
     def lines_beside_metrics(self) -> list[str]:
-        """Every line of :meth:`lines` but the metrics' own (whose sizes a page counts apart)."""
+        """Every line of :meth:`lines` but the metrics' own and the shared dimensions' (whose
+        sizes a page counts apart)."""
         return [*self._lines_before_metrics(), *self._lines_after_metrics()]
 
     def _lines_before_metrics(self) -> list[str]:

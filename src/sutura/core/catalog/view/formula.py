@@ -43,7 +43,8 @@ from sutura.core.expression.nodes import Column
 
 def whole_formula(metric: Metric) -> str:
     """Everything the metric computes, on one line: ``<measure>[ where <filters>]; time:
-    <column>`` and ``; <dimension>: <what it reads>`` for each dimension."""
+    <column>`` and ``; <dimension>: <what it reads>`` for each dimension (a shared one as the
+    metric reads it, along the path to its model)."""
     parts = [metric_formula(metric), f"time: {time_formula(metric)}"]
     parts += [f"{d.name}: {dimension_formula(d)}" for d in metric.dimensions]
     return "; ".join(parts)

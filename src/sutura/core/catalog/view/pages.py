@@ -1,7 +1,8 @@
 """The catalog in pages an agent's context can hold: searched, ranked, and cut between metrics.
 
 A page's text half holds at most :data:`PAGE_BYTES` bytes (UTF-8): the notice, the page line,
-the terms not defined, the page's metrics with their caveats, the glossary terms that mean
+the terms not defined, the shared dimensions its metrics use (once per model), the page's
+metrics with their caveats, the glossary terms that mean
 them and the worked questions that ask for them, the definitions and the operator's
 instructions. Pages are cut between metrics, never inside one (no metric is shortened): each
 page takes the next metrics while they fit, and always at least one, so a single metric larger
@@ -25,6 +26,8 @@ from sutura.core.catalog.view.catalog import (
     CatalogView,
     metric_lines,
     page_lines,
+    shared_key,
+    shared_lines,
 )
 from sutura.core.catalog.view.knowledge import example_lines, term_lines
 from sutura.core.catalog.view.search import SearchIndex, words_of
@@ -43,10 +46,14 @@ def _size(lines: list[str]) -> int:
 
 
 def _costs(body: CatalogBody, sizes: dict[str, int]) -> dict[str, int]:
-    """Each metric's bytes on a page: its lines (``sizes``), its glossary terms, and every
-    worked question that asks for it (counted under each of its metrics, so a page never
-    underestimates)."""
+    """Each metric's bytes on a page: its lines (``sizes``), the shared dimensions of every
+    model it uses, its glossary terms, and every worked question that asks for it (counted
+    under each of its metrics, so a page never underestimates)."""
     costs = dict(sizes)
+    # A shared dimension costs its model's heading and its own lines, under every metric using it.
+    shared = {shared_key(d): _size(shared_lines([d])) for d in body.dimensions}
+    for metric in body.metrics:
+        costs[metric.name] += sum(shared.get(use, 0) for use in metric.shared)
     for term in body.glossary:
         if term.means.metric in costs:
             costs[term.means.metric] += _size(term_lines(term))
@@ -75,7 +82,8 @@ class PageCuts:
         fixed = [view.notice, *view.not_defined_lines(), *view.definitions_lines()]
         operator = view.operator_lines()
         fixed += [OPERATOR_HEADING, *operator] if operator else []
-        whole = max(0, _size(view.lines_beside_metrics()) + sum(sizes.values()) - 1)
+        beside = _size(view.lines_beside_metrics()) + _size(view.model_lines())
+        whole = max(0, beside + sum(sizes.values()) - 1)
         return cls(
             costs=_costs(view.body, sizes),
             room=PAGE_BYTES - _size(fixed) - _PAGE_LINE - 1,

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sutura.core.catalog.view.catalog import CatalogBody, CatalogMetric
+from sutura.core.catalog.view.catalog import CatalogBody, CatalogMetric, shared_key
 from sutura.core.catalog.view.wire import prose_of
 
 _WORD: Final = re.compile(r"\w+")
@@ -123,7 +123,12 @@ class SearchIndex:
         terms: dict[str, list[str]] = {}
         for term in body.glossary:
             terms.setdefault(term.means.metric, []).extend([term.term, *term.synonyms])
-        return cls([Entry.of(m.name, terms.get(m.name, ()), _prose(m)) for m in body.metrics])
+        shared = {
+            shared_key(d): f"{d.name} {prose_of(d.description) or ''}" for d in body.dimensions
+        }
+        return cls(
+            [Entry.of(m.name, terms.get(m.name, ()), _prose(m, shared)) for m in body.metrics]
+        )
 
     def rank(self, search: str) -> list[str]:
         """The names of the metrics ``search`` matches, best first."""
@@ -134,9 +139,11 @@ class SearchIndex:
         return [self._entries[place].name for _, place in ranked]
 
 
-def _prose(metric: CatalogMetric) -> str:
-    """The words of a metric's prose and dimensions (its caveats' names and prose too)."""
+def _prose(metric: CatalogMetric, shared: dict[str, str]) -> str:
+    """The words of a metric's prose and dimensions, shared ones too (``shared``: each one's
+    name and prose, by ``<model>.<name>``), and its caveats' names and prose."""
     parts = [prose_of(metric.description) or ""]
+    parts += [shared.get(use, use) for use in metric.shared]
     for dimension in metric.dimensions:
         parts += [dimension.name, prose_of(dimension.description) or ""]
     for caveat in metric.caveats:

@@ -225,7 +225,20 @@
     }
   }
 
-  function renderCatalog(catalog) {
+  // A metric names the shared dimensions it uses ("<model>.<name>"), each described once in
+  // catalog.dimensions; the console reads each metric with all its dimensions described.
+  function withShared(catalog) {
+    const shared = new Map((catalog.dimensions || []).map((d) => [d.model + "." + d.name, d]));
+    const metrics = catalog.metrics.map((metric) => ({
+      ...metric,
+      dimensions: [...(metric.shared || []).map((use) => shared.get(use)),
+        ...metric.dimensions],
+    }));
+    return { ...catalog, metrics };
+  }
+
+  function renderCatalog(described) {
+    const catalog = withShared(described);
     state.catalog = catalog;
     state.metrics = new Map(catalog.metrics.map((m) => [m.name, m]));
     const p = catalog.provenance;
