@@ -118,7 +118,11 @@ async def test_a_line_over_the_cap_is_refused_and_the_server_carries_on(
             tools = await session.request(8, "tools/list")
             assert await session.finish() == 0
     assert refused["error"] == {"code": -32600, "message": OVER_CAP_MESSAGE}
-    assert [tool["name"] for tool in tools["result"]["tools"]] == ["describe_catalog", "ask_metric"]
+    assert [tool["name"] for tool in tools["result"]["tools"]] == [
+        "describe_catalog",
+        "ask_metric",
+        "list_values",
+    ]
     assert not [m for m in session.seen if m.get("id") == 7]
 
 
