@@ -247,7 +247,7 @@ async def test_the_handshake_needs_no_source_and_the_start_it_begins_stops_a_bro
             code = await session.process.wait()
             assert await session.finish() == code == 1
     assert initialized["result"]["instructions"].startswith("# sutura")
-    assert len(listed["result"]["tools"]) == 2
+    assert len(listed["result"]["tools"]) == 3
     assert "settings: sources.main: " in session.stderr
 
 
