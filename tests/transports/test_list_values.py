@@ -14,6 +14,7 @@ a page is kept in the answer cache under the catalog's digest.
 
 import datetime
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -495,3 +496,25 @@ async def test_http_mcp_and_mcp_over_http_carry_the_same_page(on_duckdb: Path) -
         lines = text_of(result).split("\n")
         assert lines[0] == "label" and lines[4] == f"{ROW_COUNT_PREFIX}3"
         assert [unescape_cell(line).unwrap() for line in lines[1:4]] == page["values"]
+
+
+@pytest.mark.anyio
+async def test_every_call_is_audited_naming_the_metric_and_the_count_never_the_search(
+    on_duckdb: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="sutura.audit")
+    async with serving({"SUTURA_CONFIG_DIR": str(on_duckdb)}, anchors=False) as opened:
+        await _values(opened, metric="events_n", dimension="tier", search="secret-word")
+        await _values(opened, metric="events_n", dimension="tier")
+        await _values(opened, metric="nope", dimension="tier")
+        await _values(opened, metric="events_n", dimension="tier", page_size=0)
+    lines = [r.getMessage() for r in caplog.records if r.name == "sutura.audit"]
+    records = [json.loads(line) for line in lines]
+    assert [(r["capability"], r["outcome"], r.get("rows")) for r in records] == [
+        ("list_values", "answer", 0),
+        ("list_values", "answer", 3),
+        ("list_values", "metric_unknown", None),
+        ("list_values", "malformed", None),
+    ]
+    assert [r["metrics"] for r in records[:3]] == [["events_n"], ["events_n"], ["nope"]]
+    assert all("secret-word" not in line for line in lines)
