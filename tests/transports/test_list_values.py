@@ -69,6 +69,8 @@ HOSTILE: Final = (
     "100% _under_",
     "Ünïcödé",
     "ü",
+    "\u0130x",
+    "\u212a9",
     "é" * 300,
 )
 """Every label the table holds but NULL (each on several rows, so DISTINCT matters)."""
@@ -313,12 +315,17 @@ async def test_search_is_a_substring_with_a_to_z_folded_and_never_a_pattern(
         folded = _ascii_lower(text)
         return [v for v in expected_labels() if v is not None and folded in _ascii_lower(v)]
 
-    for search in ("PLAIN", "plain", "%", "_", "\\", "Ü", "ü", "rows: ", "\n", "\u202e"):
+    searches = ("PLAIN", "plain", "%", "_", "\\", "Ü", "ü", "rows: ", "\n", "\u202e", "IX", "k9")
+    for search in searches:
         page = _page(await _values(service, metric="events_n", dimension="label", search=search))
         assert page["values"] == matching(search), repr(search)
     assert _page(await _values(service, metric="events_n", dimension="label", search="Ü"))[
         "values"
     ] == ["Ünïcödé"]
+    # A letter whose lowercase is ASCII elsewhere (U+0130, the Kelvin sign) is not folded.
+    for search in ("ix", "K9", "\u0130X"):
+        found = _page(await _values(service, metric="events_n", dimension="label", search=search))
+        assert found["values"] == matching(search), repr(search)
 
 
 def _ascii_lower(text: str) -> str:
@@ -382,6 +389,12 @@ async def test_malformed_arguments_name_the_field_never_the_value(service: Servi
 # DuckDB and PostgreSQL: tests/contract/rows.py).
 
 
+async def _cli(argv: list[str], wiring: Wiring) -> int:
+    """The command line, in a thread of its own (it runs its own event loop)."""
+    with anyio.fail_after(60):
+        return await anyio.to_thread.run_sync(run_cli, argv, wiring)
+
+
 @pytest.fixture(scope="module")
 def on_duckdb(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A DuckDB deployment whose source keeps an answer cache."""
@@ -389,23 +402,24 @@ def on_duckdb(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _write_config(tmp_path_factory.mktemp("values-cli") / "c", source)
 
 
-def test_the_command_line_prints_the_text_half_and_the_structured_half(
+@pytest.mark.anyio
+async def test_the_command_line_prints_the_text_half_and_the_structured_half(
     on_duckdb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     wiring = Wiring({"SUTURA_CONFIG_DIR": str(on_duckdb)})
-    assert run_cli(["values", "events_n", "tier", "--text"], wiring) == 0
+    assert await _cli(["values", "events_n", "tier", "--text"], wiring) == 0
     out, _ = capsys.readouterr()
     assert out.startswith("tier\nbronze\ngold\nsilver\n\\. rows: 3\n") and "last page" in out
     argv = ["values", "events_n", "label", "--search", "PLAIN", "--page-size", "1", "--json"]
-    assert run_cli(argv, wiring) == 0
+    assert await _cli(argv, wiring) == 0
     out, _ = capsys.readouterr()
     page = json.loads(out)
     assert (page["values"], page["next_offset"]) == (["Plain"], 1)
-    assert run_cli([*argv, "--offset", "1"], wiring) == 0
+    assert await _cli([*argv, "--offset", "1"], wiring) == 0
     assert json.loads(capsys.readouterr()[0])["values"] == ["plain"]
-    assert run_cli(["values", "events_n", "nope"], wiring) == 1
+    assert await _cli(["values", "events_n", "nope"], wiring) == 1
     assert capsys.readouterr()[0].startswith("refused (dimension_not_permitted): ")
-    assert run_cli(["values", "events_n", "label", "--page-size", "0"], wiring) == 2
+    assert await _cli(["values", "events_n", "label", "--page-size", "0"], wiring) == 2
     assert "$.page_size" in capsys.readouterr()[1]
 
 
@@ -448,12 +462,10 @@ async def test_a_page_is_kept_in_the_answer_cache_under_the_catalogs_digest(
     assert cache.get(values_key("a" * 64, request, frozenset(), today), now) is None
 
 
-def test_the_structured_half_is_msgspec_json_of_the_page(on_duckdb: Path) -> None:
-    async def ask() -> Reply:
-        async with serving({"SUTURA_CONFIG_DIR": str(on_duckdb)}, anchors=False) as opened:
-            return await _values(opened, metric="events_n", dimension="label")
-
-    reply = anyio.run(ask)
+@pytest.mark.anyio
+async def test_the_structured_half_is_msgspec_json_of_the_page(on_duckdb: Path) -> None:
+    async with serving({"SUTURA_CONFIG_DIR": str(on_duckdb)}, anchors=False) as opened:
+        reply = await _values(opened, metric="events_n", dimension="label")
     assert isinstance(reply, Answered)
     assert reply.halves.structured == msgspec.json.encode(reply.value)
     assert "\n" not in reply.halves.structured.decode()
