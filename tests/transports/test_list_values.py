@@ -530,3 +530,24 @@ async def test_every_call_is_audited_naming_the_metric_and_the_count_never_the_s
     ]
     assert [r["metrics"] for r in records[:3]] == [["events_n"], ["events_n"], ["nope"]]
     assert all("secret-word" not in line for line in lines)
+
+
+@pytest.mark.anyio
+async def test_a_page_past_the_deadline_is_refused_not_waited_for(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("values-deadline")
+    path = root / "endless.duckdb"
+    with duckdb.connect(str(path)) as connection:
+        connection.execute(
+            f"CREATE VIEW {TABLE} AS SELECT DATE '2024-01-01' AS day, i::VARCHAR AS label,"
+            " 'gold' AS tier, 'w' AS wide, 1 AS n FROM range(100000000000) AS t(i)"
+        )
+    source: dict[str, object] = {"kind": "duckdb", "path": str(path)}
+    config = _write_config(root / "c", source, limits={"deadline_seconds": 1})
+    async with serving({"SUTURA_CONFIG_DIR": str(config)}, anchors=False) as opened:
+        began = anyio.current_time()
+        reply = await _values(opened, metric="events_n", dimension="label", search="7")
+        took = anyio.current_time() - began
+    assert isinstance(reply, Declined) and reply.code == RefusalCode.DEADLINE_EXCEEDED.value
+    assert took < 10
