@@ -168,6 +168,7 @@ ANSWERS: Final = (
         cli=Cli(0, Stream.STDOUT),
         api="Answered",
         provoked="a dimension of a metric the catalog lists",
+        spawned=True,
     ),
 )
 

@@ -48,7 +48,7 @@ def test_the_typescript_sdk_client_lists_the_tools_and_gets_an_answer(example_di
     assert doc["error"] is None
     assert str(doc["instructions"]).startswith("# sutura: certified answers about data")
     tools: Any = doc["tools"]
-    assert [t["name"] for t in tools] == ["describe_catalog", "ask_metric"]
+    assert [t["name"] for t in tools] == ["describe_catalog", "ask_metric", "list_values"]
     assert all("outputSchema" in t and t["annotations"]["readOnlyHint"] for t in tools)
     call: Any = doc["call"]
     assert call["isError"] is False

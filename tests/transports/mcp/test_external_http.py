@@ -56,7 +56,7 @@ def test_the_typescript_sdk_client_over_http_lists_the_tools_and_gets_an_answer(
     assert doc["error"] is None
     assert str(doc["instructions"]).startswith("# sutura: certified answers about data")
     tools: Any = doc["tools"]
-    assert [t["name"] for t in tools] == ["describe_catalog", "ask_metric"]
+    assert [t["name"] for t in tools] == ["describe_catalog", "ask_metric", "list_values"]
     call: Any = doc["call"]
     assert call["isError"] is False
     assert call["structuredContent"]["outcome"] == "answer"

@@ -57,7 +57,12 @@ async def test_mcp_over_http_lists_the_stdio_tools_and_answers_like_v1_query(
             listed = await client.list_tools()
             result = await client.call_tool("ask_metric", QUESTION)
             v1 = await http.post("/v1/query", json=QUESTION)
-    assert [tool.name for tool in listed.tools] == ["describe_catalog", "ask_metric", "run_sql"]
+    assert [tool.name for tool in listed.tools] == [
+        "describe_catalog",
+        "ask_metric",
+        "run_sql",
+        "list_values",
+    ]
     assert not result.is_error
     assert structured_of(result) == v1.json()
     answer = decode_outcome(msgspec.json.encode(structured_of(result))).unwrap()

@@ -159,6 +159,7 @@ async def test_one_message_is_still_answered_in_both_eras(http: httpx.AsyncClien
     assert [t["name"] for t in legacy.json()["result"]["tools"]] == [
         "describe_catalog",
         "ask_metric",
+        "list_values",
     ]
 
 

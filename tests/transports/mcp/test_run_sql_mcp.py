@@ -53,7 +53,7 @@ async def test_while_off_run_sql_is_neither_listed_nor_callable_nor_in_the_instr
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("run_sql", {"statement": "SELECT 1"})
             instructions = client.instructions or ""
-    assert [tool.name for tool in tools.tools] == ["describe_catalog", "ask_metric"]
+    assert [tool.name for tool in tools.tools] == ["describe_catalog", "ask_metric", "list_values"]
     assert raised.value.code == -32602
     assert "run_sql" not in instructions
 
@@ -64,7 +64,7 @@ async def test_when_on_run_sql_is_its_own_tool_named_in_the_instructions(config:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             instructions = client.instructions or ""
     tool = tools["run_sql"]
-    assert list(tools) == ["describe_catalog", "ask_metric", "run_sql"]
+    assert list(tools) == ["describe_catalog", "ask_metric", "run_sql", "list_values"]
     assert tool.input_schema["required"] == ["statement"]
     assert tool.input_schema["additionalProperties"] is False
     assert tool.annotations is not None and tool.annotations.read_only_hint is True
@@ -160,7 +160,7 @@ async def test_the_spawned_server_serves_run_sql_when_its_settings_enable_it(con
         async with Client(params) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
             result = await client.call_tool("run_sql", {"statement": ORDERS})
-    assert names == ["describe_catalog", "ask_metric", "run_sql"]
+    assert names == ["describe_catalog", "ask_metric", "run_sql", "list_values"]
     assert structured_of(result)["outcome"] == "raw_rows"
 
 

@@ -31,9 +31,10 @@ from sutura.core.nouns.question import (
     Top,
 )
 from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.nouns.values import Cut, Values
 from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
 from sutura.core.tool.capability import Capability, listed_to_agents, offered_by
-from sutura.core.tool.codec import catalog_halves, halves_of, raw_halves
+from sutura.core.tool.codec import catalog_halves, halves_of, raw_halves, values_halves
 from sutura.transports.mcp.tools import TOOLS as TOOL_OF
 from sutura.transports.mcp.tools import tools_for
 from tests.core.untrusted_samples import answer, pinned
@@ -224,6 +225,22 @@ def _structured_halves() -> Iterator[tuple[str, bytes]]:
     yield "run_sql", raw_halves(raw_failure("syntax error\nLINE 1: x" + "y" * 3000)).structured
     for raw_code in RawRefusalCode:
         yield "run_sql", raw_halves(raw_refusal(raw_code)).structured
+    provenance = answer(["m"], []).provenance
+    for page in (
+        Values(metric="m", dimension="d", offset=0, values=["a\nb", None], provenance=provenance),
+        Values(
+            metric="m",
+            dimension="d",
+            offset=2,
+            values=[],
+            provenance=provenance,
+            next_offset=2,
+            cut=Cut.REPLY_BYTES,
+        ),
+    ):
+        yield "list_values", values_halves(page).unwrap().structured
+    for code in (RefusalCode.METRIC_UNKNOWN, RefusalCode.VALUE_TOO_LONG):
+        yield "list_values", halves_of(Refused(reason=refusal(code))).structured
 
 
 @pytest.mark.parametrize(("name", "structured"), list(_structured_halves()))

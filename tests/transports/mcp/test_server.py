@@ -247,10 +247,10 @@ async def test_an_agent_is_not_shown_compile_question_unless_the_operator_lists_
             listed_on = [tool.name for tool in (await client.list_tools()).tools]
             shown = await client.call_tool("compile_question", EXAMPLE_QUESTION)
             told_on = client.instructions or ""
-    assert listed == ["describe_catalog", "ask_metric"]
+    assert listed == ["describe_catalog", "ask_metric", "list_values"]
     assert (raised.value.code, raised.value.message) == (-32602, UNKNOWN_TOOL)
     assert "compile_question" not in told and "SELECT" not in told
-    assert listed_on == ["describe_catalog", "ask_metric", "compile_question"]
+    assert listed_on == ["describe_catalog", "ask_metric", "compile_question", "list_values"]
     assert "- `compile_question`:" in told_on
     assert not shown.is_error and structured_of(shown)["sql"].startswith("SELECT")
     assert text_of(shown).startswith("-- dialect: duckdb\nSELECT")

@@ -118,7 +118,11 @@ async def test_a_line_over_the_cap_is_refused_and_the_server_carries_on(
             tools = await session.request(8, "tools/list")
             assert await session.finish() == 0
     assert refused["error"] == {"code": -32600, "message": OVER_CAP_MESSAGE}
-    assert [tool["name"] for tool in tools["result"]["tools"]] == ["describe_catalog", "ask_metric"]
+    assert [tool["name"] for tool in tools["result"]["tools"]] == [
+        "describe_catalog",
+        "ask_metric",
+        "list_values",
+    ]
     assert not [m for m in session.seen if m.get("id") == 7]
 
 
@@ -243,7 +247,7 @@ async def test_the_handshake_needs_no_source_and_the_start_it_begins_stops_a_bro
             code = await session.process.wait()
             assert await session.finish() == code == 1
     assert initialized["result"]["instructions"].startswith("# sutura")
-    assert len(listed["result"]["tools"]) == 2
+    assert len(listed["result"]["tools"]) == 3
     assert "settings: sources.main: " in session.stderr
 
 

@@ -11,9 +11,10 @@ whether another page follows::
 
 The search text is bound, never a pattern: a substring test (``STRPOS``, ``POSITION``,
 ``LOCATE``: no character is special) on the value's text with ``A``–``Z`` folded to
-``a``–``z`` by ``TRANSLATE``, which every engine computes alike (``LOWER`` does not: each
-engine folds other letters by its own rules, PostgreSQL by the database's locale). The caller's
-text is folded the same way before it is bound.
+``a``–``z`` and nothing else, which every engine computes alike (``TRANSLATE``, or where it is
+the same and faster, ``LOWER``: :func:`_contains`); ``LOWER`` alone does not: each engine folds
+other letters by its own rules, PostgreSQL by the database's locale. The caller's text is
+folded the same way before it is bound.
 
 A metric the caller does not see is refused exactly as a metric that does not exist
 (``metric_unknown``), whatever dimension is named; a dimension the metric does not list is
@@ -24,7 +25,7 @@ its first referent.
 'Ünïcode abc'
 """
 
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, assert_never
 
 from returns.result import Failure, Result, Success
 from sqlglot import exp
@@ -117,10 +118,7 @@ def values_statement(
         inside.subquery(exp.to_identifier(_DISTINCT, quoted=True), copy=False), copy=False
     )
     if request.search is not None:
-        text = exp.Cast(this=value.copy(), to=exp.DataType.build("TEXT"))
-        folded = exp.func("TRANSLATE", text, exp.Literal.string(_UPPER), exp.Literal.string(_LOWER))
-        found = exp.StrPosition(this=folded, substr=binder.bind(fold(request.search)))
-        tree = tree.where(exp.GT(this=found, expression=exp.Literal.number(0)), copy=False)
+        tree = tree.where(_contains(value, fold(request.search), dialect, binder), copy=False)
     tree = tree.order_by(exp.Ordered(this=value.copy(), nulls_first=False), copy=False)
     tree = tree.limit(binder.bind(request.page_size + 1), copy=False)
     tree = tree.offset(binder.bind(request.offset), copy=False)
@@ -133,4 +131,44 @@ def values_statement(
         selected_width=1,
         source=model.source,
         dialect=dialect,
+    )
+
+
+def _contains(value: exp.Column, folded: str, dialect: Dialect, binder: Binder) -> exp.Expr:
+    """Whether ``value``'s text, ``A``–``Z`` folded, contains ``folded`` (the search, folded).
+
+    The same test on every engine, written as each computes it fastest (``TRANSLATE`` on every
+    row cost DuckDB and PostgreSQL 12 to 18 times the plain scan on a 1M-row dimension):
+
+    - PostgreSQL: ``LOWER`` under the ``C`` collation, which folds ``A``–``Z`` and nothing else;
+    - DuckDB, for a search of ASCII characters: ``LOWER`` (one code point to one code point)
+      holds whenever the folded text does, and is exactly it for an ASCII value (its bytes
+      are its characters); a value with other characters is checked by ``TRANSLATE`` too;
+    - Spark, and DuckDB for any other search: ``TRANSLATE``.
+    """
+    text = exp.Cast(this=value.copy(), to=exp.DataType.build("TEXT"))
+    match dialect:
+        case Dialect.POSTGRES:
+            in_c = exp.Collate(this=text, expression=exp.to_identifier("C", quoted=True))
+            return _found(exp.Lower(this=in_c), binder.bind(folded))
+        case Dialect.DUCKDB if folded.isascii():
+            lowered = _found(exp.Lower(this=text), binder.bind(folded))
+            ascii_only = exp.EQ(
+                this=exp.func("STRLEN", text.copy()), expression=exp.Length(this=text.copy())
+            )
+            exact = _found(_translated(text.copy()), binder.bind(folded))
+            return exp.and_(lowered, exp.paren(exp.or_(ascii_only, exact), copy=False))
+        case Dialect.DUCKDB | Dialect.SPARK:
+            return _found(_translated(text), binder.bind(folded))
+        case _:
+            assert_never(dialect)
+
+
+def _translated(text: exp.Expr) -> exp.Expr:
+    return exp.func("TRANSLATE", text, exp.Literal.string(_UPPER), exp.Literal.string(_LOWER))
+
+
+def _found(haystack: exp.Expr, needle: exp.Expr) -> exp.Expr:
+    return exp.GT(
+        this=exp.StrPosition(this=haystack, substr=needle), expression=exp.Literal.number(0)
     )
