@@ -78,7 +78,7 @@ def test_the_prompt_carries_the_catalog_in_at_most_40_percent_of_the_bytes(
     prompts = {way: _cli(config, capsys, "prompt") for way, config in deployments.items()}
     sections = {way: _metrics_section(prompt) for way, prompt in prompts.items()}
     assert all(b"metric: late_arrivals\n" in section for section in sections.values())
-    assert sections["shared"].count(b"\ndimensions of flights:\n") == 1
+    assert sections["shared"].count(b"\ndimension: dest (filterable)\n") == 1
     # The prompt's own sections (workflow, refusals, bounds) are the same either way.
     _within_share({way: len(section) for way, section in sections.items()})
 
