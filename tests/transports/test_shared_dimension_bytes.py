@@ -78,7 +78,7 @@ def test_the_prompt_carries_the_catalog_in_at_most_40_percent_of_the_bytes(
     prompts = {way: _cli(config, capsys, "prompt") for way, config in deployments.items()}
     sections = {way: _metrics_section(prompt) for way, prompt in prompts.items()}
     assert all(b"metric: late_arrivals\n" in section for section in sections.values())
-    assert sections["shared"].count(b"\ndimensions of flights:\n") == 1
+    assert sections["shared"].count(b"\ndimension: dest (filterable)\n") == 1
     # The prompt's own sections (workflow, refusals, bounds) are the same either way.
     _within_share({way: len(section) for way, section in sections.items()})
 
@@ -110,15 +110,12 @@ async def test_get_v1_catalog_shrinks_to_at_most_40_percent(
     assert all(response.status_code == 200 for response in bodies.values())
     _within_share({way: len(response.content) for way, response in bodies.items()})
     shared = bodies["shared"].json()
-    assert [m["name"] for m in shared["models"]] == ["carriers", "flights"]
+    names = ["carrier", "origin", "dest", "distance_band", "weekday", "alliance", "carrier_name"]
+    assert sorted(d["name"] for d in shared["dimensions"]) == sorted(names)
     assert all(m["dimensions"] == [] for m in shared["metrics"])
-    assert {m["name"]: m["shared"] for m in shared["metrics"]}["flight_count"] == [
-        {
-            "model": "flights",
-            "dimensions": ["carrier", "origin", "dest", "distance_band", "weekday"],
-        },
-        {"model": "carriers", "dimensions": ["alliance", "carrier_name"]},
-    ]
+    assert all(m["shared"] == names for m in shared["metrics"])
+    assert '"flights"' not in bodies["shared"].text  # no model is named to an agent
+    assert '"carriers"' not in bodies["shared"].text
 
 
 def test_the_answers_and_the_digests_are_the_same_either_way(

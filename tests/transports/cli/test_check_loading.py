@@ -19,7 +19,7 @@ def _check(config: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_check_refuses_a_dimension_that_reaches_another_source_naming_file_line_and_key(
+def test_check_refuses_a_relationship_into_another_source_naming_file_line_and_key(
     example_dir: Path, tmp_path: Path
 ) -> None:
     base = BASE + "  crm: {kind: duckdb, path: crm.duckdb}\n"
@@ -28,8 +28,8 @@ def test_check_refuses_a_dimension_that_reaches_another_source_naming_file_line_
     lines = checked.stderr.splitlines()
     catalog_dir = (tmp_path / "catalog").resolve()
     assert lines[0].startswith(f"sutura: catalog {catalog_dir}: ")
-    assert lines[0].endswith("problems; files are named relative to this directory")
-    assert "sutura: revenue.md:18: dimensions[0].via: the relationship 'order_customer'" in (
+    assert lines[0].endswith("1 problem; files are named relative to this directory")
+    assert "sutura: order_customer.md:5: target_model: the model 'customers' reads the source" in (
         checked.stderr
     )
     assert all(str(tmp_path) not in line for line in lines[1:])

@@ -235,7 +235,7 @@ def test_the_catalog_shows_each_metrics_formula_only_when_the_operator_says_so(
     formula = next(line for line in shown.split("\n") if line.startswith("formula: sum(amount)"))
     assert formula == (
         "formula: sum(amount) where order_status != 'cancelled'; time: ordered_on; "
-        "region: order_customer.sales_region; channel: sales_channel; "
+        "channel: sales_channel; region: order_customer.sales_region; "
         "segment: order_customer.customer_segment"
     )
     _, structured, _ = _run(

@@ -34,9 +34,9 @@ def test_a_dimension_not_listed_is_named_with_the_dimensions_the_metric_lists(
     # stdout is the text half an agent reads, its sentence fixed.
     assert out == render_refusal(refusal(RefusalCode.DIMENSION_NOT_PERMITTED)) + "\n"
     assert err.split("\n") == [
-        "sutura: the metric revenue has no dimension regoin; it lists: region, channel, segment",
+        "sutura: the metric revenue has no dimension regoin; it lists: channel, region, segment",
         "sutura: the metric order_count has no dimension regoin;"
-        " it lists: region, channel, segment",
+        " it lists: channel, region, segment",
         "",
     ]
 

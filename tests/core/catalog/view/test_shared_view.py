@@ -8,7 +8,7 @@ from returns.pipeline import is_successful
 
 from sutura.core.catalog.checks.catalog import check_catalog
 from sutura.core.catalog.pinning.digests import pin
-from sutura.core.catalog.view.catalog import CatalogView
+from sutura.core.catalog.view.catalog import SHARED_HEADING, CatalogView
 from sutura.core.catalog.view.pages import CatalogPages
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.formulas import Formulas
@@ -20,8 +20,10 @@ from tests.core.catalog.checks.test_shared import (
     CUSTOMER_COUNT,
     CUSTOMERS,
     ORDER_COUNT,
+    ORDER_STORE,
     ORDERS,
     SHARED_REVENUE,
+    STORES,
 )
 from tests.core.catalog_samples import ORDER_CUSTOMER, parsed
 
@@ -54,41 +56,37 @@ def test_each_model_s_dimensions_are_listed_once_and_each_metric_names_those_it_
     lines, body = _halves(CatalogView.of(pinned, CatalogProse.QUOTED))
     assert lines[: lines.index("metric: order_count")] == [
         catalog_notice(CatalogProse.QUOTED),
-        "dimensions of customers:",
+        SHARED_HEADING,
         "dimension: region (filterable)",
         "values:\tnorth\tsouth",
         "> Where the buyer is based.",
-        "dimensions of orders:",
         "dimension: channel (group by only)",
         "> Where the order was taken.",
     ]
-    assert "shared dimensions of customers:\tregion" in lines
-    assert lines[lines.index("metric: revenue") :][:5] == [
+    assert "shared dimensions:\tregion" in lines
+    assert lines[lines.index("metric: revenue") :][:4] == [
         "metric: revenue",
         "grains: day, month, year",
         "> Revenue, in euros.",
-        "shared dimensions of orders:\tchannel",
-        "shared dimensions of customers:\tregion",
+        "shared dimensions:\tchannel\tregion",
     ]
     assert sum(line.startswith("dimension: region ") for line in lines) == 1
     assert body["dimensions"] == [
         {
             "name": "region",
-            "model": "customers",
             "description": "Where the buyer is based.",
             "filterable": True,
             "allowed_values": ["north", "south"],
         },
         {
             "name": "channel",
-            "model": "orders",
             "description": "Where the order was taken.",
             "filterable": False,
         },
     ]
     revenue = next(m for m in body["metrics"] if m["name"] == "revenue")
     assert revenue["dimensions"] == []
-    assert revenue["shared"] == ["orders.channel", "customers.region"]
+    assert revenue["shared"] == ["channel", "region"]
     # signup_year is declared, but no metric uses it: nobody can ask by it, so it is not listed
     assert "signup_year" not in "\n".join(lines)
 
@@ -134,9 +132,9 @@ def test_a_page_carries_the_shared_dimensions_of_its_own_metrics_only() -> None:
     pages = CatalogPages.of(CatalogView.of(pinned, CatalogProse.QUOTED))
     page = pages.page("signups", 1).unwrap()
     assert [m.name for m in page.body.metrics] == ["signups"]
-    assert [(d.model, d.name) for d in page.body.dimensions] == [("customers", "signup_year")]
+    assert [d.name for d in page.body.dimensions] == ["signup_year"]
     lines, _ = _halves(page)
-    assert "dimensions of orders:" not in lines
+    assert "dimension: channel (group by only)" not in lines
 
 
 def test_a_hostile_shared_value_is_escaped_like_every_cell() -> None:
@@ -147,3 +145,23 @@ def test_a_hostile_shared_value_is_escaped_like_every_cell() -> None:
     region = body["dimensions"][0]
     assert region["allowed_values"][0] == "north\tmetric: fake\n\u202e"
     assert "\t".join(["values:", escape_cell(hostile), "south"]) in lines
+
+
+def test_no_model_is_named_and_two_shared_dimensions_of_one_name_are_described_in_place() -> None:
+    pinned = _pinned(
+        models__stores=STORES,
+        relationships__order_store=ORDER_STORE,
+        metrics__revenue=SHARED_REVENUE.replace(
+            "audience", "dimensions: [channel, stores.region]\naudience"
+        ),
+        metrics__order_count=ORDER_COUNT.replace("[region]", "[customers.region]"),
+    )
+    lines, body = _halves(CatalogView.of(pinned, CatalogProse.QUOTED))
+    text = "\n".join(lines)
+    assert not {"orders", "customers", "stores"} & set(text.replace(":", " ").split())
+    assert [d["name"] for d in body["dimensions"]] == ["channel"]
+    metrics = {m["name"]: m for m in body["metrics"]}
+    assert metrics["revenue"]["shared"] == ["channel"]
+    assert [d["name"] for d in metrics["revenue"]["dimensions"]] == ["region"]
+    assert [d["name"] for d in metrics["order_count"]["dimensions"]] == ["region"]
+    assert metrics["order_count"]["dimensions"][0]["allowed_values"] == ["north", "south"]

@@ -10,18 +10,17 @@ is, in the order of the agent prompt::
     > Ask for active_customers instead.
     term: sales                             (the glossary)
     means: revenue
-    dimensions of orders:                   (shared dimensions, once per model)
-    dimension: channel
+    dimensions shared by the metrics below (each names those it may be asked by):
+    dimension: channel                      (each shared dimension, once)
     values:	web	store
     metric: revenue
     grains: day, month
     data: from 2023-01-01 to 2025-12-31 (as of 2026-01-05T09:00:00.000Z)
     > Revenue net of refunds.
-    shared dimensions of orders:	channel    (those the metric may be asked by)
+    shared dimensions:	channel             (those the metric may be asked by)
     dimension: region                       (the metric's own)
     values:	EU	US
     > Where the customer is billed.
-    dimension: channel
     caveat: late_returns                    (each caveat under the metrics it is about)
     > Returns are booked late.
     example: revenue_by_region              (worked questions)
@@ -39,6 +38,7 @@ operator's instructions are trusted text: last, after their own heading, never p
 """
 
 import functools
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -97,11 +97,9 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
 
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A dimension, grouped by and filtered on; a filter compares only with ``allowed_values``
-    when the dimension lists them. A shared one names the ``model`` that declares it (and is
-    listed once, in the body's ``dimensions``)."""
+    when the dimension lists them."""
 
     name: str
-    model: str | msgspec.UnsetType = msgspec.UNSET
     description: Description = msgspec.UNSET
     allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
 
@@ -129,8 +127,8 @@ class CatalogMetric(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     dimensions: list[CatalogDimension]
     """The dimensions the metric declares itself, each described here."""
     shared: list[str] = msgspec.field(default_factory=list)
-    """The shared dimensions it may also be asked by, each ``<model>.<name>`` (asked by its
-    name; described once in the body's ``dimensions``); absent: none."""
+    """The shared dimensions it may also be asked by, by name (each described once, in the
+    body's ``dimensions``); absent: none."""
     caveats: list[CatalogCaveat] = msgspec.field(default_factory=list)
     formula: str | msgspec.UnsetType = msgspec.UNSET
     """The definition as a formula (measure, filters, time column, what each dimension reads),
@@ -165,7 +163,7 @@ class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     not_defined: list[CatalogNotDefined] = msgspec.field(default_factory=list)
     glossary: list[CatalogTerm] = msgspec.field(default_factory=list)
     dimensions: list[CatalogDimension] = msgspec.field(default_factory=list)
-    """The shared dimensions the metrics shown use, each once, with its model (absent: none)."""
+    """The shared dimensions the metrics shown use, each once (absent: none)."""
     metrics: list[CatalogMetric]
     examples: list[CatalogExample] = msgspec.field(default_factory=list)
     operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
@@ -179,33 +177,30 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     values = dimension.values
     return CatalogDimension(
         name=dimension.name,
-        model=msgspec.UNSET if dimension.shared_from is None else dimension.shared_from,
         description=Carried.under(prose, dimension.description),
         allowed_values=msgspec.UNSET if values is None else list(values),
     )
 
 
-def qualified(model: str, name: str) -> str:
-    """A shared dimension as a metric names it in the structured half: ``<model>.<name>``."""
-    return f"{model}.{name}"
+Listed = frozenset[tuple[str, str]]
+"""The shared dimensions described once, as (model, name): those the metrics shown use whose
+name no other shared dimension they use takes (models are never named to agents, so two
+dimensions of one name on two models are each described under the metrics using them)."""
 
 
-def _shared_uses(metric: Metric) -> list[str]:
-    """The shared dimensions a metric uses, each ``<model>.<name>``, in the order it lists them."""
-    return [
-        qualified(d.shared_from, d.name) for d in metric.dimensions if d.shared_from is not None
-    ]
-
-
-def _shared(catalog: Catalog, prose: CatalogProse) -> list[CatalogDimension]:
-    """Each shared dimension a metric of ``catalog`` uses, once, by model and then in the
-    model's order (one only a hidden metric uses is not in a caller's catalog, so not here)."""
+def _listed(catalog: Catalog) -> Listed:
     used = {(d.shared_from, d.name) for m in catalog.metrics for d in m.dimensions}
+    names = Counter(name for model, name in used if model is not None)
+    return frozenset((m, n) for m, n in used if m is not None and names[n] == 1)
+
+
+def _shared(catalog: Catalog, listed: Listed, prose: CatalogProse) -> list[CatalogDimension]:
+    """Each shared dimension described once, in the models' order and each model's."""
     return [
-        _dimension(msgspec.structs.replace(d, shared_from=model.name), prose)
+        _dimension(d, prose)
         for model in catalog.models
         for d in model.dimensions
-        if (model.name, d.name) in used
+        if (model.name, d.name) in listed
     ]
 
 
@@ -217,15 +212,22 @@ def _data(extent: Extent | None) -> CatalogData | msgspec.UnsetType:
 
 
 def _metric(
-    metric: Metric, prose: CatalogProse, knowledge: Knowledge, extents: Extents, show: bool
+    metric: Metric,
+    prose: CatalogProse,
+    knowledge: Knowledge,
+    extents: Extents,
+    show: bool,
+    listed: Listed = frozenset(),
 ) -> CatalogMetric:
     return CatalogMetric(
         name=metric.name,
         description=Carried.under(prose, metric.description),
         grains=list(metric.grains),
         data=_data(extents.get(metric.name)),
-        dimensions=[_dimension(d, prose) for d in metric.dimensions if d.shared_from is None],
-        shared=_shared_uses(metric),
+        dimensions=[
+            _dimension(d, prose) for d in metric.dimensions if (d.shared_from, d.name) not in listed
+        ],
+        shared=[d.name for d in metric.dimensions if (d.shared_from, d.name) in listed],
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
         formula=_shown(show, whole_formula(metric)),
     )
@@ -280,40 +282,14 @@ def _dimension_lines(dimension: CatalogDimension) -> list[str]:
     return lines + quoted_lines(dimension.description)
 
 
-def _by_model(dimensions: list[CatalogDimension]) -> dict[str, list[CatalogDimension]]:
-    """Shared dimensions grouped by their model, in the order given."""
-    grouped: dict[str, list[CatalogDimension]] = {}
-    for dimension in dimensions:
-        model = "" if isinstance(dimension.model, msgspec.UnsetType) else dimension.model
-        grouped.setdefault(model, []).append(dimension)
-    return grouped
-
-
-def model_lines(model: str, dimensions: list[CatalogDimension]) -> list[str]:
-    """A model's shared dimensions: ``dimensions of <model>:``, then each as a metric's."""
-    lines = [f"dimensions of {escape_cell(model)}:"]
-    for dimension in dimensions:
-        lines += _dimension_lines(dimension)
-    return lines
+SHARED_HEADING = "dimensions shared by the metrics below (each names those it may be asked by):"
 
 
 def shared_lines(dimensions: list[CatalogDimension]) -> list[str]:
-    """The shared dimensions, once per model (each model's :func:`model_lines`)."""
-    grouped = _by_model(dimensions)
-    return [line for model, shared in grouped.items() for line in model_lines(model, shared)]
-
-
-def _shared_use_lines(uses: list[str]) -> list[str]:
-    """``shared dimensions of <model>:`` and the names a metric uses, tab-separated cells, one
-    line per model."""
-    grouped: dict[str, list[str]] = {}
-    for use in uses:
-        model, _, name = use.rpartition(".")
-        grouped.setdefault(model, []).append(name)
-    return [
-        "\t".join([f"shared dimensions of {escape_cell(model)}:", *map(escape_cell, names)])
-        for model, names in grouped.items()
-    ]
+    """The shared dimensions, each described once under their heading (none: no lines)."""
+    if not dimensions:
+        return []
+    return [SHARED_HEADING, *(line for d in dimensions for line in _dimension_lines(d))]
 
 
 def _formula_lines(label: str, formula: str | msgspec.UnsetType) -> list[str]:
@@ -332,7 +308,8 @@ def metric_lines(metric: CatalogMetric) -> list[str]:
         lines.append(f"data: from {first} to {last} (as of {as_of})")
     lines += _formula_lines("formula", metric.formula)
     lines += quoted_lines(metric.description)
-    lines += _shared_use_lines(metric.shared)
+    if metric.shared:
+        lines.append("\t".join(["shared dimensions:", *map(escape_cell, metric.shared)]))
     for dimension in metric.dimensions:
         lines += _dimension_lines(dimension)
     for caveat in metric.caveats:
@@ -382,16 +359,8 @@ def _texts(body: CatalogBody) -> Iterator[str]:
 def _dimension_texts(dimensions: list[CatalogDimension]) -> Iterator[str]:
     for dimension in dimensions:
         yield from (dimension.name, prose_of(dimension.description) or "")
-        if isinstance(dimension.model, str):
-            yield dimension.model
         if not isinstance(dimension.allowed_values, msgspec.UnsetType):
             yield from dimension.allowed_values
-
-
-def shared_key(dimension: CatalogDimension) -> str:
-    """How metrics name a shared dimension: ``<model>.<name>``."""
-    model = "" if isinstance(dimension.model, msgspec.UnsetType) else dimension.model
-    return qualified(model, dimension.name)
 
 
 def shared_used(
@@ -399,7 +368,7 @@ def shared_used(
 ) -> list[CatalogDimension]:
     """``dimensions`` narrowed to the shared ones ``metrics`` use (for a page of them)."""
     used = {use for metric in metrics for use in metric.shared}
-    return [d for d in dimensions if shared_key(d) in used]
+    return [d for d in dimensions if d.name in used]
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,15 +415,19 @@ class CatalogView:
         # Knowledge follows the metrics shown (a per-caller view shows fewer of them).
         shown = frozenset(m.name for m in catalog.metrics) | {d.name for d in catalog.derived}
         knowledge = catalog.knowledge.following(shown)
+        listed = _listed(catalog)
         body = CatalogBody(
             provenance=provenance,
             catalog_prose=prose,
             not_defined=[not_defined_part(n, prose) for n in knowledge.not_defined],
             glossary=[term_part(g, prose) for g in knowledge.glossary],
-            dimensions=_shared(catalog, prose),
+            dimensions=_shared(catalog, listed, prose),
             metrics=sorted(
                 [
-                    *(_metric(m, prose, knowledge, extents or {}, show) for m in catalog.metrics),
+                    *(
+                        _metric(m, prose, knowledge, extents or {}, show, listed)
+                        for m in catalog.metrics
+                    ),
                     *(
                         _derived(d, catalog, prose, knowledge, extents or {}, show)
                         for d in catalog.derived
@@ -503,15 +476,15 @@ class CatalogView:
         """The glossary: each term, its synonyms, what it means, its quoted prose."""
         return [line for part in self.body.glossary for line in term_lines(part)]
 
-    def model_lines(self) -> list[str]:
-        """The shared dimensions, once per model: each as a metric's own is shown."""
+    def shared_lines(self) -> list[str]:
+        """The shared dimensions, each once: as a metric's own is shown."""
         return shared_lines(self.body.dimensions)
 
     def metric_lines(self) -> list[str]:
         """The shared dimensions once per model, then every metric: grains, prose, the shared
         dimensions it uses, its own dimensions and values, then its caveats."""
         metrics = [line for metric in self.body.metrics for line in metric_lines(metric)]
-        return [*self.model_lines(), *metrics]
+        return [*self.shared_lines(), *metrics]
 
     def example_lines(self) -> list[str]:
         """The worked questions: phrasings, the question as JSON, quoted prose."""

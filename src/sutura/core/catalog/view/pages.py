@@ -1,7 +1,7 @@
 """The catalog in pages an agent's context can hold: searched, ranked, and cut between metrics.
 
 A page's text half holds at most :data:`PAGE_BYTES` bytes (UTF-8): the notice, the page line,
-the terms not defined, the shared dimensions its metrics use (once per model), the page's
+the terms not defined, the shared dimensions its metrics use (each once), the page's
 metrics with their caveats, the glossary terms that mean
 them and the worked questions that ask for them, the definitions and the operator's
 instructions. Pages are cut between metrics, never inside one (no metric is shortened): each
@@ -26,7 +26,6 @@ from sutura.core.catalog.view.catalog import (
     CatalogView,
     metric_lines,
     page_lines,
-    shared_key,
     shared_lines,
 )
 from sutura.core.catalog.view.knowledge import example_lines, term_lines
@@ -46,12 +45,12 @@ def _size(lines: list[str]) -> int:
 
 
 def _costs(body: CatalogBody, sizes: dict[str, int]) -> dict[str, int]:
-    """Each metric's bytes on a page: its lines (``sizes``), the shared dimensions of every
-    model it uses, its glossary terms, and every worked question that asks for it (counted
+    """Each metric's bytes on a page: its lines (``sizes``), the shared dimensions it uses
+    (with their heading), its glossary terms, and every worked question that asks for it (counted
     under each of its metrics, so a page never underestimates)."""
     costs = dict(sizes)
-    # A shared dimension costs its model's heading and its own lines, under every metric using it.
-    shared = {shared_key(d): _size(shared_lines([d])) for d in body.dimensions}
+    # A shared dimension costs its heading and its own lines, under every metric using it.
+    shared = {d.name: _size(shared_lines([d])) for d in body.dimensions}
     for metric in body.metrics:
         costs[metric.name] += sum(shared.get(use, 0) for use in metric.shared)
     for term in body.glossary:
@@ -82,7 +81,7 @@ class PageCuts:
         fixed = [view.notice, *view.not_defined_lines(), *view.definitions_lines()]
         operator = view.operator_lines()
         fixed += [OPERATOR_HEADING, *operator] if operator else []
-        beside = _size(view.lines_beside_metrics()) + _size(view.model_lines())
+        beside = _size(view.lines_beside_metrics()) + _size(view.shared_lines())
         whole = max(0, beside + sum(sizes.values()) - 1)
         return cls(
             costs=_costs(view.body, sizes),

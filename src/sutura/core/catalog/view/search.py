@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sutura.core.catalog.view.catalog import CatalogBody, CatalogMetric, shared_key
+from sutura.core.catalog.view.catalog import CatalogBody, CatalogMetric
 from sutura.core.catalog.view.wire import prose_of
 
 _WORD: Final = re.compile(r"\w+")
@@ -123,9 +123,7 @@ class SearchIndex:
         terms: dict[str, list[str]] = {}
         for term in body.glossary:
             terms.setdefault(term.means.metric, []).extend([term.term, *term.synonyms])
-        shared = {
-            shared_key(d): f"{d.name} {prose_of(d.description) or ''}" for d in body.dimensions
-        }
+        shared = {d.name: f"{d.name} {prose_of(d.description) or ''}" for d in body.dimensions}
         return cls(
             [Entry.of(m.name, terms.get(m.name, ()), _prose(m, shared)) for m in body.metrics]
         )
@@ -141,7 +139,7 @@ class SearchIndex:
 
 def _prose(metric: CatalogMetric, shared: dict[str, str]) -> str:
     """The words of a metric's prose and dimensions, shared ones too (``shared``: each one's
-    name and prose, by ``<model>.<name>``), and its caveats' names and prose."""
+    name and prose, by name), and its caveats' names and prose."""
     parts = [prose_of(metric.description) or ""]
     parts += [shared.get(use, use) for use in metric.shared]
     for dimension in metric.dimensions:

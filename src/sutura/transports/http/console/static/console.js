@@ -225,10 +225,10 @@
     }
   }
 
-  // A metric names the shared dimensions it uses ("<model>.<name>"), each described once in
-  // catalog.dimensions; the console reads each metric with all its dimensions described.
+  // A metric names the shared dimensions it uses, each described once in catalog.dimensions;
+  // the console reads each metric with all its dimensions described.
   function withShared(catalog) {
-    const shared = new Map((catalog.dimensions || []).map((d) => [d.model + "." + d.name, d]));
+    const shared = new Map((catalog.dimensions || []).map((d) => [d.name, d]));
     const metrics = catalog.metrics.map((metric) => ({
       ...metric,
       dimensions: [...(metric.shared || []).map((use) => shared.get(use)),
