@@ -128,9 +128,11 @@ def _metrics(draw: st.DrawFn) -> list[str]:
 def questions(draw: st.DrawFn) -> dict[str, object]:
     """One question of the whole language, mostly one the catalog can answer."""
     metrics = draw(_metrics())
-    grain = draw(st.sampled_from(GRAINS))
-    question: dict[str, object] = {"metrics": metrics, "grain": grain}
-    question["range"] = draw(_range(grain))
+    grain = draw(st.sampled_from((*GRAINS, None)))  # None: exactly the range, no period
+    question: dict[str, object] = {"metrics": metrics}
+    if grain is not None:
+        question["grain"] = grain
+    question["range"] = draw(_range(grain or "none"))
     pool = _pool(metrics)
     dimensions = draw(st.lists(st.sampled_from(sorted(pool)), max_size=2, unique=True))
     if dimensions:
@@ -138,32 +140,45 @@ def questions(draw: st.DrawFn) -> dict[str, object]:
     filters = draw(st.lists(_filter(pool), max_size=2))
     if filters:
         question["filters"] = filters
-    additive = all(m in ADDITIVE for m in metrics)
+    # Without a grain, what needs a period is malformed alike everywhere: asked now and then.
+    periodless = grain is None and draw(st.integers(0, 7)) > 0
+    if not periodless:
+        question.update(draw(_over_periods(all(m in ADDITIVE for m in metrics))))
+    if draw(st.integers(0, 2)) == 0:
+        question["top"] = draw(_top(metrics, per=not periodless and draw(st.booleans())))
+    return question
+
+
+@st.composite
+def _over_periods(draw: st.DrawFn, additive: bool) -> dict[str, object]:
+    """``compare``, ``window`` (mostly over what adds up) or neither, and ``fill`` or not."""
+    found: dict[str, object] = {}
     match draw(st.integers(0, 5)):
         case 0 | 1:
-            question["compare"] = {
-                "to": draw(st.sampled_from(("previous_period", "previous_year")))
-            }
+            found["compare"] = {"to": draw(st.sampled_from(("previous_period", "previous_year")))}
         case 2 if additive or draw(st.integers(0, 3)) == 0:
-            question["window"] = {"running": True}
+            found["window"] = {"running": True}
         case 3 if additive or draw(st.integers(0, 3)) == 0:
-            question["window"] = {"trailing": draw(st.integers(2, 4))}
+            found["window"] = {"trailing": draw(st.integers(2, 4))}
         case _:
             pass
     if draw(st.integers(0, 3)) == 0:
-        question["fill"] = True
-    if draw(st.integers(0, 2)) == 0:
-        per = draw(st.booleans())
-        top: dict[str, object] = {
-            "n": draw(st.integers(1, 4)),
-            "by": draw(st.sampled_from(metrics if per else ["period", *metrics])),
-        }
-        if draw(st.booleans()):
-            top["direction"] = draw(st.sampled_from(("asc", "desc")))
-        if per:
-            top["per"] = "period"
-        question["top"] = top
-    return question
+        found["fill"] = True
+    return found
+
+
+@st.composite
+def _top(draw: st.DrawFn, metrics: list[str], *, per: bool) -> dict[str, object]:
+    """``top`` by a metric (or the period, where there may be one), of each period or all."""
+    top: dict[str, object] = {
+        "n": draw(st.integers(1, 4)),
+        "by": draw(st.sampled_from(metrics if per else ["period", *metrics])),
+    }
+    if draw(st.booleans()):
+        top["direction"] = draw(st.sampled_from(("asc", "desc")))
+    if per:
+        top["per"] = "period"
+    return top
 
 
 def _pool(metrics: list[str]) -> dict[str, tuple[str, ...]]:

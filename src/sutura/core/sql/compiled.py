@@ -55,7 +55,7 @@ class CompiledQuery(Frozen, frozen=True):
     Attributes:
         sql: The statement in ``dialect``, with positional placeholders.
         params: The bound values in placeholder order (``datetime.date``, ``str``, ``int``).
-        columns: The answer's column names: ``period``, dimensions, then metrics.
+        columns: The answer's column names: ``period`` (with a grain), dimensions, then metrics.
         plan: Human-readable lines describing what the statement does.
         outputs: One instruction per answer column, over the selected columns.
         selected_width: How many columns the statement selects.

@@ -156,14 +156,13 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
     metric_at = first + 1
     zone_at = metric_at + len(metrics)
     after_zone = lines[1 + len(metrics) + 1 :]
-    asked_line = next(iter(after_zone[:1]), None)
-    asked_line = asked_line if asked_line and asked_line.startswith(RANGE_ASKED_PREFIX) else None
-    after_zone = after_zone[1:] if asked_line is not None else after_zone
-    asked_at = zone_at + 1
-    ranges = list(takewhile(lambda line: line.startswith(RANGE_PREFIX), after_zone))
-    range_at = asked_at + (asked_line is not None)
-    sources = after_zone[len(ranges) :]
-    source_at = range_at + len(ranges)
+    asked = int(bool(after_zone) and after_zone[0].startswith(RANGE_ASKED_PREFIX))
+    ranges = list(takewhile(lambda line: line.startswith(RANGE_PREFIX), after_zone[asked:]))
+    # The range-asked line (at most one, first), then the range lines: each an interval.
+    intervals = [(after_zone[0], zone_at + 1, RANGE_ASKED_PREFIX)] if asked else []
+    intervals += [(line, zone_at + 1 + asked + i, RANGE_PREFIX) for i, line in enumerate(ranges)]
+    sources = after_zone[asked + len(ranges) :]
+    source_at = zone_at + 1 + len(intervals)
     computed_line = sources[-1] if sources and sources[-1].startswith(COMPUTED_PREFIX) else None
     sources = sources if computed_line is None else sources[:-1]
     computed_at = source_at + len(sources)
@@ -174,15 +173,7 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
         ).bind(
             lambda digests: _time_zone(lines[1 + len(metrics) :], zone_at).bind(
                 lambda zone: _collect(
-                    _range(line, number, prefix)
-                    for line, number, prefix in (
-                        *(
-                            ()
-                            if asked_line is None
-                            else ((asked_line, asked_at, RANGE_ASKED_PREFIX),)
-                        ),
-                        *((line, range_at + i, RANGE_PREFIX) for i, line in enumerate(ranges)),
-                    )
+                    _range(line, number, prefix) for line, number, prefix in intervals
                 ).bind(
                     lambda read: (
                         _collect(
@@ -205,9 +196,9 @@ def _provenance(lines: Sequence[str], first: int) -> Result[Provenance, TextErro
                                 executed_as=[
                                     ExecutedAs(source=s, posture=p) for s, p in read_at[0]
                                 ],
-                                ranges=read[1:] if asked_line is not None else read,
+                                ranges=read[asked:],
                                 computed_at=read_at[1],
-                                range_asked=read[0] if asked_line is not None else "",
+                                range_asked=read[0] if asked else "",
                             )
                         )
                     )
