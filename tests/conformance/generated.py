@@ -60,6 +60,7 @@ EXPRESSION_DIMENSIONS = {
     "iso_week": ("1",),
     "weight": ("0.5", "2.250", "7", "11.99"),
     "shipped_at": ("2024-03-01 12:00", "2025-06-30"),
+    "signup_or_never": ("1900-01-01", "2023-06-01"),
 }
 """The dimensions of the metrics written in the expression vocabulary (where a dimension lists
 no values, one or a few of its type), drawn when such a metric is."""

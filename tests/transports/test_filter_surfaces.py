@@ -1,9 +1,9 @@
 """Range and NULL filters, and a value no list names, through what a user touches: the Python
 API, the command line (flags and JSON), HTTP, MCP over stdio (in process and spawned) and over
 ``/mcp``; on a DuckDB file, a directory of Parquet files and a directory of CSV files holding
-the same rows (PostgreSQL and Spark: the conformance pack's ``filters_`` questions). Every surface gives the
-same rows, equal to plain SQL over the data; a value of the wrong type is malformed naming its
-field on every surface."""
+the same rows (PostgreSQL and Spark: the conformance pack's ``filters_`` questions). Every
+surface gives the same rows, equal to plain SQL over the data; a value of the wrong type is
+malformed naming its field on every surface."""
 
 import json
 import shutil
