@@ -61,11 +61,15 @@ EXPRESSION_DIMENSIONS = {
     "order_month": ("2024-01-01",),
     "day_of_month": ("1",),
     "iso_week": ("1",),
+    "weight": ("0.5", "2.250", "7", "11.99"),
+    "shipped_at": ("2024-03-01 12:00", "2025-06-30"),
+    "signup_or_never": ("1900-01-01", "2023-06-01"),
 }
-"""The dimensions of the metrics written in the expression vocabulary (one value none allows
-where a dimension is group by only), drawn when such a metric is."""
+"""The dimensions of the metrics written in the expression vocabulary (where a dimension lists
+no values, one or a few of its type), drawn when such a metric is."""
 ALL_DIMENSIONS = {**DIMENSIONS, **EXPRESSION_DIMENSIONS}
 GRAINS = ("day", "week", "month", "quarter", "year")
+FILTER_OPS = ("eq", "in", "not_in", "lt", "le", "gt", "ge", "between", "is_null", "is_not_null")
 # The example's rows span 2023 to 2025; the pack adds a few in January 2026.
 DAYS = st.dates(datetime.date(2022, 11, 1), datetime.date(2026, 3, 1))
 
@@ -88,14 +92,21 @@ def _range(draw: st.DrawFn, grain: str) -> dict[str, object]:
 
 @st.composite
 def _filter(draw: st.DrawFn, pool: dict[str, tuple[str, ...]]) -> dict[str, object]:
-    """A filter of any operator, on values the dimension allows or not."""
+    """A filter of any operator, on values the dimension allows or not (a range on text: the
+    same problem from every engine)."""
     dimension = draw(st.sampled_from(sorted(pool)))
     values = st.sampled_from(pool[dimension])
-    op = draw(st.sampled_from(("eq", "in", "not_in")))
-    if op == "eq":
-        return {"op": op, "dimension": dimension, "value": draw(values)}
-    chosen = draw(st.lists(values, min_size=1, max_size=3, unique=True))
-    return {"op": op, "dimension": dimension, "values": chosen}
+    op = draw(st.sampled_from(FILTER_OPS))
+    match op:
+        case "eq" | "lt" | "le" | "gt" | "ge":
+            return {"op": op, "dimension": dimension, "value": draw(values)}
+        case "between":
+            return {"op": op, "dimension": dimension, "low": draw(values), "high": draw(values)}
+        case "is_null" | "is_not_null":
+            return {"op": op, "dimension": dimension}
+        case _:
+            chosen = draw(st.lists(values, min_size=1, max_size=3, unique=True))
+            return {"op": op, "dimension": dimension, "values": chosen}
 
 
 @st.composite

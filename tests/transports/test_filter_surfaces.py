@@ -1,9 +1,9 @@
 """Range and NULL filters, and a value no list names, through what a user touches: the Python
-API, the command line (flags and JSON), HTTP, MCP over stdio's server and over ``/mcp``; on a
-DuckDB file, a directory of Parquet files and a directory of CSV files holding the same rows
-(PostgreSQL and Spark: the conformance pack's ``filters_`` questions). Every surface gives the
-same rows, equal to plain SQL over the data; a value of the wrong type is malformed naming its
-field on every surface."""
+API, the command line (flags and JSON), HTTP, MCP over stdio (in process and spawned) and over
+``/mcp``; on a DuckDB file, a directory of Parquet files and a directory of CSV files holding
+the same rows (PostgreSQL and Spark: the conformance pack's ``filters_`` questions). Every
+surface gives the same rows, equal to plain SQL over the data; a value of the wrong type is
+malformed naming its field on every surface."""
 
 import json
 import shutil
@@ -14,6 +14,7 @@ from typing import Any, Final
 import anyio
 import duckdb
 import pytest
+from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from sutura import api
@@ -25,6 +26,7 @@ from tests.conformance.pack import EXTRA_CATALOG, add_pack_rows
 from tests.transports.http.deployments import AUTH, TOKEN, assembled, client
 from tests.transports.mcp.inprocess import connected, structured_of, wiring
 from tests.transports.mcp.remote import http_of, mcp_client
+from tests.transports.mcp.spawned import SUTURA, server_environment
 
 QUESTION: Final[dict[str, Any]] = {
     "metrics": ["parcel_weight"],
@@ -169,3 +171,22 @@ async def test_http_and_mcp_over_stdio_and_over_mcp_give_the_same_rows(
     for raised in (wrong_stdio, wrong_mcp):
         assert raised.value.code == -32602
         assert raised.value.message.startswith(f"malformed question: {FIELD}: ")
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_the_spawned_stdio_server_gives_the_same_rows_and_names_the_field(
+    deployments: dict[str, Path], expected: list[list[str | None]]
+) -> None:
+    config = deployments["parquet"]
+    params = StdioServerParameters(
+        command=str(SUTURA), args=["mcp"], env=server_environment(config)
+    )
+    with anyio.fail_after(120):
+        async with Client(params) as stdio:
+            answered = await stdio.call_tool("ask_metric", QUESTION)
+            with pytest.raises(MCPError) as wrong:
+                await stdio.call_tool("ask_metric", WRONG_TYPE)
+    assert not answered.is_error and structured_of(answered)["rows"] == expected
+    assert wrong.value.code == -32602
+    assert wrong.value.message.startswith(f"malformed question: {FIELD}: ")

@@ -292,6 +292,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 2,
             "core/sql/expression.py": 1,
+            "core/question/filters.py": 2,
         },
     ),
     enum_row(

@@ -366,6 +366,20 @@ def test_the_plan_names_model_joins_filters_grain_range_and_ordering() -> None:
     assert "EU" not in " ".join(compiled.plan)
 
 
+def test_the_plan_names_a_null_test_without_values_and_keeps_its_join_left() -> None:
+    compiled = _compiled(
+        dimensions=["segment"],
+        filters=[
+            {"op": "is_null", "dimension": "region"},
+            {"op": "not_in", "dimension": "channel", "values": ["web", "store"]},
+        ],
+    )
+    assert "filter: region is_null" in compiled.plan
+    assert "filter: channel not_in 2 bound value(s)" in compiled.plan
+    assert "join: customers as t1 via customer (LEFT JOIN)" in compiled.plan
+    assert '"t1"."region" IS NULL' in _squash(compiled.sql)
+
+
 def test_the_source_is_the_metrics_models_alias() -> None:
     assert _compiled().source == "warehouse"
 

@@ -59,7 +59,8 @@ def plan_lines(
     lines.extend(_semi_lines(resolved))
     lines.extend(_derived_lines(resolved))
     lines.extend(
-        f"filter: {f.dimension} {f.op.value} {len(f.values)} bound value(s)"
+        f"filter: {f.dimension} {f.op.value}"
+        + (f" {len(f.values)} bound value(s)" if f.values else "")
         for f in resolved.filters
     )
     lines.append(_ordering_line(resolved))

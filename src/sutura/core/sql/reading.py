@@ -13,7 +13,7 @@ from sutura.core.question.filters import FilterOp, ResolvedFilter, keeps_null
 from sutura.core.question.resolve import Resolved, dimension_everywhere
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Joins, column, period_start
-from sutura.core.sql.reads import filter_constant, inner_chains, metric_chains
+from sutura.core.sql.reads import filter_constant, inner_chains, metric_chains, strict_chains
 
 
 def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[str, Dimension]:
@@ -28,14 +28,20 @@ def asked_dimensions(resolved: Resolved, metrics: tuple[Metric, ...]) -> dict[st
 
 
 def joins_for(resolved: Resolved, dimensions: dict[str, Dimension], catalog: Catalog) -> Joins:
-    """The joins the dimensions need (LEFT, or INNER along a filtered dimension's path), then
-    those the metrics' time column, measures and required filters need (LEFT, or INNER where
-    WHERE would drop a row without the related one anyway: :func:`inner_chains`)."""
+    """The joins the dimensions need (LEFT, or INNER along a path where a missing related row
+    makes a filtered dimension NULL, which its filter rejects), then those the metrics' time
+    column, measures and required filters need (LEFT, or INNER where WHERE would drop a row
+    without the related one anyway: :func:`inner_chains`).
+
+    A dimension that chooses past a NULL (``coalesce``, ``case``) stays LEFT: a row without the
+    related one has a value there, which a filter may keep; so does ``is_null``, which keeps
+    the rows without one."""
     joins = Joins(catalog)
     filtered = {f.dimension for f in resolved.filters if not keeps_null(f.op)}
     for name, dimension in dimensions.items():
+        strict = strict_chains(dimension.value) if name in filtered else frozenset()
         for reads in expression_columns(dimension.value):
-            joins.add(reads.via, inner=name in filtered)
+            joins.add(reads.via, inner=reads.via in strict)
     inner = set(inner_chains(resolved.metrics))
     for metric in resolved.metrics:
         for chain in metric_chains(metric):

@@ -33,6 +33,10 @@ examples:
   sutura {verb} revenue --grain month --last 6 month --where 'amount_band>=2' \
                 --where-between day 2024-01-01 2024-03-31 --where-not-null segment
   sutura {verb} revenue --from 2024-03-10 --to 2024-04-20 --by channel   (no grain: exactly)
+  sutura {verb} revenue --grain quarter --last 4 quarter --where segment=business \
+                --where-not-null region
+  sutura {verb} discount_revenue --grain year --from 1994-01-01 --to 1995-01-01 \
+                --where 'quantity<24' --where-between discount 0.05 0.07
   sutura {verb} --question '{{"metrics": ["revenue"], "grain": "year",
                 "range": {{"start": "2023-01-01", "end": "2025-01-01"}}}}'
 """

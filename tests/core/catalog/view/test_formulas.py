@@ -73,7 +73,9 @@ def test_a_hostile_constant_is_escaped_in_the_formula_and_never_forges_a_line(ca
     hidden = CatalogView.of(pinned, CatalogProse.QUOTED)
     shown = CatalogView.of(pinned, CatalogProse.QUOTED, formulas=Formulas.SHOWN)
     rendered = shown.text().unwrap()
-    assert len(rendered.split("\n")) == len(hidden.text().unwrap().split("\n")) + 3
+    assert len(rendered.split("\n")) == len(hidden.text().unwrap().split("\n")) + len(
+        shown.body.metrics
+    )
     formulas_lines = [line for line in rendered.split("\n") if line.startswith("formula: ")]
     assert len(formulas_lines) == len(shown.body.metrics)
     assert not [ch for line in formulas_lines for ch in line if is_escaped(ch) and ch != "\\"]

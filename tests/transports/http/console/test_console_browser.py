@@ -296,6 +296,33 @@ def test_the_forms_write_the_later_question_fields_and_the_api_answers_them(
     assert "revenue.trailing" in sent.json()["columns"]
 
 
+def test_the_filter_form_carries_every_filter_op_from_the_json_box_and_back(
+    page: Page, example_url: str
+) -> None:
+    _sign_in(page, example_url)
+    filters = [
+        {"op": "is_not_null", "dimension": "region"},
+        {"op": "eq", "dimension": "segment", "value": "business"},
+        {"op": "between", "dimension": "channel", "low": "phone", "high": "web"},
+        {"op": "lt", "dimension": "segment", "value": "m"},
+    ]
+    question = {
+        "metrics": ["revenue"],
+        "grain": "quarter",
+        "range": {"start": "2024-01-01", "end": "2025-01-01"},
+        "filters": filters,
+    }
+    page.get_by_label("Question JSON", exact=False).fill(json.dumps(question))
+    page.get_by_label("Grain").select_option("year")  # the form rewrites the box
+    built = json.loads(page.get_by_label("Question JSON", exact=False).input_value())
+    assert built["grain"] == "year" and built["filters"] == filters
+    asked = {**built, "filters": filters[:2]}
+    sent = _api(example_url, "POST", "/v1/query", asked)
+    assert sent.status_code == 200, sent.text
+    refused = _api(example_url, "POST", "/v1/query", built)
+    assert refused.status_code == 400 and "$.filters[2].op" in refused.json()["detail"]
+
+
 def test_a_refusal_shows_its_code_status_and_remedy_as_the_api_sends_them(
     page: Page, example_url: str
 ) -> None:

@@ -18,7 +18,7 @@ is, in the order of the agent prompt::
     data: from 2023-01-01 to 2025-12-31 (as of 2026-01-05T09:00:00.000Z)
     > Revenue net of refunds.
     shared dimensions:	channel             (those the metric may be asked by)
-    dimension: region                       (the metric's own)
+    dimension: region (text)                (the metric's own)
     values:	EU	US
     > Where the customer is billed.
     caveat: late_returns                    (each caveat under the metrics it is about)
@@ -72,6 +72,7 @@ from sutura.core.definitions.knowledge import Knowledge
 from sutura.core.definitions.model import Catalog, Derived, Dimension, Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.definitions.tree import leaves
+from sutura.core.expression.types import Family
 from sutura.core.nouns.answer import MetricDigest
 from sutura.core.nouns.extent import Extent
 from sutura.core.nouns.formulas import Formulas, formulas_shown
@@ -97,10 +98,12 @@ class CatalogProvenance(CatalogWire, frozen=True, kw_only=True, omit_defaults=Tr
 
 class CatalogDimension(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     """A dimension, grouped by and filtered on; a filter compares only with ``allowed_values``
-    when the dimension lists them."""
+    when the dimension lists them. ``type`` (absent where its column declares none) says
+    which values a filter takes, and whether it may be a range (a number, date or timestamp)."""
 
     name: str
     description: Description = msgspec.UNSET
+    type: Family | msgspec.UnsetType = msgspec.UNSET
     allowed_values: list[str] | msgspec.UnsetType = msgspec.UNSET
 
     def __post_init__(self) -> None:
@@ -178,6 +181,7 @@ def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
     return CatalogDimension(
         name=dimension.name,
         description=Carried.under(prose, dimension.description),
+        type=msgspec.UNSET if dimension.type is None else dimension.type,
         allowed_values=msgspec.UNSET if values is None else list(values),
     )
 
@@ -257,6 +261,7 @@ def _derived(
             CatalogDimension(
                 name=name,
                 description=Carried.under(prose, found[0].description),
+                type=msgspec.UNSET if found[0].type is None else found[0].type,
                 allowed_values=msgspec.UNSET if allowed is None else allowed,
             )
         )
@@ -276,7 +281,8 @@ def _derived(
 
 
 def _dimension_lines(dimension: CatalogDimension) -> list[str]:
-    lines = [f"dimension: {escape_cell(dimension.name)}"]
+    kind = "" if isinstance(dimension.type, msgspec.UnsetType) else f" ({dimension.type.value})"
+    lines = [f"dimension: {escape_cell(dimension.name)}{kind}"]
     if not isinstance(dimension.allowed_values, msgspec.UnsetType):
         lines.append("\t".join(["values:", *map(escape_cell, dimension.allowed_values)]))
     return lines + quoted_lines(dimension.description)

@@ -374,18 +374,27 @@
     return commonDimensions(selectedMetrics()).find((d) => d.name === name);
   }
 
+  // How many values each filter op takes: one, two (between: low, high), none, or a list.
+  const FILTER_OPS = [["eq", "equals"], ["in", "in"], ["not_in", "not in"], ["lt", "<"], ["le", "<="],
+    ["gt", ">"], ["ge", ">="], ["between", "between"], ["is_null", "is null"], ["is_not_null", "is not null"]];
+  const ONE_VALUE = ["eq", "lt", "le", "gt", "ge"];
+  const NO_VALUE = ["is_null", "is_not_null"];
+
   function fillFilterValues(row) {
     const dim = dimensionNamed(row.querySelector(".filter-dimension").value);
     const op = row.querySelector(".filter-op").value;
     const slot = clear(row.querySelector(".filter-values"));
     const id = row.dataset.id + "-values";
-    slot.append(h("label", { for: id }, op === "eq" ? "Value" : "Values"));
+    if (NO_VALUE.includes(op)) return;
+    const one = ONE_VALUE.includes(op);
+    slot.append(h("label", { for: id }, one ? "Value" : op === "between" ? "Low, then high" : "Values"));
     let control;
     if (dim && dim.allowed_values) {
-      control = h("select", { id, multiple: op !== "eq", class: "values" });
+      control = h("select", { id, multiple: !one, class: "values" });
       for (const value of dim.allowed_values) control.append(h("option", { value }, cellString(value)));
     } else {
-      control = h("textarea", { id, rows: 2, class: "values", placeholder: "one value per line" });
+      const hint = one ? "one value" : op === "between" ? "low\nhigh" : "one value per line";
+      control = h("textarea", { id, rows: 2, class: "values", placeholder: hint });
     }
     control.addEventListener("change", renderQuestion);
     control.addEventListener("input", renderQuestion);
@@ -397,8 +406,7 @@
     const id = "filter-" + state.filters;
     const dimension = h("select", { id: id + "-dimension", class: "filter-dimension" });
     const op = h("select", { id: id + "-op", class: "filter-op" },
-      h("option", { value: "eq" }, "equals"), h("option", { value: "in" }, "in"),
-      h("option", { value: "not_in" }, "not in"));
+      ...FILTER_OPS.map(([value, label]) => h("option", { value }, label)));
     const remove = h("button", { type: "button", class: "secondary" }, "Remove filter");
     const row = h("div", { class: "filter", "data-id": id },
       h("label", { for: id + "-dimension" }, "Dimension"), dimension,
@@ -418,10 +426,14 @@
     const dimension = row.querySelector(".filter-dimension").value;
     const op = row.querySelector(".filter-op").value;
     const control = row.querySelector(".values");
-    const values = control.tagName === "SELECT"
+    const values = !control ? [] : control.tagName === "SELECT"
       ? [...control.selectedOptions].map((o) => o.value)
       : control.value.split("\n").filter((v) => v !== "");
-    return op === "eq" ? { op, dimension, value: values[0] === undefined ? "" : values[0] } : { op, dimension, values };
+    const at = (i) => (values[i] === undefined ? "" : values[i]);
+    if (NO_VALUE.includes(op)) return { op, dimension };
+    if (ONE_VALUE.includes(op)) return { op, dimension, value: at(0) };
+    if (op === "between") return { op, dimension, low: at(0), high: at(1) };
+    return { op, dimension, values };
   }
 
   function questionOfForm() {
@@ -499,8 +511,10 @@
       row.querySelector(".filter-dimension").value = filter.dimension;
       row.querySelector(".filter-op").value = filter.op;
       fillFilterValues(row);
-      const values = filter.op === "eq" ? [filter.value] : filter.values;
+      const values = (ONE_VALUE.includes(filter.op) ? [filter.value]
+        : filter.op === "between" ? [filter.low, filter.high] : filter.values || []).map(String);
       const control = row.querySelector(".values");
+      if (!control) continue;
       if (control.tagName === "SELECT") {
         for (const option of control.options) option.selected = values.includes(option.value);
       } else {
