@@ -143,6 +143,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "boundary/sources/introspect.py": 2,
             "core/sql/arithmetic.py": 1,
             "core/sql/expression.py": 2,
+            "core/sql/values.py": 1,
         },
     ),
     enum_row(
@@ -262,6 +263,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 1,
             "core/expression/infer.py": 2,
             "core/expression/nodes.py": 2,
+            "core/expression/reroot.py": 1,
             "core/sql/expression.py": 2,
             "core/sql/reads.py": 1,
         },
@@ -278,6 +280,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/formula.py": 2,
             "core/expression/infer.py": 1,
             "core/expression/nodes.py": 1,
+            "core/expression/reroot.py": 1,
             "core/sql/expression.py": 1,
             "core/sql/reads.py": 1,
         },
