@@ -30,7 +30,7 @@ DERIVED = (
 )  # fmt: skip
 METRICS = (
     *ORDERS_METRICS, *PARCEL_METRICS, *DERIVED, "hub_scans", "parcel_weight", "signups",
-    "status_total",
+    "status_total", "account_balance", "open_accounts",
 )  # fmt: skip
 """Every metric of the conformance catalog (a test holds this to the catalog)."""
 ADDITIVE = (
@@ -61,9 +61,10 @@ EXPRESSION_DIMENSIONS = {
     "order_month": ("2024-01-01",),
     "day_of_month": ("1",),
     "iso_week": ("1",),
+    "status": ("open", "closed", "frozen"),
 }
-"""The dimensions of the metrics written in the expression vocabulary (one value none allows
-where a dimension is group by only), drawn when such a metric is."""
+"""The dimensions of the metrics written in the expression vocabulary and of the balances (one
+value none allows where a dimension is group by only), drawn when such a metric is."""
 ALL_DIMENSIONS = {**DIMENSIONS, **EXPRESSION_DIMENSIONS}
 GRAINS = ("day", "week", "month", "quarter", "year")
 # The example's rows span 2023 to 2025; the pack adds a few in January 2026.
@@ -117,7 +118,8 @@ def _metrics(draw: st.DrawFn) -> list[str]:
                 st.lists(st.sampled_from(PARCEL_METRICS), min_size=1, max_size=2, unique=True)
             )
         case 11:
-            return [draw(st.sampled_from(("hub_scans", "parcel_weight")))]
+            alone = ("hub_scans", "parcel_weight", "account_balance", "open_accounts")
+            return [draw(st.sampled_from(alone))]
         case _:
             return draw(
                 st.lists(st.sampled_from(ORDERS_METRICS), min_size=1, max_size=3, unique=True)
@@ -170,7 +172,7 @@ def _pool(metrics: list[str]) -> dict[str, tuple[str, ...]]:
     """The dimensions a question over ``metrics`` draws on: the orders' three, and the
     expression metrics' own when one is asked."""
     expression = {"amount_mix", "mean_third", "net_amount", "picky_orders", "hub_scans"}
-    expression |= {"parcel_weight", *PARCEL_METRICS}
+    expression |= {"parcel_weight", *PARCEL_METRICS, "account_balance", "open_accounts"}
     return ALL_DIMENSIONS if expression & set(metrics) else DIMENSIONS
 
 

@@ -45,6 +45,10 @@ def whole_formula(metric: Metric) -> str:
     """Everything the metric computes, on one line: ``<measure>[ where <filters>]; time:
     <column>`` and ``; <dimension>: <what it reads>`` for each dimension."""
     parts = [metric_formula(metric), f"time: {time_formula(metric)}"]
+    semi = metric.semi_additive
+    if semi is not None:
+        entity = ", ".join(column_formula(Column(name=name)) for name in semi.entity)
+        parts.append(f"each period: the {semi.rule.value} value per {entity}, added up")
     parts += [f"{d.name}: {dimension_formula(d)}" for d in metric.dimensions]
     return "; ".join(parts)
 
