@@ -30,7 +30,7 @@ DERIVED = (
 )  # fmt: skip
 METRICS = (
     *ORDERS_METRICS, *PARCEL_METRICS, *DERIVED, "hub_scans", "parcel_weight", "signups",
-    "status_total",
+    "status_total", "account_balance", "open_accounts",
 )  # fmt: skip
 """Every metric of the conformance catalog (a test holds this to the catalog)."""
 ADDITIVE = (
@@ -64,9 +64,10 @@ EXPRESSION_DIMENSIONS = {
     "weight": ("0.5", "2.250", "7", "11.99"),
     "shipped_at": ("2024-03-01 12:00", "2025-06-30"),
     "signup_or_never": ("1900-01-01", "2023-06-01"),
+    "status": ("open", "closed", "frozen"),
 }
-"""The dimensions of the metrics written in the expression vocabulary (where a dimension lists
-no values, one or a few of its type), drawn when such a metric is."""
+"""The dimensions of the metrics written in the expression vocabulary and of the balances
+(where a dimension lists no values, one or a few of its type), drawn when such a metric is."""
 ALL_DIMENSIONS = {**DIMENSIONS, **EXPRESSION_DIMENSIONS}
 GRAINS = ("day", "week", "month", "quarter", "year")
 FILTER_OPS = ("eq", "in", "not_in", "lt", "le", "gt", "ge", "between", "is_null", "is_not_null")
@@ -128,7 +129,8 @@ def _metrics(draw: st.DrawFn) -> list[str]:
                 st.lists(st.sampled_from(PARCEL_METRICS), min_size=1, max_size=2, unique=True)
             )
         case 11:
-            return [draw(st.sampled_from(("hub_scans", "parcel_weight")))]
+            alone = ("hub_scans", "parcel_weight", "account_balance", "open_accounts")
+            return [draw(st.sampled_from(alone))]
         case _:
             return draw(
                 st.lists(st.sampled_from(ORDERS_METRICS), min_size=1, max_size=3, unique=True)
@@ -196,7 +198,7 @@ def _pool(metrics: list[str]) -> dict[str, tuple[str, ...]]:
     """The dimensions a question over ``metrics`` draws on: the orders' three, and the
     expression metrics' own when one is asked."""
     expression = {"amount_mix", "mean_third", "net_amount", "picky_orders", "hub_scans"}
-    expression |= {"parcel_weight", *PARCEL_METRICS}
+    expression |= {"parcel_weight", *PARCEL_METRICS, "account_balance", "open_accounts"}
     return ALL_DIMENSIONS if expression & set(metrics) else DIMENSIONS
 
 

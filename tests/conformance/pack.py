@@ -59,6 +59,9 @@ INSERT INTO orders VALUES
 # Parcels (one per order, a second line for every third order) and the scans of each parcel at
 # hubs, derived from the orders by integer arithmetic alone: instants, decimals of scale 3,
 # NULL carriers, hub names that begin alike, and a key of two columns for the scans to join on.
+# Balances: one row per order, each buyer's running total (two rows of one day where a buyer
+# ordered twice that day, the unknown buyer's rows under a NULL account, a NULL amount leaving
+# the total as it was), closed where the order was cancelled.
 PACK_TABLES = """
 SET TimeZone = 'UTC';
 CREATE TABLE parcels AS
@@ -79,6 +82,13 @@ SELECT CAST(row_number() OVER (ORDER BY p.order_id, p.line_no, h.hop) AS INTEGER
 FROM parcels AS p, (VALUES (0), (1), (2)) AS h(hop)
 WHERE h.hop <= p.order_id % 3
 ORDER BY scan_id;
+CREATE TABLE balances AS
+SELECT customer_id AS account_id, ordered_on AS as_of,
+       CAST(sum(amount) OVER (PARTITION BY customer_id ORDER BY ordered_on, order_id)
+            AS DECIMAL(14, 2)) AS balance,
+       CASE WHEN order_status = 'cancelled' THEN 'closed' ELSE 'open' END AS status
+FROM orders
+ORDER BY order_id;
 """
 
 

@@ -129,3 +129,32 @@ async def test_stdio_mcp_answers_the_balance_on_files_as_the_hand_written_query(
     assert [row[:3] for row in answered["rows"]] == expected
     assert refused["outcome"] == "refusal"
     assert refused["reason"]["code"] == "window_not_additive"
+
+
+MIXED: dict[str, Any] = {
+    "metrics": ["cancellation_rate", "closing_spend", "orders_per_signup"],
+    "grain": "quarter",
+    "range": {"start": "2023-01-01", "end": "2024-01-01"},
+    "dimensions": ["region"],
+}
+
+
+def test_metrics_on_metrics_beside_a_balance_are_answered_alike_on_a_file_and_on_files(
+    configs: tuple[Path, Path, Path],
+) -> None:
+    """A scaled ratio over a derived metric, a balance and a ratio over a metric of another
+    model, in one question: three grouped halves joined, the same on both sources."""
+    on_file, on_files, _ = configs
+    answers = []
+    for config in (on_file, on_files):
+        (answer,) = api.ask([api.question(MIXED).unwrap()], config).unwrap()
+        assert isinstance(answer, api.Answer), answer
+        answers.append(answer.rows)
+    assert answers[0] == answers[1]
+    assert {row[0] for row in answers[0]} == {
+        "2023-01-01",
+        "2023-04-01",
+        "2023-07-01",
+        "2023-10-01",
+    }
+    assert all(row[2] is not None and row[3] is not None for row in answers[0])

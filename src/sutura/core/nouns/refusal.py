@@ -129,8 +129,9 @@ DETAILS: dict[RefusalCode, str] = {
         "rather than altered. The operator should correct the data."
     ),
     RefusalCode.WINDOW_NOT_ADDITIVE: (
-        "A running or trailing window adds up periods, which is exact only for sums and counts; "
-        "ask without window, or for a sum or count metric."
+        "A running or trailing window adds up periods, which is exact only for sums and counts "
+        "that add up over time (not a ratio, nor a balance taken in each period); ask without "
+        "window, or for a sum or count metric."
     ),
     RefusalCode.VALUE_TOO_LONG: (
         "A value of the dimension is longer than one reply of values may carry (64 KiB) and is"

@@ -176,8 +176,9 @@ class Resolved(Frozen, frozen=True, cache_hash=True):
 
     @property
     def derives(self) -> bool:
-        """Whether the answer's rows are derived after the statement (compare, window, fill,
-        or a derived metric)."""
+        """Whether the answer's rows are derived after the statement (compare, window, fill, a
+        derived metric, grouped halves joined, or a semi-additive metric: ``top`` then ranks
+        the rows after the statement)."""
         rows_derived = self.compare is not None or self.window is not None or self.fill
         return rows_derived or bool(self.derived) or self.joined or self.semi_additive
 

@@ -8,6 +8,7 @@ from returns.pipeline import is_successful
 
 from sutura.core.catalog.checks.catalog import check_catalog
 from sutura.core.catalog.pinning.digests import pin
+from sutura.core.catalog.view.formula import whole_formula
 from sutura.core.definitions.model import SemiAdditive, TimeRule
 from tests.core.catalog_samples import REVENUE, parse_error, sample_documents
 
@@ -93,3 +94,12 @@ def test_a_semi_additive_measure_is_checked_against_its_model_and_measure(
     semi: str, measure: str, expected: str
 ) -> None:
     assert _sentences(_semi(semi, measure)) == [expected]
+
+
+def test_the_formula_of_a_semi_additive_metric_says_what_each_period_takes() -> None:
+    text = _semi("{rule: last, entity: customer_id}")
+    metric = check_catalog(sample_documents(metrics__revenue=text)).unwrap().metric("revenue")
+    assert metric is not None
+    assert "; time: ordered_on; each period: the last value per customer_id, added up;" in (
+        whole_formula(metric)
+    )

@@ -46,6 +46,10 @@ def whole_formula(metric: Metric) -> str:
     <column>`` and ``; <dimension>: <what it reads>`` for each dimension (a shared one as the
     metric reads it, along the path to its model)."""
     parts = [metric_formula(metric), f"time: {time_formula(metric)}"]
+    semi = metric.semi_additive
+    if semi is not None:
+        entity = ", ".join(column_formula(Column(name=name)) for name in semi.entity)
+        parts.append(f"each period: the {semi.rule.value} value per {entity}, added up")
     parts += [f"{d.name}: {dimension_formula(d)}" for d in metric.dimensions]
     return "; ".join(parts)
 
