@@ -5,7 +5,9 @@ dbt-duckdb from data ``jafgen`` generates (``dbt deps`` of its local packages, `
 ``dbt build``, which parses the project as ``dbt parse`` does) in a temporary directory;
 ``sutura import dbt`` writes its catalog, ``sutura check`` passes, and for every imported
 metric — at every grain, by dimensions of its own model and of models one and two
-relationships away, and the metrics whose filters cross a relationship — sutura's answer
+relationships away, with a filter asked with the question (equal to a category, a range on a
+number, a range on a day; ``mf query --where``), and the metrics whose filters cross a
+relationship — sutura's answer
 equals ``mf query --csv``'s on the same DuckDB file, cell for cell: every number exactly as
 written (both write a float as its shortest decimal), where sutura's documented rules say
 how its value follows from MetricFlow's — an average or a ratio written with six places,
@@ -25,6 +27,7 @@ import operator
 import os
 import re
 from collections.abc import Callable
+from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -51,10 +54,56 @@ _DIMENSIONS: Final = {
     ),
     "order_item": (
         ("product__product_type",),
-        ("order_id__customer__customer_type",),
-        ("order_id__location__location_name",),
+        ("customer__customer_type",),
+        ("location__location_name",),
         ("order_item__is_food_item", "order_id__is_drink_order"),
         (),
+    ),
+}
+# A shared dimension is named from its own model (docs/import-dbt.md); MetricFlow names one two
+# relationships away with both entities walked.
+_TWO_AWAY: Final = {
+    "customer__customer_type": "order_id__customer__customer_type",
+    "customer__first_ordered_at": "order_id__customer__first_ordered_at",
+    "location__location_name": "order_id__location__location_name",
+}
+
+
+class Filter(NamedTuple):
+    """A question-time filter: sutura's flags, and MetricFlow's ``--where`` with ``{name}``
+    where the dimension's name goes (a time dimension's with its grain) and ``{at}`` where a
+    day inside the data's span goes."""
+
+    dimension: str
+    flags: tuple[str, ...]
+    where: str
+
+
+# Filters asked of each model's metrics, in turn: equal on a categorical dimension, a range on
+# a number, a range on a day; a derived metric's on the dimensions both its metrics list.
+_FILTERS: Final = {
+    "orders": (
+        Filter("customer__customer_type", ("--where", "{name}=new"), "{dim} = 'new'"),
+        Filter(
+            "order_id__order_total_dim",
+            ("--where-between", "{name}", "10", "30"),
+            "{dim} BETWEEN 10 AND 30",
+        ),
+        Filter("customer__first_ordered_at", ("--where", "{name}>={at}"), "{time} >= '{at}'"),
+    ),
+    "order_item": (
+        Filter("customer__customer_type", ("--where", "{name}=returning"), "{dim} = 'returning'"),
+        Filter("product__product_price", ("--where", "{name}>5"), "{dim} > 5"),
+        Filter("order_id__ordered_at", ("--where", "{name}<{at}"), "{time} < '{at}'"),
+    ),
+    "derived": (
+        Filter("order_id__is_food_order", ("--where", "{name}=true"), "{dim} = true"),
+        Filter(
+            "order_id__order_total_dim",
+            ("--where-between", "{name}", "5.5", "20"),
+            "{dim} BETWEEN 5.5 AND 20",
+        ),
+        Filter("order_id__ordered_at", ("--where", "{name}>={at}"), "{time} >= '{at}'"),
     ),
 }
 
@@ -63,6 +112,32 @@ class Question(NamedTuple):
     metric: str
     grain: str
     by: tuple[str, ...]
+    model: str = "derived"
+    filter: Filter | None = None
+
+    def theirs(self, name: str) -> str:
+        """A dimension as MetricFlow names it for this question's metric."""
+        return _TWO_AWAY.get(name, name) if self.model == "order_item" else name
+
+    def flags(self, at: date) -> list[str]:
+        if self.filter is None:
+            return []
+        given = {"name": self.filter.dimension, "at": at.isoformat()}
+        return [flag.format(**given) for flag in self.filter.flags]
+
+    def where(self, at: date) -> str | None:
+        """The filter as MetricFlow's ``--where`` writes it: a dimension two relationships
+        away is its entity and name with the first entity walked as ``entity_path``."""
+        if self.filter is None:
+            return None
+        *path, entity, element = self.theirs(self.filter.dimension).split("__")
+        name = f"'{entity}__{element}'"
+        walked = f", entity_path={path!r}" if path else ""
+        return self.filter.where.format(
+            dim=f"{{{{ Dimension({name}{walked}) }}}}",
+            time=f"{{{{ TimeDimension({name}, 'day'{walked}) }}}}",
+            at=at.isoformat(),
+        )
 
 
 def _metricflow() -> Path:
@@ -104,13 +179,18 @@ def _imported(built: Built, capsys: pytest.CaptureFixture[str]) -> dict[str, str
 
 
 def _questions(metrics: dict[str, str | None]) -> list[Question]:
-    """Each metric by month alone, then at a grain and by dimensions taken in turn."""
+    """Each metric by month alone, then at a grain and by dimensions taken in turn, then
+    filtered at another grain by the filters taken in turn."""
     questions: list[Question] = []
     for n, (metric, model) in enumerate(sorted(metrics.items())):
-        questions.append(Question(metric, "month", ()))
-        choices = _DIMENSIONS.get(model or "orders", ((),))
+        kind = model or "derived"
+        questions.append(Question(metric, "month", (), kind))
+        choices = _DIMENSIONS.get(kind, ((),))
         by = ("order_id__is_food_order",) if model is None else choices[n % len(choices)]
-        questions.append(Question(metric, _GRAINS[n % len(_GRAINS)], by))
+        questions.append(Question(metric, _GRAINS[n % len(_GRAINS)], by, kind))
+        filters = _FILTERS[kind]
+        grain = _GRAINS[(n + 2) % len(_GRAINS)]
+        questions.append(Question(metric, grain, by[:1], kind, filters[n % len(filters)]))
     return questions
 
 
@@ -137,7 +217,7 @@ def _sutura(
 ) -> list[tuple[object, ...]]:
     start, end = built.span
     argv = ["query", q.metric, "--grain", q.grain, "--from", str(start), "--to", str(end)]
-    argv += [f"--by={d}" for d in q.by] + ["--format", "csv"]
+    argv += [f"--by={d}" for d in q.by] + q.flags(_midst(built)) + ["--format", "csv"]
     code, out, err = run_in_process(argv, built.config, capsys)
     assert (code, err) == (0, ""), (q, out)
     rows = list(csv.reader(io.StringIO(out)))
@@ -155,7 +235,8 @@ def _metricflow_answers(
     asked = [
         {
             "metrics": [q.metric, *also],
-            "group_by": [f"metric_time__{q.grain}", *q.by],
+            "group_by": [f"metric_time__{q.grain}", *map(q.theirs, q.by)],
+            "where": q.where(_midst(built)),
             "csv": str(f),
         }
         for (q, also), f in zip(questions, files, strict=True)
@@ -175,7 +256,7 @@ def _read_metricflow(
     with file.open(encoding="utf-8", newline="") as opened:
         rows = list(csv.reader(opened))
     header = rows[0]
-    names = [f"metric_time__{q.grain}", *q.by, *metrics]
+    names = [f"metric_time__{q.grain}", *map(q.theirs, q.by), *metrics]
     # MetricFlow orders its columns its own way and names a time dimension with its grain.
     order = [
         next(i for i, h in enumerate(header) if h == name or h.startswith(f"{name}__"))
@@ -185,6 +266,12 @@ def _read_metricflow(
 
 
 _SIX: Final = Decimal("0.000001")
+
+
+def _midst(built: Built) -> date:
+    """A day in the middle of the data's span, which a filter on a day compares with."""
+    start, end = built.span
+    return start + (end - start) / 2
 
 
 def _ratio(a: Decimal, b: Decimal) -> Decimal | None:
