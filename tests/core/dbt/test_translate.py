@@ -258,3 +258,19 @@ def test_a_filter_two_relationships_away_is_read_along_its_entity_path() -> None
         "  - {equals: [{column: customer_type, via: [order_item_order_id, orders_customer]},"
         " {text: new}]}" in food
     )
+
+
+def test_a_dimension_the_catalogs_checks_refuse_is_taken_off_its_model_alone() -> None:
+    raw = copy.deepcopy(_raw())
+    orders = next(m for m in raw["semantic_models"] if m["name"] == "orders")
+    mixed = "coalesce(order_total, 'none')"
+    orders["dimensions"].append({"name": "mixed", "type": "categorical", "expr": mixed})
+    imported = _imported(raw)
+    reasons = _reasons(imported)
+    assert reasons["dimension mixed"].startswith("sutura check refuses it: models/orders.md:"), (
+        reasons["dimension mixed"]
+    )
+    model = _document(imported, "models/orders.md")
+    assert "order_id__mixed" not in model and "order_id__is_food_order" in model
+    assert imported.counts.metrics == (18, 12)
+    assert imported.counts.dimensions == (21, 20)

@@ -187,6 +187,7 @@ def import_manifest(
         _add_model(context, semantic, tables)
     for model in context.models.values():
         _add_relationships(context, model)
+    _settle_dimensions(context)
     for model in context.models.values():
         context.dims[model.name] = _dimensions(context, model.name)
     metrics = {metric.name: metric for metric in manifest.metrics}
@@ -222,6 +223,53 @@ def import_manifest(
     return Success(
         Imported(documents=tuple(context.documents), skipped=tuple(context.skipped), counts=counts)
     )
+
+
+def _settle_dimensions(context: _Context) -> None:
+    """Hold the models' shared dimensions to the catalog's checks before any metric uses them:
+    a dimension they refuse is taken off its model (named with the check's sentence), never
+    the model with it. Each round takes at least one off."""
+    for _ in range(len(context.carried_dims) + 1):
+        parsed = [parse_document(d.path, d.text) for d in context.documents]
+        if not all(is_successful(p) for p in parsed):
+            return  # a document that does not parse is _settle's to name
+        checked = check_catalog([p.unwrap() for p in parsed])
+        refused: dict[str, dict[int, str]] = {}
+        for error in [] if is_successful(checked) else checked.failure():
+            index = _dimension_index(error.key)
+            if error.file.startswith("models/") and index is not None:
+                refused.setdefault(error.file, {}).setdefault(index, error.sentence())
+        if not refused:
+            return
+        for path, dimensions in refused.items():
+            _drop_dimensions(context, path, dimensions)
+
+
+def _dimension_index(key: str) -> int | None:
+    """``i`` of a key ``dimensions[i]…``, or None."""
+    if not key.startswith("dimensions["):
+        return None
+    index = key.removeprefix("dimensions[").split("]", 1)[0]
+    return int(index) if index.isdigit() else None
+
+
+def _drop_dimensions(context: _Context, path: str, refused: Mapping[int, str]) -> None:
+    name = path.removeprefix("models/").removesuffix(".md")
+    document = next(d for d in context.documents if d.path == path)
+    lines = document.text.split("\n")
+    start = lines.index("dimensions:") + 1
+    declared = context.shared[name]
+    for index in sorted(refused, reverse=True):
+        full = declared.pop(index)
+        del lines[start + index]
+        model = context.models[name]
+        local = full.removeprefix(f"{model.entity}__")
+        context.carried_dims.discard((name, local))
+        context.skip(model.file, f"dimension {local}", f"sutura check refuses it: {refused[index]}")
+    if not declared:
+        del lines[start - 1]
+    at = context.documents.index(document)
+    context.documents[at] = DraftDocument(path=path, text="\n".join(lines))
 
 
 def _settle(context: _Context) -> None:
