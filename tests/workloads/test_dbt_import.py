@@ -26,6 +26,7 @@ import math
 import operator
 import os
 import re
+import shutil
 from collections.abc import Callable
 from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -35,7 +36,8 @@ from typing import Final, NamedTuple
 import pytest
 
 from tests.transports.cli.running import run_in_process
-from tests.workloads.jaffle_sl.building import Built, build, run
+from tests.workloads.jaffle_sl import HERE
+from tests.workloads.jaffle_sl.building import STEP_SECONDS, Built, build, run
 
 # Building the project and asking MetricFlow (about 2.5 s a question) take minutes, not seconds.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -344,3 +346,63 @@ def test_every_imported_metric_answers_as_metricflow_does(
             only_theirs = [r for r in theirs if r not in ours][:3]
             mismatched.append((question, len(ours), len(theirs), only_ours, only_theirs))
     assert mismatched == []
+
+
+def _with_semi_additive(built: Built, root: Path) -> Built:
+    """A copy of the built project and its DuckDB file with ``jaffle_sl/semi`` added (measures
+    with a ``non_additive_dimension``, which the template has none of) and built."""
+    project, database = root / "project", root / "jaffle.duckdb"
+    shutil.copytree(built.project, project)
+    shutil.copyfile(built.project.parent / "jaffle.duckdb", database)
+    profiles = (project / "profiles.yml").read_text(encoding="utf-8")
+    (project / "profiles.yml").write_text(
+        re.sub(r"path: .*", f"path: {database}", profiles), encoding="utf-8"
+    )
+    for added in (HERE / "semi").iterdir():
+        shutil.copyfile(added, project / "models" / added.name)
+    env = {**built.env, "DBT_PROFILES_DIR": str(project)}
+    run([str(built.bin / "dbt"), "build", "--select", "order_days"], project, env, STEP_SECONDS)
+    config = root / "shop"
+    config.mkdir()
+    base = (built.config / "base.yaml").read_text(encoding="utf-8")
+    (config / "base.yaml").write_text(
+        re.sub(r"path: .*", f"path: {database}", base, count=1), encoding="utf-8"
+    )
+    return built._replace(project=project, config=config, env=env)
+
+
+def _float_or_exact(ours: object, theirs: object) -> bool:
+    """Equal cells; a sum of floats (DOUBLE) the two tools add in another order may differ in
+    its last places, so a number written with a fraction is equal within 1e-12 of it."""
+    if ours == theirs:
+        return True
+    if isinstance(ours, Decimal) and isinstance(theirs, Decimal):
+        return abs(ours - theirs) <= abs(theirs) * Decimal("1e-12")
+    return False
+
+
+def test_a_non_additive_measure_answers_as_metricflow_does(
+    built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    semi = _with_semi_additive(built, tmp_path / "semi")
+    metrics = _imported(semi, capsys)
+    for name, rule in (("closing_total", "last"), ("opening_orders", "first")):
+        document = (semi.config / "catalog" / "metrics" / f"{name}.md").read_text(encoding="utf-8")
+        assert f"semi_additive: {{rule: {rule}, entity: [customer_id" in document
+    assert metrics["closing_total"] == "order_days"
+    questions = [
+        Question("closing_total", "month", (), "order_days"),
+        Question("closing_total", "month", ("customer__customer_type",), "order_days"),
+        Question("opening_orders", "quarter", ("location__location_name",), "order_days"),
+        Question("opening_orders", "week", (), "order_days"),
+    ]
+    out = tmp_path / "answers"
+    out.mkdir()
+    files = _metricflow_answers(semi, [(q, ()) for q in questions], out)
+    for question, file in zip(questions, files, strict=True):
+        ours = _sutura(semi, question, capsys)
+        theirs = sorted(tuple(row) for row in _read_metricflow(question, file, (question.metric,)))
+        assert [r[:-1] for r in ours] == [r[:-1] for r in theirs], question
+        assert all(_float_or_exact(a[-1], b[-1]) for a, b in zip(ours, theirs, strict=True)), (
+            question
+        )
