@@ -91,9 +91,9 @@ class _Calls:
 
 
 def _walked(name: str, entity_path: object) -> str:
-    """A dimension's name with the entities MetricFlow's ``entity_path`` walks first
-    (``Dimension('customer__customer_type', entity_path=['order_id'])`` is
-    ``order_id__customer__customer_type``)."""
+    """A dimension's name with the entities MetricFlow's ``entity_path`` walks first: the
+    dimension customer__customer_type with the entity path [order_id] is the name
+    order_id__customer__customer_type."""
     if entity_path is None:
         return name
     if not isinstance(entity_path, list | tuple) or not all(

@@ -10,7 +10,7 @@ every refusal. The mapping, concept by concept, is ``docs/import-dbt.md``:
   relationship;
 - a dimension → a shared dimension of its model (``dimensions:`` on the model document), which
   every metric reaching the model uses, named as MetricFlow names it from its own model (the
-  primary entity and the dimension, joined by two underscores: ``customer__customer_type``),
+  primary entity and the dimension, joined by two underscores: customer__customer_type),
   its ``expr`` translated into the expression vocabulary;
 - a simple metric → a metric over its measure (filters → required filters); a ratio → a
   ratio measure on one model, or a derived ratio across two; a derived metric of two
