@@ -274,3 +274,25 @@ def test_a_dimension_the_catalogs_checks_refuse_is_taken_off_its_model_alone() -
     assert "order_id__mixed" not in model and "order_id__is_food_order" in model
     assert imported.counts.metrics == (18, 12)
     assert imported.counts.dimensions == (21, 20)
+
+
+def test_a_model_reached_along_two_paths_lends_its_dimensions_to_no_metric_by_name() -> None:
+    raw = copy.deepcopy(_raw())
+    items = next(m for m in raw["semantic_models"] if m["name"] == "order_item")
+    items["entities"].append({"name": "customer", "type": "foreign", "expr": "customer_id"})
+    with_buyer = (*columns("order_items"), ("customer_id", "VARCHAR"))
+    found = {**FOUND, ("order_items",): FoundTable(table=("order_items",), columns=with_buyer)}
+    manifest = PydanticSemanticManifest.parse_obj(raw)
+    imported = import_manifest(manifest, found, "jaffle", {}).unwrap()
+    revenue = _document(imported, "metrics/revenue.md")
+    # Customers are reached directly and through orders: the metric lists every other shared
+    # dimension by name, and the report names each one it leaves.
+    assert "\n  - order_id__is_food_order\n" in revenue and "customer__" not in revenue
+    assert "\n  - product__product_type\n" in revenue
+    reasons = _reasons(imported)
+    assert reasons["metric revenue: dimension customer__customer_type"] == (
+        "not listed: the model 'customers' is reached along two paths; a metric then declares"
+        " it with the via chain it means"
+    )
+    assert not [s for s in imported.skipped if "sutura check refuses" in s.reason]
+    assert "dimensions" not in _document(imported, "metrics/orders.md")

@@ -1046,7 +1046,7 @@ def _write_metric(
         context.skip(
             file,
             f"metric {metric.name}: dimension {name}",
-            f"not listed: {reason}, so the catalog lends it by name to neither",
+            f"not listed: {reason}; a metric then declares it with the via chain it means",
         )
     ((kind, body),) = measure.items()
     if kind == "simple":
