@@ -240,8 +240,11 @@ def report_text(report: ImportReport) -> str:
         "sutura import dbt: what was carried over",
         f"semantic models: {counts.semantic_models[1]} of {counts.semantic_models[0]}",
         f"measures: {counts.measures[1]} of {counts.measures[0]} (in the metrics carried over)",
-        f"dimensions: {counts.dimensions[1]} of {counts.dimensions[0]}",
+        f"dimensions: {counts.dimensions[1]} of {counts.dimensions[0]}"
+        " (shared dimensions, each declared on its model)",
         f"metrics: {counts.metrics[1]} of {counts.metrics[0]}",
+        f"semi-additive measures: {counts.semi_additive[1]} of {counts.semi_additive[0]}"
+        " (non_additive_dimension, in the metrics carried over)",
         f"not carried over: {len(report.skipped)}",
         *(f"  {escape_text(s.line())}" for s in report.skipped),
         *(["changed since the last import:"] if report.changes else []),

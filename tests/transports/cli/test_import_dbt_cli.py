@@ -76,6 +76,10 @@ def _imports_checks_and_reimports(
     report = (catalog / "import-dbt-report.txt").read_text(encoding="utf-8")
     assert "metrics: 12 of 18\n" in report and "not carried over: 15\n" in report
     assert "approximate percentile" in report
+    assert "dimensions: 20 of 20 (shared dimensions, each declared on its model)\n" in report
+    assert "semi-additive measures: 0 of 0 (non_additive_dimension" in report
+    customers = (catalog / "models" / "customers.md").read_text(encoding="utf-8")
+    assert "  - {name: customer__customer_type, column: customer_type}\n" in customers
     code, out, err = _run(["check"], config, capsys)
     assert (code, err) == (0, ""), out
     assert "catalog: 12 metrics (1 derived), 5 models, 4 relationships" in out

@@ -1,13 +1,14 @@
 """Many ``mf query --csv`` commands in one MetricFlow process (run by MetricFlow's Python).
 
 ``python mf_queries.py QUESTIONS.json [REPEAT]`` in a dbt project directory: each item of
-the JSON list is ``{"metrics": [...], "group_by": [...], "csv": PATH}``; each of them is
-asked by MetricFlow's own ``query`` command (dbt-metricflow's click command, the one ``mf
-query`` runs) with ``--csv PATH``, so every file is what ``mf query --csv`` writes. One
-process sets MetricFlow up once (reading the dbt project and its manifest), where ``mf`` does
-it for every question: about 2.5 s each on an idle machine. With ``REPEAT`` (``make bench``),
-each question is asked once more to warm up and then ``REPEAT`` times, and the median seconds
-of each are printed as a JSON list. Imported only by that interpreter, never by the tests.
+the JSON list is ``{"metrics": [...], "group_by": [...], "where": TEXT?, "csv": PATH}``; each
+of them is asked by MetricFlow's own ``query`` command (dbt-metricflow's click command, the one
+``mf query`` runs) with ``--where TEXT`` when given and ``--csv PATH``, so every file is what
+``mf query --csv`` writes. One process sets MetricFlow up once (reading the dbt project and
+its manifest), where ``mf`` does it for every question: about 2.5 s each on an idle machine.
+With ``REPEAT`` (``make bench``), each question is asked once more to warm up and then
+``REPEAT`` times, and the median seconds of each are printed as a JSON list. Imported only by
+that interpreter, never by the tests.
 """
 
 import json
@@ -32,6 +33,8 @@ def main(argv: list[str]) -> int:
         args = ["--metrics", ",".join(question["metrics"]), "--csv", question["csv"], "--quiet"]
         if question["group_by"]:
             args += ["--group-by", ",".join(question["group_by"])]
+        if question.get("where"):
+            args += ["--where", question["where"]]
         times = []
         for _ in range(1 + repeat):
             started = time.perf_counter()

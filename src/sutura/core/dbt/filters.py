@@ -67,24 +67,40 @@ class _Calls:
         return _Reference(placeholder)
 
     def dimension(self, name: str, entity_path: object = None) -> _Reference:
-        if entity_path:
-            raise _RefusedError(f"names an entity path for {quoted(name)}; write it in the name")
-        return self.reference(name)
+        return self.reference(_walked(name, entity_path))
 
     def time_dimension(
-        self, name: str, time_granularity_name: object = None, *args: object, **kwargs: object
+        self,
+        name: str,
+        time_granularity_name: object = None,
+        entity_path: object = None,
+        *args: object,
+        **kwargs: object,
     ) -> _Reference:
         if time_granularity_name not in {None, "day"} or args or kwargs:
             raise _RefusedError(
                 f"asks the time dimension {quoted(name)} at another grain than its day"
             )
-        return self.reference(name)
+        return self.reference(_walked(name, entity_path))
 
     def metric(self, name: str, *args: object, **kwargs: object) -> _Reference:
         raise _RefusedError(
             f"uses Metric({quoted(name)}); a filter on a metric's value has no counterpart"
             " in sutura"
         )
+
+
+def _walked(name: str, entity_path: object) -> str:
+    """A dimension's name with the entities MetricFlow's ``entity_path`` walks first: the
+    dimension customer__customer_type with the entity path [order_id] is the name
+    order_id__customer__customer_type."""
+    if entity_path is None:
+        return name
+    if not isinstance(entity_path, list | tuple) or not all(
+        isinstance(step, str) for step in entity_path
+    ):
+        raise _RefusedError(f"names an entity path for {quoted(name)} that is not a list of names")
+    return "__".join([*entity_path, name])
 
 
 def where(template: str, resolve: ResolveDimension) -> Result[Tree, str]:

@@ -8,9 +8,10 @@ every refusal. The mapping, concept by concept, is ``docs/import-dbt.md``:
   entity as the primary key);
 - a foreign entity that is another semantic model's primary entity → a ``many_to_one``
   relationship;
-- a dimension → a dimension of every metric that reaches it, named as MetricFlow names it
-  (the entities walked and the dimension, joined by two underscores), its ``expr``
-  translated into the expression vocabulary;
+- a dimension → a shared dimension of its model (``dimensions:`` on the model document), which
+  every metric reaching the model uses, named as MetricFlow names it from its own model (the
+  primary entity and the dimension, joined by two underscores: customer__customer_type),
+  its ``expr`` translated into the expression vocabulary;
 - a simple metric → a metric over its measure (filters → required filters); a ratio → a
   ratio measure on one model, or a derived ratio across two; a derived metric of two
   metrics and one of ``+ - * /`` → a derived metric;
@@ -51,6 +52,8 @@ from sutura.core.nouns.grain import GRAIN_ORDER
 
 MARK: Final = "# imported by sutura import dbt from {file}; a re-import never overwrites your edits"
 _MAX_HOPS: Final = 2
+_MAX_NAME: Final = 64
+_PATHS_KEPT: Final = 2
 _GRAINS: Final = [g.value for g in GRAIN_ORDER]
 _AGGREGATES: Final = {
     AggregationType.SUM: "sum",
@@ -91,6 +94,8 @@ class Counts(NamedTuple):
     measures: tuple[int, int]
     dimensions: tuple[int, int]
     metrics: tuple[int, int]
+    semi_additive: tuple[int, int] = (0, 0)
+    """Measures with a ``non_additive_dimension``, and those carried over as semi-additive."""
 
 
 class Imported(NamedTuple):
@@ -111,10 +116,9 @@ class _Model(NamedTuple):
 
 
 class _Dim(NamedTuple):
-    """A dimension a metric on one model can read: its MetricFlow name and written spec."""
+    """A dimension a filter on one model can read: its MetricFlow name and its tree."""
 
     name: str
-    spec: dict[str, Tree]
     tree: Tree
 
 
@@ -126,6 +130,7 @@ class _Term(NamedTuple):
     filters: list[Tree]
     time_column: str
     grains: list[str]
+    semi: dict[str, Tree] | None = None
 
 
 class _Carried(NamedTuple):
@@ -149,6 +154,8 @@ class _Context:
         self.taken_models: set[str] = set()
         self.taken_relationships: set[str] = set()
         self.dims: dict[str, list[_Dim]] = {}
+        self.shared: dict[str, list[str]] = {}  # model -> the shared dimensions it declares
+        self.metric_names: frozenset[str] = frozenset()
         self.carried_dims: set[tuple[str, str]] = set()
         self.refused_dims: set[tuple[str, str]] = set()
         self.measures: dict[str, tuple[_Model, Measure]] = {}
@@ -175,10 +182,12 @@ def import_manifest(
     if not manifest.semantic_models:
         return Failure("the semantic manifest has no semantic model; nothing to import")
     context = _Context(source, files)
+    context.metric_names = frozenset(metric.name for metric in manifest.metrics)
     for semantic in manifest.semantic_models:
         _add_model(context, semantic, tables)
     for model in context.models.values():
         _add_relationships(context, model)
+    _settle_dimensions(context)
     for model in context.models.values():
         context.dims[model.name] = _dimensions(context, model.name)
     metrics = {metric.name: metric for metric in manifest.metrics}
@@ -195,15 +204,72 @@ def import_manifest(
             )
     _settle(context)
     dims_total = sum(len(s.dimensions) for s in manifest.semantic_models)
+    non_additive = [
+        m.name
+        for s in manifest.semantic_models
+        for m in s.measures
+        if m.non_additive_dimension is not None
+    ]
     counts = Counts(
         semantic_models=(len(manifest.semantic_models), len(context.models)),
         measures=(measures_total, len(context.used_measures)),
         dimensions=(dims_total, len(context.carried_dims)),
         metrics=(len(metrics), len(context.carried)),
+        semi_additive=(
+            len(non_additive),
+            len([m for m in non_additive if m in context.used_measures]),
+        ),
     )
     return Success(
         Imported(documents=tuple(context.documents), skipped=tuple(context.skipped), counts=counts)
     )
+
+
+def _settle_dimensions(context: _Context) -> None:
+    """Hold the models' shared dimensions to the catalog's checks before any metric uses them:
+    a dimension they refuse is taken off its model (named with the check's sentence), never
+    the model with it. Each round takes at least one off."""
+    for _ in range(len(context.carried_dims) + 1):
+        parsed = [parse_document(d.path, d.text) for d in context.documents]
+        if not all(is_successful(p) for p in parsed):
+            return  # a document that does not parse is _settle's to name
+        checked = check_catalog([p.unwrap() for p in parsed])
+        refused: dict[str, dict[int, str]] = {}
+        for error in [] if is_successful(checked) else checked.failure():
+            index = _dimension_index(error.key)
+            if error.file.startswith("models/") and index is not None:
+                refused.setdefault(error.file, {}).setdefault(index, error.sentence())
+        if not refused:
+            return
+        for path, dimensions in refused.items():
+            _drop_dimensions(context, path, dimensions)
+
+
+def _dimension_index(key: str) -> int | None:
+    """``i`` of a key ``dimensions[i]…``, or None."""
+    if not key.startswith("dimensions["):
+        return None
+    index = key.removeprefix("dimensions[").split("]", 1)[0]
+    return int(index) if index.isdigit() else None
+
+
+def _drop_dimensions(context: _Context, path: str, refused: Mapping[int, str]) -> None:
+    name = path.removeprefix("models/").removesuffix(".md")
+    document = next(d for d in context.documents if d.path == path)
+    lines = document.text.split("\n")
+    start = lines.index("dimensions:") + 1
+    declared = context.shared[name]
+    for index in sorted(refused, reverse=True):
+        full = declared.pop(index)
+        del lines[start + index]
+        model = context.models[name]
+        local = full.removeprefix(f"{model.entity}__")
+        context.carried_dims.discard((name, local))
+        context.skip(model.file, f"dimension {local}", f"sutura check refuses it: {refused[index]}")
+    if not declared:
+        del lines[start - 1]
+    at = context.documents.index(document)
+    context.documents[at] = DraftDocument(path=path, text="\n".join(lines))
 
 
 def _settle(context: _Context) -> None:
@@ -315,6 +381,7 @@ def _add_model(
     ]
     for column, spelled in columns.items():
         lines += [f"  - name: {scalar(column)}", f"    type: {scalar(spelled)}"]
+    lines += _shared_dimensions(context, model)
     body = _prose(semantic.description, semantic.label) or (
         f"The dbt semantic model {semantic.name}, one row per row of"
         f" {quoted(table_label(found.table))}."
@@ -441,34 +508,67 @@ def _local_dims(context: _Context, model: _Model) -> list[tuple[str, Tree, str |
     return found
 
 
-def _spec(
-    full: str, tree: Tree, kind: str | None, bare: bool, via: tuple[str, ...]
-) -> dict[str, Tree] | None:
-    """How a metric lists the dimension ``full``: a column (along ``via``), or an expression
-    with its type; None when its type is not plain to tell."""
+def _spec(name: str, tree: Tree, kind: str | None, bare: bool) -> dict[str, Tree] | None:
+    """How a model declares the dimension ``name``: a column, or an expression with its
+    type; None when its type is not plain to tell."""
     if bare and isinstance(tree, dict):
-        spec: dict[str, Tree] = {"name": full, "column": tree["column"]}
-        return {**spec, "via": list(via)} if via else spec
+        return {"name": name, "column": tree["column"]}
     if kind is None:
         return None
-    return {"name": full, "expression": with_via(tree, via), "type": kind}
+    return {"name": name, "expression": tree, "type": kind}
+
+
+def _shared_dimensions(context: _Context, model: _Model) -> list[str]:
+    """The ``dimensions:`` lines of a model document: each dimension of its semantic model,
+    shared with every metric that reaches the model, named as MetricFlow names it from the
+    model's own metrics (its primary entity, two underscores, the dimension)."""
+    declared: list[str] = []
+    lines: list[str] = []
+    local = _local_dims(context, model)
+    if local and model.entity is None:
+        for name, *_ in local:
+            context.skip(
+                model.file,
+                f"dimension {name}",
+                "its semantic model has no primary entity, which MetricFlow names a dimension by",
+            )
+        local = []
+    for name, tree, kind, bare in local:
+        full = f"{model.entity}__{name}"
+        spec = _spec(full, tree, kind, bare)
+        reason = (
+            "its expr's type is not plain to tell (a shared dimension that computes a value"
+            " declares its type)"
+            if spec is None
+            else "its name is longer than 64 characters"
+            if len(full) > _MAX_NAME
+            else f"its name {quoted(full)} is a metric's or the period's"
+            if full in context.metric_names or full == "period"
+            else None
+        )
+        if reason is not None or spec is None:
+            context.skip(model.file, f"dimension {name}", reason or "")
+            continue
+        declared.append(full)
+        lines.append(f"  - {flow(spec)}")
+        context.carried_dims.add((model.name, name))
+    context.shared[model.name] = declared
+    return ["dimensions:", *lines] if lines else []
 
 
 def _dimensions(context: _Context, start: str) -> list[_Dim]:
-    """Every dimension a metric on ``start`` reaches, named as MetricFlow names it."""
+    """Every dimension a filter of a metric on ``start`` may read, named as MetricFlow names
+    it (the entities walked and the dimension), with the tree that reads it from ``start``."""
     dims: list[_Dim] = []
     seen: set[str] = set()
 
     def walk(current: str, prefix: str, via: tuple[str, ...], visited: set[str]) -> None:
         model = context.models[current]
-        for name, tree, kind, bare in _local_dims(context, model):
+        for name, tree, _, _ in _local_dims(context, model):
             full = f"{prefix}__{name}"
-            spec = _spec(full, tree, kind, bare, via)
-            if full in seen or len(full) > 64 or spec is None:
-                continue
-            seen.add(full)
-            dims.append(_Dim(full, spec, with_via(tree, via)))
-            context.carried_dims.add((model.name, name))
+            if full not in seen:
+                seen.add(full)
+                dims.append(_Dim(full, with_via(tree, via)))
         if len(via) >= _MAX_HOPS:
             return
         for entity, relationship, target in context.joins.get(current, []):
@@ -482,24 +582,125 @@ def _dimensions(context: _Context, start: str) -> list[_Dim]:
     return dims
 
 
-def emit_dimensions(dims: Sequence[_Dim], metric_names: Iterable[str]) -> list[str]:
-    """The ``dimensions:`` lines of a metric: each dimension it reaches, written on the metric
-    (the language today). The one place to switch to shared model dimensions."""
-    taken = set(metric_names)
-    lines = [f"  - {flow(d.spec)}" for d in dims if d.name not in taken and d.name != "period"]
-    return ["dimensions:", *lines] if lines else ["dimensions: []"]
+def _reach(context: _Context, start: str) -> dict[str, list[tuple[str, ...]]]:
+    """The models a metric on ``start`` reaches along relationships, nearest first, each with
+    its paths (two kept: a second says there are several), as the catalog walks them."""
+    outgoing: dict[str, list[tuple[str, str]]] = {}
+    for origin, joins in context.joins.items():
+        for _, relationship, target in joins:
+            outgoing.setdefault(origin, []).append((relationship, target))
+    for joins_of in outgoing.values():
+        joins_of.sort()
+    paths: dict[str, list[tuple[str, ...]]] = {start: [()]}
+    frontier: list[tuple[str, tuple[str, ...], frozenset[str]]] = [(start, (), frozenset({start}))]
+    while frontier:
+        following = []
+        for current, path, visited in frontier:
+            for relationship, target in outgoing.get(current, []):
+                known = paths.setdefault(target, [])
+                if target in visited or len(known) >= _PATHS_KEPT:
+                    continue
+                known.append((*path, relationship))
+                following.append((target, (*path, relationship), visited | {target}))
+        frontier = following
+    return {model: found for model, found in paths.items() if found}
 
 
-def non_additive(model: _Model, measure: Measure) -> Result[None, str]:
-    """Whether a measure with a ``non_additive_dimension`` can be carried over: the one place
-    to switch to semi-additive measures once the language has them."""
-    if measure.non_additive_dimension is None:
+def emit_dimensions(
+    context: _Context, model: str
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """A metric's ``dimensions:`` lines, the shared dimensions it may then be asked by, and
+    each one it reaches but cannot use (with the reason). Every shared dimension of every
+    model it reaches is its own when the key is absent; where one is declared by two models
+    or reached along two paths the catalog refuses it by name, so the metric then lists the
+    others by name and the report names the rest."""
+    offered: dict[str, list[tuple[str, list[tuple[str, ...]]]]] = {}
+    for reached, paths in _reach(context, model).items():
+        for name in context.shared.get(reached, []):
+            offered.setdefault(name, []).append((reached, paths))
+    usable: list[str] = []
+    refused: list[tuple[str, str]] = []
+    for name, offers in offered.items():
+        if len(offers) > 1:
+            models = " and ".join(quoted(m) for m, _ in offers)
+            refused.append((name, f"the models {models} both declare it"))
+        elif len(offers[0][1]) > 1:
+            refused.append((name, f"the model {quoted(offers[0][0])} is reached along two paths"))
+        else:
+            usable.append(name)
+    if not refused:
+        return [], usable, []
+    lines = [f"  - {scalar(name)}" for name in usable]
+    return ["dimensions:", *lines] if lines else ["dimensions: []"], usable, refused
+
+
+_RULES: Final = {"max": "last", "min": "first"}
+
+
+def non_additive(model: _Model, measure: Measure) -> Result[dict[str, Tree] | None, str]:
+    """A measure's ``non_additive_dimension`` as a metric's ``semi_additive`` key, where the
+    two mean the same rows; None for a measure that adds up.
+
+    MetricFlow keeps, in each period asked and each group of ``window_groupings``, the rows at
+    the greatest (``max``) or least (``min``) value of the dimension truncated to its own
+    grain, every row at it, then aggregates them. sutura's ``last`` (``first``) keeps, per
+    period and per value of the entity's columns, the rows at the greatest (least) value of the
+    metric's time column, every row at it, and adds them up. They are one rule when the
+    dimension is the measure's ``agg_time_dimension`` read as a DATE column at the grain of a
+    day (so truncating changes no value), the groupings are entities of the model's own
+    columns (at least one), and the aggregate adds up across them (sum, count, sum_boolean).
+    """
+    spec = measure.non_additive_dimension
+    if spec is None:
         return Success(None)
-    return Failure(
-        f"its non_additive_dimension ({measure.non_additive_dimension.name},"
-        f" {measure.non_additive_dimension.window_choice.value}) makes it semi-additive, which"
-        " the catalog language cannot state yet"
+    said = f"its non_additive_dimension ({spec.name}, {spec.window_choice.value})"
+    rule = _RULES.get(spec.window_choice.value)
+    if rule is None:
+        return Failure(f"{said}: a window_choice is min or max")
+    semantic = model.semantic
+    agg_time = measure.agg_time_dimension or (
+        semantic.defaults.agg_time_dimension if semantic.defaults else None
     )
+    if spec.name != agg_time:
+        return Failure(
+            f"{said} is not its agg_time_dimension; sutura's semi-additive rule takes the"
+            " last or first instant of the metric's own time column"
+        )
+    dimension = next((d for d in semantic.dimensions if d.name == spec.name), None)
+    params = dimension.type_params if dimension is not None else None
+    column = (
+        None if dimension is None else _bare_column(dimension.expr, dimension.name, model.columns)
+    )
+    declared = None if column is None else declared_type(model.columns[column])
+    grain = params.time_granularity if params is not None else TimeGranularity.DAY
+    if declared is None or declared.family.value != "date" or grain != TimeGranularity.DAY:
+        return Failure(
+            f"{said} is not a DATE column at the grain of a day: MetricFlow keeps the rows of"
+            " the last (first) day, sutura those of the last (first) instant of the column,"
+            " which differ where a column holds times"
+        )
+    if not spec.window_groupings:
+        return Failure(
+            f"{said} has no window_groupings: MetricFlow keeps the rows at the period's last"
+            " (first) day across all rows, sutura each entity's own last (first) rows"
+        )
+    entities = {e.name: e for e in semantic.entities}
+    columns: list[str] = []
+    for grouping in spec.window_groupings:
+        entity = entities.get(grouping)
+        found = None if entity is None else _bare_column(entity.expr, entity.name, model.columns)
+        if found is None:
+            return Failure(
+                f"{said} groups by {quoted(grouping)}, which is not an entity of one"
+                f" column of {model.name}"
+            )
+        columns.append(found)
+    if measure.agg not in {AggregationType.SUM, AggregationType.COUNT, AggregationType.SUM_BOOLEAN}:
+        return Failure(
+            f"{said} takes each group's rows and aggregates them with {measure.agg.value};"
+            " sutura adds the rows it takes up across entities (a sum or a count)"
+        )
+    return Success({"rule": rule, "entity": list(columns)})
 
 
 # --- metrics -------------------------------------------------------------------------------
@@ -563,20 +764,23 @@ def _filters(
     return Success(trees)
 
 
-def _measure_term(context: _Context, name: str) -> Result[tuple[_Model, dict[str, Tree]], str]:
+def _measure_term(
+    context: _Context, name: str
+) -> Result[tuple[_Model, dict[str, Tree], dict[str, Tree] | None], str]:
     if name not in context.measures:
         return Failure(f"its measure {quoted(name)} is on a semantic model not carried over")
     model, measure = context.measures[name]
     semi = non_additive(model, measure)
     if not is_successful(semi):
         return Failure(f"its measure {name}: {semi.failure()}")
+    taken = semi.unwrap()
     value = expression(measure.expr or measure.name, _column_resolver(model))
     if not is_successful(value):
         return Failure(f"its measure {name}: {value.failure()}")
     of = value.unwrap()
     match measure.agg:
         case AggregationType.SUM_BOOLEAN:
-            return Success((model, {"aggregate": "count", "where": {"is_true": of}}))
+            return Success((model, {"aggregate": "count", "where": {"is_true": of}}, taken))
         case AggregationType.PERCENTILE:
             params = measure.agg_params
             if params is None or params.percentile is None:
@@ -592,7 +796,11 @@ def _measure_term(context: _Context, name: str) -> Result[tuple[_Model, dict[str
                 )
             fraction = format(params.percentile, "f").rstrip("0").rstrip(".")
             return Success(
-                (model, {"aggregate": "percentile", "of": of, "fraction": fraction or "0"})
+                (
+                    model,
+                    {"aggregate": "percentile", "of": of, "fraction": fraction or "0"},
+                    taken,
+                )
             )
         case (
             AggregationType.SUM
@@ -603,7 +811,7 @@ def _measure_term(context: _Context, name: str) -> Result[tuple[_Model, dict[str
             | AggregationType.AVERAGE
             | AggregationType.MEDIAN
         ):
-            return Success((model, {"aggregate": _AGGREGATES[measure.agg], "of": of}))
+            return Success((model, {"aggregate": _AGGREGATES[measure.agg], "of": of}, taken))
         case _:
             assert_never(measure.agg)
 
@@ -629,7 +837,7 @@ def _simple(context: _Context, metric: Metric) -> Result[_Term, str]:
     found = _measure_term(context, measure_input.name)
     if not is_successful(found):
         return Failure(found.failure())
-    model, term = found.unwrap()
+    model, term, semi = found.unwrap()
     _, measure = context.measures[measure_input.name]
     agg_time = measure.agg_time_dimension or (
         model.semantic.defaults.agg_time_dimension if model.semantic.defaults else None
@@ -644,7 +852,7 @@ def _simple(context: _Context, metric: Metric) -> Result[_Term, str]:
     if not is_successful(filters):
         return Failure(filters.failure())
     context.used_measures.add(measure.name)
-    return Success(_Term(model.name, term, filters.unwrap(), column, grains))
+    return Success(_Term(model.name, term, filters.unwrap(), column, grains, semi))
 
 
 def _input_term(context: _Context, given: MetricInput) -> Result[_Term, str]:
@@ -714,7 +922,12 @@ def _ratio(context: _Context, metric: Metric, file: str, item: str) -> None:
             context.skip(file, item, term.failure())
             return
     numerator, denominator = (t.unwrap() for t in terms)
-    if (numerator.model, numerator.time_column) == (denominator.model, denominator.time_column):
+    one_model = (numerator.model, numerator.time_column) == (
+        denominator.model,
+        denominator.time_column,
+    )
+    # A semi-additive measure is one term of its own metric: its ratio is a derived one.
+    if one_model and numerator.semi is None and denominator.semi is None:
         measure: dict[str, Tree] = {
             "ratio": {
                 "numerator": _with_where(numerator.term, numerator.filters),
@@ -828,9 +1041,13 @@ def _write_metric(
     measure: Mapping[str, Tree],
     filters: Sequence[Tree],
 ) -> None:
-    dims = context.dims.get(term.model, [])
-    metric_names = set(context.carried) | {metric.name}
-    written = emit_dimensions(dims, metric_names)
+    written, usable, refused = emit_dimensions(context, term.model)
+    for name, reason in refused:
+        context.skip(
+            file,
+            f"metric {metric.name}: dimension {name}",
+            f"not listed: {reason}; a metric then declares it with the via chain it means",
+        )
     ((kind, body),) = measure.items()
     if kind == "simple":
         measure_lines = [f"  simple: {flow(body)}"]
@@ -845,14 +1062,14 @@ def _write_metric(
         "measure:",
         *measure_lines,
         f"time_column: {scalar(term.time_column)}",
+        *([f"semi_additive: {flow(term.semi)}"] if term.semi is not None else []),
         f"grains: [{', '.join(term.grains)}]",
         *(["required_filters:", *(f"  - {flow(f)}" for f in filters)] if filters else []),
         *written,
         "audience: open",
     ]
     _document(context, f"metrics/{metric.name}.md", lines, _metric_prose(metric))
-    names = [d.name for d in dims if d.name not in metric_names and d.name != "period"]
-    context.carried[metric.name] = _Carried(term.grains, names, term.model)
+    context.carried[metric.name] = _Carried(term.grains, usable, term.model)
 
 
 # --- prose and documents -------------------------------------------------------------------

@@ -111,7 +111,12 @@ def import_summary(done: "ImportReport", config_dir: str | None) -> str:
         f" {counts.semantic_models[1]} of {counts.semantic_models[0]} semantic models,"
         f" {counts.measures[1]} of {counts.measures[0]} measures,"
         f" {counts.dimensions[1]} of {counts.dimensions[0]} dimensions,"
-        f" {counts.metrics[1]} of {counts.metrics[0]} metrics",
+        f" {counts.metrics[1]} of {counts.metrics[0]} metrics"
+        + (
+            f" ({counts.semi_additive[1]} of {counts.semi_additive[0]} semi-additive measures)"
+            if counts.semi_additive[0]
+            else ""
+        ),
     ]
     if done.changes:
         lines.append("changed in the dbt project since the last import:")
