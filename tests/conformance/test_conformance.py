@@ -136,6 +136,7 @@ def test_the_pack_asks_every_grain_filter_operator_and_range_form() -> None:
 # The refusals a question's own features cause, on every engine alike: a window over what does
 # not add up, and a derived metric asked at a grain or by a dimension it does not list.
 QUESTION_REFUSALS = {
+    RefusalCode.TIME_RANGE_TOO_LONG,
     RefusalCode.WINDOW_NOT_ADDITIVE,
     RefusalCode.GRAIN_NOT_SUPPORTED,
     RefusalCode.DIMENSION_NOT_PERMITTED,

@@ -62,7 +62,7 @@ WRONG_TYPE: Final[dict[str, Any]] = {
 }
 FIELD: Final = "$.filters[0].value"
 KINDS: Final = ("duckdb", "parquet", "csv")
-TABLES: Final = ("orders", "customers", "parcels", "scans")
+TABLES: Final = ("orders", "customers", "parcels", "scans", "balances")
 
 
 def _write(root: Path, kind: str, database: Path) -> Path:

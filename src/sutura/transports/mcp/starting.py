@@ -9,9 +9,7 @@ and each source's SQL dialect is loaded by compiling one question per source, wi
 collector paused and what was built frozen out of later collections (as ``sutura mcp``
 composes, :mod:`sutura.boundary.composing`); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end. Once it answers, that task asks the sources where each metric's data
-is (:mod:`sutura.boundary.extents`): a first ``ask_metric`` does not wait for it, and a
-``describe_catalog`` asked meanwhile waits for the answers, so it states them as before.
+and closes it at the end.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -104,19 +102,13 @@ class Starting:
                 log.debug("warm-up failed", exc_info=True)
         from sutura.boundary.startup import open_service  # imported by the warm-up already
 
-        async with open_service(self._loaded, anchors=True) as started:
+        async with open_service(self._loaded, anchors=True, extents=True) as started:
             if not is_successful(started):
                 self._errors.extend(started.failure())
                 stop.cancel()
                 return
             self._service = started.unwrap()
             self._ready.set()
-            # Where each metric's data is, asked once the service answers: a first question
-            # does not wait for it, and a describe_catalog meanwhile waits for its answers.
-            try:
-                await self._service.refresh_extents()
-            except Exception:  # the catalog is then stated without where the data is
-                log.exception("where each metric's data is: not asked")
             await self._done.wait()
 
     async def service(self) -> "Service":
