@@ -4,7 +4,6 @@ run bare through psycopg. Without a server (``SUTURA_TEST_POSTGRES``, default th
 the section is not measured, and says why.
 """
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -29,7 +28,7 @@ def measure() -> list[Figure]:
     data = data_file()
     with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
         copy_from_duckdb(data, scratch, Path(work))
-        source = {
+        source: dict[str, object] = {
             "kind": "postgres",
             "host": scratch.host,
             "port": scratch.port,
@@ -38,7 +37,7 @@ def measure() -> list[Figure]:
             "password_env": PASSWORD_VAR,
             "sslmode": "disable",
         }
-        config = settings_dir(Path(work) / "settings", json.loads(json.dumps(source)))
+        config = settings_dir(Path(work) / "settings", source)
         ours = anyio.run(lookup_ms, config, {PASSWORD_VAR: scratch.reader_password})
         with psycopg.connect(scratch.admin_dsn, autocommit=True) as connection:
             return figures(

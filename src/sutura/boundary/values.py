@@ -24,7 +24,7 @@ from sutura.core.nouns.answer import ExecutedAs, Refused
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.sql.padding import Padded, dimension_origin
+from sutura.core.sql.padding import Padded, dimension_origin, unpadded
 from sutura.core.sql.values import Target, target_of, values_statement
 from sutura.core.text.values import page_of
 from sutura.core.tool.caller import Caller
@@ -108,7 +108,9 @@ class ValueLookup:
         read_at = self._now()
         origin = dimension_origin(target.metric, target.dimension, catalog)
         padded = origin is not None and origin in self._padded()
-        texts = rows.map(lambda fetched: [_unpadded(row[0], padded) for row in fetched])
+        texts = rows.map(
+            lambda fetched: [row[0] for row in unpadded(fetched, (0,) if padded else ())]
+        )
         page = texts.bind(lambda values: page_of(values, request))
         if not is_successful(page):
             return Failure(page.failure())
@@ -129,11 +131,6 @@ class ValueLookup:
             cut=cut.cut,
         )
         return Success((value, read_at))
-
-
-def _unpadded(cell: str | None, padded: bool) -> str | None:
-    """A ``CHAR(n)`` value without its padding (core/sql/padding.py), any other as it is."""
-    return cell.rstrip(" ") if padded and cell is not None else cell
 
 
 def _declined(reason: Refusal) -> Declined:
