@@ -7,8 +7,9 @@ chunks, never held whole, and answered with a JSON-RPC error (``id: null``, as t
 never read). Lines are handed on as bytes, so a line that is not strict UTF-8 is refused by the
 SDK's decoder rather than read with replacement characters.
 
-The SDK still owns stdout: while it serves, fd 1 points at stderr, so nothing but JSON-RPC
-ever reaches the wire. A tool result's structured half is written as the bytes msgspec
+stdout is written from the event loop, not through a worker thread per write
+(:mod:`.wire_out`): while it serves, fd 1 points at stderr, so nothing but JSON-RPC ever
+reaches the wire. A tool result's structured half is written as the bytes msgspec
 encoded, spliced into the SDK's own JSON (:mod:`.encoded`).
 """
 
@@ -32,6 +33,7 @@ from mcp.shared.message import SessionMessage
 
 from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
+from sutura.transports.mcp.wire_out import claimed_stdout
 
 LINE_CAP: Final = 1024 * 1024
 """The most bytes one JSON-RPC message may take on stdin, its line break not counted."""
@@ -215,9 +217,13 @@ async def serve_stdio(
     flight = InFlight(in_flight)
     keep_per_task()
     _widen_pipe(1)
-    with anyio.CancelScope() as scope:
-        # The SDK types stdin as an AsyncFile[str]; it only iterates it, and decodes bytes.
-        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (raw_in, raw_out):
+    with anyio.CancelScope() as scope, claimed_stdout() as wire:
+        # The SDK types stdin and stdout as AsyncFile[str]; it only iterates the one (and
+        # decodes bytes) and writes and flushes the other.
+        async with stdio_server(
+            stdin=cast("anyio.AsyncFile[str]", lines),
+            stdout=cast("anyio.AsyncFile[str] | None", wire),
+        ) as (raw_in, raw_out):
             lines.reply_on(raw_out)
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
             outgoing = Outgoing(SplicedWrites(raw_out), flight)
