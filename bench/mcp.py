@@ -55,6 +55,7 @@ from mcp.client.stdio import stdio_client
 
 from bench.answer import BENCH_QUESTION, example_dir
 from bench.bytecode import compiled_package
+from bench.floors import MCP_FLOOR, params_argument, script, stdio_floor_command
 from bench.serving import plan
 from bench.table import Figure, render
 from sutura.core.nouns.question import decode_question_json
@@ -369,36 +370,53 @@ def _warm_calls(config: Path) -> tuple[list[float], list[float]]:
     return ours, direct
 
 
-def _warm_sdk_calls(config: Path) -> tuple[list[float], list[float]]:
+def _warm_sdk_calls(config: Path) -> tuple[list[float], list[float], list[float]]:
     """``ask_metric`` with the SDK's own ``Client`` (auto mode, as a host connects) on a spawned
-    ``sutura mcp``, and the same SQL on raw DuckDB in this process, interleaved call by call."""
+    ``sutura mcp``, the same client calling the SDK's minimal one-tool server that runs the same
+    compiled SQL on the same file and returns the same rows (:data:`bench.floors.MCP_FLOOR`:
+    what any server on this SDK pays), and the same SQL on raw DuckDB in this process,
+    interleaved call by call."""
     compiled = _compiled(config)
     question = json.loads(BENCH_QUESTION)
+    database = config / "data" / "example.duckdb"
     environ = {**os.environ, "SUTURA_CONFIG_DIR": str(config)}
     server = StdioServerParameters(command=str(SUTURA), args=["mcp"], env=environ)
+    floor_arguments = params_argument(compiled.params)
 
-    async def calls() -> tuple[list[float], list[float]]:
+    async def calls(floor_path: Path) -> tuple[list[float], list[float], list[float]]:
         ours: list[float] = []
+        floor: list[float] = []
         direct: list[float] = []
+        command = stdio_floor_command(floor_path, database, compiled.sql)
+        floor_server = StdioServerParameters(command=command[0], args=command[1:])
         with (
             open(os.devnull, "w") as quiet,
-            duckdb.connect(str(config / "data" / "example.duckdb"), read_only=True) as raw,
+            duckdb.connect(str(database), read_only=True) as raw,
         ):
-            async with Client(stdio_client(server, errlog=quiet)) as client:
+            async with (
+                Client(stdio_client(server, errlog=quiet)) as client,
+                Client(stdio_client(floor_server, errlog=quiet)) as floor_client,
+            ):
                 await client.list_tools()
+                await floor_client.list_tools()
                 for _ in range(WARM_UP):
                     await client.call_tool("ask_metric", question)
+                    await floor_client.call_tool("rows", floor_arguments)
                     raw.execute(compiled.sql, compiled.params).fetchall()
                 for _ in range(CALLS):
                     _timed(lambda: raw.execute(compiled.sql, compiled.params).fetchall(), direct)
                     started = time.perf_counter()
                     result = await client.call_tool("ask_metric", question)
                     ours.append(time.perf_counter() - started)
-                    if result.is_error:
-                        raise RuntimeError("ask_metric failed over the SDK's client")
-        return ours, direct
+                    started = time.perf_counter()
+                    floor_result = await floor_client.call_tool("rows", floor_arguments)
+                    floor.append(time.perf_counter() - started)
+                    if result.is_error or floor_result.is_error:
+                        raise RuntimeError("a warm call failed over the SDK's client")
+        return ours, floor, direct
 
-    return anyio.run(calls)
+    with script(MCP_FLOOR) as floor_path:
+        return anyio.run(calls, floor_path)
 
 
 def _p95(values: list[float]) -> float:
@@ -421,7 +439,7 @@ def measure() -> list[Figure]:
         ):
             (scripts / name).write_text(text, encoding="utf-8")
         cold = _cold_starts(config, scripts)
-    sdk, sdk_raw = _warm_sdk_calls(config)
+    sdk, sdk_floor, sdk_raw = _warm_sdk_calls(config)
     ours, raw = _warm_calls(config)
     median = {name: statistics.median(values) for name, values in cold.items()}
     worst = max(
@@ -477,6 +495,12 @@ def measure() -> list[Figure]:
         Figure("mcp", f"warm ask_metric, SDK client, 1M rows (p95 of {CALLS})", _p95(sdk) * ms,
                _p95(sdk_raw) * ms, "ms", "≤ 1.25×",
                "raw DuckDB, same SQL, in the client's process"),
+        Figure("mcp", f"warm ask_metric, SDK client, 1M rows (median of {CALLS})",
+               statistics.median(sdk) * ms, statistics.median(sdk_floor) * ms, "ms",
+               "breakdown", "the SDK's one-tool server, same rows, same client"),
+        Figure("mcp", f"the SDK's one-tool server, same rows, SDK client (median of {CALLS})",
+               statistics.median(sdk_floor) * ms, statistics.median(sdk_raw) * ms, "ms",
+               "breakdown", "raw DuckDB, same SQL, in the client's process"),
         Figure("mcp", f"warm ask_metric, one line in/out, 1M rows (median of {CALLS})",
                statistics.median(ours) * ms, statistics.median(raw) * ms, "ms", "breakdown",
                "raw DuckDB, same SQL"),
