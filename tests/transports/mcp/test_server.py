@@ -78,12 +78,13 @@ async def test_the_prompt_carries_no_prose_when_the_settings_document_omits_it(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_first_answer_does_not_wait_for_the_data_lines_and_a_catalog_read_then_has_them(
+async def test_a_catalog_read_sent_with_the_first_answer_states_every_metrics_data_lines(
     quoted: Path, mode: str
 ) -> None:
-    """The started service answers before its sources are asked where each metric's data is
-    (boundary/extents.py, asked by the start once it answers); a describe_catalog sent
-    alongside the first ask_metric waits for those answers and states every metric's."""
+    """The start asks its sources where each metric's data is (boundary/extents.py) before
+    the service answers anything: a describe_catalog sent alongside the first ask_metric, while
+    the service is still starting, states every metric's data lines, and the question is
+    answered."""
     loaded = wiring(quoted).load().unwrap()
     results: dict[str, Any] = {}
     with anyio.fail_after(30):
