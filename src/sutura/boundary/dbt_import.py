@@ -30,7 +30,8 @@ from sutura.boundary.drafting import InitRequest, chosen_source, found_tables
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.core.catalog.draft import DraftDocument, FoundTable
 from sutura.core.catalog.error import quoted
-from sutura.core.dbt.translate import Counts, Imported, Skipped, import_manifest
+from sutura.core.dbt.context import Skipped
+from sutura.core.dbt.translate import Counts, Imported, import_manifest
 from sutura.core.definitions.model import TablePath
 from sutura.core.nouns.dialect import traits_of
 from sutura.core.sql.planning import dialect_of
