@@ -24,6 +24,19 @@ class Skipped(NamedTuple):
         return f"{self.file}: {self.item}: {self.reason}"
 
 
+class Rewritten(NamedTuple):
+    """A derived metric carried over as more than one document, or with a scale: what was made
+    of it."""
+
+    file: str
+    metric: str
+    made: str
+
+    def line(self) -> str:
+        """``file: metric name: what was made``, as the command prints it."""
+        return f"{self.file}: metric {self.metric}: {self.made}"
+
+
 class Model(NamedTuple):
     """A semantic model carried over: its catalog name, file, columns, key and entity."""
 
@@ -72,6 +85,7 @@ class Context:
         self.primary: dict[str, str] = {}  # entity name -> model name
         self.joins: dict[str, list[tuple[str, str, str]]] = {}  # model -> (entity, rel, target)
         self.skipped: list[Skipped] = []
+        self.rewritten: list[Rewritten] = []
         self.documents: list[DraftDocument] = []
         self.taken_models: set[str] = set()
         self.taken_relationships: set[str] = set()

@@ -207,7 +207,7 @@ def _input_term(context: Context, given: MetricInput) -> Result[Term, str]:
     return Success(term._replace(filters=[*term.filters, *extra.unwrap()]))
 
 
-def add_metric(context: Context, metric: Metric, metrics: Mapping[str, Metric]) -> None:
+def add_metric(context: Context, metric: Metric) -> None:
     file = context.file_of("metric", metric.name)
     item = f"metric {metric.name}"
     match metric.type:
@@ -231,7 +231,7 @@ def add_metric(context: Context, metric: Metric, metrics: Mapping[str, Metric]) 
         case MetricType.RATIO:
             _ratio(context, metric, file, item)
         case MetricType.DERIVED:
-            add_derived(context, metric, file, item, metrics)
+            add_derived(context, metric, file, item)
         case MetricType.CUMULATIVE:
             context.skip(
                 file,

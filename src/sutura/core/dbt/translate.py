@@ -25,6 +25,7 @@ What has no counterpart is never guessed: it is named with its source file and t
 from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
+from dbt_semantic_interfaces.protocols.metric import Metric
 from dbt_semantic_interfaces.protocols.semantic_manifest import SemanticManifest
 from dbt_semantic_interfaces.type_enums.metric_type import MetricType
 from returns.pipeline import is_successful
@@ -34,7 +35,7 @@ from sutura.core.catalog.checks.catalog import check_catalog
 from sutura.core.catalog.document.parse import parse_document
 from sutura.core.catalog.draft import DraftDocument, FoundTable
 from sutura.core.catalog.error import CatalogError
-from sutura.core.dbt.context import Context, Skipped
+from sutura.core.dbt.context import Context, Rewritten, Skipped
 from sutura.core.dbt.dimensions import filter_dimensions
 from sutura.core.dbt.metrics import add_metric
 from sutura.core.dbt.models import add_model, add_relationships
@@ -61,6 +62,8 @@ class Imported(NamedTuple):
     documents: tuple[DraftDocument, ...]
     skipped: tuple[Skipped, ...]
     counts: Counts
+    rewritten: tuple[Rewritten, ...] = ()
+    """Each derived metric carried over as its parts or with a scale, and what was made of it."""
 
 
 def import_manifest(
@@ -84,9 +87,8 @@ def import_manifest(
     for model in context.models.values():
         context.dims[model.name] = filter_dimensions(context, model.name)
     metrics = {metric.name: metric for metric in manifest.metrics}
-    order = sorted(metrics.values(), key=lambda m: (_STAGE.get(m.type, 0), m.name))
-    for metric in order:
-        add_metric(context, metric, metrics)
+    for metric in _in_order(metrics):
+        add_metric(context, metric)
     measures_total = sum(len(s.measures) for s in manifest.semantic_models)
     for model_, measure in context.measures.values():
         if measure.name not in context.used_measures:
@@ -107,14 +109,38 @@ def import_manifest(
         semantic_models=(len(manifest.semantic_models), len(context.models)),
         measures=(measures_total, len(context.used_measures)),
         dimensions=(dims_total, len(context.carried_dims)),
-        metrics=(len(metrics), len(context.carried)),
+        metrics=(len(metrics), len([name for name in context.carried if name in metrics])),
         semi_additive=(
             len(non_additive),
             len([m for m in non_additive if m in context.used_measures]),
         ),
     )
     return Success(
-        Imported(documents=tuple(context.documents), skipped=tuple(context.skipped), counts=counts)
+        Imported(
+            documents=tuple(context.documents),
+            skipped=tuple(context.skipped),
+            counts=counts,
+            rewritten=tuple(r for r in context.rewritten if r.metric in context.carried),
+        )
+    )
+
+
+def _in_order(metrics: Mapping[str, Metric]) -> list[Metric]:
+    """Simple metrics first, then the ratios over them, then the derived metrics, each after
+    the derived metrics it reads (by name where they are as deep)."""
+    depths: dict[str, int] = {}
+
+    def depth(name: str, seen: frozenset[str]) -> int:
+        metric = metrics.get(name)
+        if metric is None or metric.type != MetricType.DERIVED or name in seen:
+            return 0  # dbt refuses a cycle; a name met twice on one path ends the walk
+        if name not in depths:
+            inputs = metric.type_params.metrics or []
+            depths[name] = 1 + max((depth(i.name, seen | {name}) for i in inputs), default=0)
+        return depths[name]
+
+    return sorted(
+        metrics.values(), key=lambda m: (_STAGE.get(m.type, 0), depth(m.name, frozenset()), m.name)
     )
 
 
