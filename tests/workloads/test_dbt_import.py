@@ -29,7 +29,7 @@ import re
 import shutil
 from collections.abc import Callable
 from datetime import date
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -351,6 +351,12 @@ def test_every_imported_metric_answers_as_metricflow_does(
 def _with_semi_additive(built: Built, root: Path) -> Built:
     """A copy of the built project and its DuckDB file with ``jaffle_sl/semi`` added (measures
     with a ``non_additive_dimension``, which the template has none of) and built."""
+    return _with_ours(built, root, "semi", ["build", "--select", "order_days"])
+
+
+def _with_ours(built: Built, root: Path, folder: str, step: list[str]) -> Built:
+    """A copy of the built project and its DuckDB file with ``jaffle_sl/<folder>`` added to its
+    models, then ``dbt <step>`` run in it."""
     project, database = root / "project", root / "jaffle.duckdb"
     shutil.copytree(built.project, project)
     shutil.copyfile(built.project.parent / "jaffle.duckdb", database)
@@ -358,10 +364,10 @@ def _with_semi_additive(built: Built, root: Path) -> Built:
     (project / "profiles.yml").write_text(
         re.sub(r"path: .*", f"path: {database}", profiles), encoding="utf-8"
     )
-    for added in (HERE / "semi").iterdir():
+    for added in (HERE / folder).iterdir():
         shutil.copyfile(added, project / "models" / added.name)
     env = {**built.env, "DBT_PROFILES_DIR": str(project)}
-    run([str(built.bin / "dbt"), "build", "--select", "order_days"], project, env, STEP_SECONDS)
+    run([str(built.bin / "dbt"), *step], project, env, STEP_SECONDS)
     config = root / "shop"
     config.mkdir()
     base = (built.config / "base.yaml").read_text(encoding="utf-8")
@@ -406,3 +412,59 @@ def test_a_non_additive_measure_answers_as_metricflow_does(
         assert all(_float_or_exact(a[-1], b[-1]) for a, b in zip(ours, theirs, strict=True)), (
             question
         )
+
+
+# Derived metrics of ours over the template's metrics (jaffle_sl/derived): each the exact
+# arithmetic of its expr on the leaves MetricFlow answers beside it.
+_OURS: Final[dict[str, tuple[tuple[str, str], Callable[[Decimal, Decimal], Decimal]]]] = {
+    "order_margin_over_cost": (("order_total", "order_cost"), lambda t, c: (t - c) / c),
+    "food_order_pct": (("food_orders", "orders"), lambda f, o: 100 * f / o),
+    "order_total_per_cost_k": (("order_total", "order_cost"), lambda t, c: t / c / 1000),
+    "gross_margin_pct": (("revenue", "order_cost"), lambda r, c: (r - c) * 100 / r),
+}
+
+
+def _exactly(name: str) -> Callable[[list[str | Decimal]], object]:
+    """sutura's value from MetricFlow's row (the metric, then its two leaves): the exact
+    arithmetic of the expr, written with six places; MetricFlow's own within a few units in
+    the last place of it (it computes in floating point, an op at a time)."""
+    _, compute = _OURS[name]
+
+    def settle(row: list[str | Decimal]) -> object:
+        theirs, a, b = row[-3], row[-2], row[-1]
+        if a == "" or b == "" or b == 0:
+            return ""
+        assert isinstance(a, Decimal) and isinstance(b, Decimal), row
+        with localcontext(prec=80):
+            exact = compute(a, b)
+        assert isinstance(theirs, Decimal), row
+        assert abs(float(theirs) - float(exact)) <= 4 * math.ulp(float(exact)), row
+        return exact.quantize(_SIX, ROUND_HALF_EVEN)
+
+    return settle
+
+
+def test_nested_and_scaled_derived_metrics_answer_as_metricflow_does(
+    built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ours = _with_ours(built, tmp_path / "derived", "derived", ["parse"])
+    metrics = _imported(ours, capsys)
+    assert all(metrics[name] is None for name in _OURS)  # each a derived metric
+    assert "order_margin_over_cost__part_1" in metrics  # (total - cost), its part
+    questions = [
+        *(Question(name, "month", ()) for name in _OURS),
+        Question("order_margin_over_cost", "quarter", ("order_id__is_food_order",)),
+        Question("food_order_pct", "week", ("order_id__is_drink_order",)),
+        Question("order_total_per_cost_k", "year", ("customer__customer_type",)),
+    ]
+    out = tmp_path / "answers"
+    out.mkdir()
+    asked: list[tuple[Question, tuple[str, ...]]] = [(q, _OURS[q.metric][0]) for q in questions]
+    files = _metricflow_answers(ours, asked, out)
+    for (question, also), file in zip(asked, files, strict=True):
+        rows = _read_metricflow(question, file, (question.metric, *also))
+        width = 1 + len(question.by)
+        settle = _exactly(question.metric)
+        theirs = sorted(tuple([*row[:width], settle(row)]) for row in rows)
+        assert theirs, question
+        assert _sutura(ours, question, capsys) == theirs, question

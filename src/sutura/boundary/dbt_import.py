@@ -30,7 +30,8 @@ from sutura.boundary.drafting import InitRequest, chosen_source, found_tables
 from sutura.boundary.settings_files import LoadedSettings
 from sutura.core.catalog.draft import DraftDocument, FoundTable
 from sutura.core.catalog.error import quoted
-from sutura.core.dbt.translate import Counts, Imported, Skipped, import_manifest
+from sutura.core.dbt.context import Rewritten, Skipped
+from sutura.core.dbt.translate import Counts, Imported, import_manifest
 from sutura.core.definitions.model import TablePath
 from sutura.core.nouns.dialect import traits_of
 from sutura.core.sql.planning import dialect_of
@@ -64,6 +65,8 @@ class ImportReport(NamedTuple):
     counts: Counts
     changes: list[str]
     """Per updated or offered file, the lines that differ (``- old``, ``+ new``), a few each."""
+    rewritten: tuple[Rewritten, ...] = ()
+    """Each derived metric carried over as its parts or with a scale, and what was made of it."""
 
 
 class _State(msgspec.Struct, forbid_unknown_fields=True):
@@ -176,6 +179,7 @@ def _write(catalog_dir: Path, imported: Imported) -> ImportReport:
         skipped=imported.skipped,
         counts=imported.counts,
         changes=[],
+        rewritten=imported.rewritten,
     )
     for document in imported.documents:
         now[document.path] = _place(catalog_dir, document, before.get(document.path), report)
@@ -234,7 +238,8 @@ def _changes(before: str, document: DraftDocument) -> list[str]:
 
 
 def report_text(report: ImportReport) -> str:
-    """The report file: the counts, then every element not carried over, with its file."""
+    """The report file: the counts, what was made of each derived metric written as its parts
+    or with a scale, then every element not carried over, with its file."""
     counts = report.counts
     lines = [
         "sutura import dbt: what was carried over",
@@ -245,6 +250,12 @@ def report_text(report: ImportReport) -> str:
         f"metrics: {counts.metrics[1]} of {counts.metrics[0]}",
         f"semi-additive measures: {counts.semi_additive[1]} of {counts.semi_additive[0]}"
         " (non_additive_dimension, in the metrics carried over)",
+        *(
+            [f"derived metrics written as their parts or with a scale: {len(report.rewritten)}"]
+            if report.rewritten
+            else []
+        ),
+        *(f"  {escape_text(r.line())}" for r in report.rewritten),
         f"not carried over: {len(report.skipped)}",
         *(f"  {escape_text(s.line())}" for s in report.skipped),
         *(["changed since the last import:"] if report.changes else []),

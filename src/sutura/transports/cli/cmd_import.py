@@ -121,6 +121,11 @@ def import_summary(done: "ImportReport", config_dir: str | None) -> str:
     if done.changes:
         lines.append("changed in the dbt project since the last import:")
         lines += [f"  {escape_text(line)}" for line in done.changes]
+    if done.rewritten:
+        lines.append(
+            f"derived metrics written as their parts or with a scale ({len(done.rewritten)}):"
+        )
+        lines += [f"  {escape_text(r.line())}" for r in done.rewritten]
     if done.skipped:
         lines.append(f"not carried over ({len(done.skipped)}):")
         lines += [f"  {escape_text(s.line())}" for s in done.skipped]
