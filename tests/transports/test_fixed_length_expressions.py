@@ -1,6 +1,6 @@
-"""A dimension computed from a ``CHAR(n)`` column answers the same text on DuckDB and PostgreSQL,
-through the Python API: ``coalesce`` and ``case`` over a column PostgreSQL holds as
-``CHAR(8)`` (and pads with blanks) show its values without the padding, whether the catalog
+"""A dimension computed from a ``CHAR(n)`` column answers the same text on DuckDB, PostgreSQL and
+Spark, through the Python API: ``coalesce`` and ``case`` over a column PostgreSQL and Spark hold
+as ``CHAR(8)`` (and pad with blanks) show its values without the padding, whether the catalog
 declares the column ``CHAR(8)`` or ``VARCHAR`` (as the example declares ``sales_region``, which
 a warehouse loaded from TPC-H's DDL holds as ``CHAR(n)``); a filter ``eq`` on such a value finds
 its rows, and ``list_values`` lists the values as answers show them (docs/semantics.md).
@@ -19,25 +19,29 @@ import pytest
 from sutura import api
 from sutura.core.tool.capability import Capability
 from tests.postgres import copy_from_duckdb, scratch_database
+from tests.spark_server import load_tables
+from tests.spark_server import require_server as require_spark
 
 pytestmark = pytest.mark.anyio
 
 PASSWORD_VAR: Final = "SUTURA_FIXED_LENGTH_TEST_PASSWORD"
-# Two days of three shops; one shop has no region. PostgreSQL holds both texts as CHAR(8).
+# Two days of three shops; one shop has no region. PostgreSQL holds both texts as CHAR(8), and
+# so does Spark (tests.spark_server.FIXED_LENGTH).
 ROWS: Final = (
-    "CREATE TABLE shops AS SELECT DATE '2024-01-01' + (i % 2)::INTEGER AS day,"
+    "CREATE TABLE fixed_shops AS SELECT DATE '2024-01-01' + (i % 2)::INTEGER AS day,"
     " CASE i % 3 WHEN 0 THEN 'east' WHEN 1 THEN 'west' END AS region,"
     " CASE i % 3 WHEN 0 THEN 'east' WHEN 1 THEN 'west' END AS declared_region,"
     " (1 + i)::INTEGER AS units FROM range(12) AS t(i)"
 )
 FIXED_LENGTH: Final = (
-    "ALTER TABLE shops ALTER COLUMN region TYPE char(8), ALTER COLUMN declared_region TYPE char(8)"
+    "ALTER TABLE fixed_shops ALTER COLUMN region TYPE char(8)",
+    "ALTER TABLE fixed_shops ALTER COLUMN declared_region TYPE char(8)",
 )
 MODEL: Final = """---
 kind: model
 name: shops
 source: main
-table: shops
+table: fixed_shops
 columns:
   - {name: day, type: DATE}
   - {name: region, type: VARCHAR}
@@ -93,7 +97,13 @@ def _config(root: Path, source: dict[str, object]) -> Path:
     return root
 
 
-@pytest.fixture(params=["duckdb", "postgres"])
+@pytest.fixture(
+    params=[
+        "duckdb",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("spark", marks=pytest.mark.spark),
+    ]
+)
 def deployed(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[tuple[Path, dict[str, str]]]:
@@ -104,11 +114,17 @@ def deployed(
     if request.param == "duckdb":
         yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
         return
+    if request.param == "spark":
+        remote = require_spark()
+        load_tables(data, remote)
+        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
+        return
     dsn: str = request.getfixturevalue("postgres_dsn")
     with scratch_database(dsn) as scratch:
         copy_from_duckdb(data, scratch, tmp_path)
         with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
-            admin.execute(FIXED_LENGTH)
+            for statement in FIXED_LENGTH:
+                admin.execute(statement)
         config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
         yield config, {PASSWORD_VAR: scratch.reader_password}
 
