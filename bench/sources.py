@@ -17,7 +17,8 @@ from pathlib import Path
 
 import anyio
 import psycopg
-from tests.postgres import Scratch, copy_from_duckdb, describe, scratch_database, server_dsn
+from returns.pipeline import is_successful
+from tests.postgres import Scratch, copy_from_duckdb, reachable_server, scratch_database
 
 from bench.answer import bench_question, example_dir
 from bench.serving import ask, serving
@@ -33,14 +34,11 @@ PASSWORD_VAR = "SUTURA_BENCH_POSTGRES_PASSWORD"
 
 def measure() -> list[Figure]:
     """PostgreSQL beside DuckDB for the bench question; empty when no server answers."""
-    dsn = server_dsn()
-    try:
-        psycopg.connect(dsn, connect_timeout=2).close()
-    except psycopg.Error as err:
-        reason = " ".join(str(err).split())
-        raise NotMeasuredError(f"no PostgreSQL answers at {describe(dsn)} ({reason})") from err
+    server = reachable_server()
+    if not is_successful(server):
+        raise NotMeasuredError(server.failure())
     config = example_dir()
-    with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
+    with scratch_database(server.unwrap()) as scratch, tempfile.TemporaryDirectory() as work:
         copy_from_duckdb(config / DATABASE, scratch, Path(work))
         postgres_config = _postgres_settings(Path(work), config / CATALOG, scratch)
         secrets = {PASSWORD_VAR: scratch.reader_password}
@@ -71,17 +69,9 @@ def measure() -> list[Figure]:
 
 def _postgres_settings(work: Path, catalog: Path, scratch: Scratch) -> Path:
     """A settings directory whose one source ``main`` is the scratch database."""
-    source = {
-        "kind": "postgres",
-        "host": scratch.host,
-        "port": scratch.port,
-        "database": scratch.database,
-        "user": scratch.reader,
-        "password_env": PASSWORD_VAR,
-    }
     document = {
         "catalog": {"dir": str(catalog), "version": "example-1"},
-        "sources": {"main": source},
+        "sources": {"main": scratch.source_settings(PASSWORD_VAR)},
         "security": {"identity": "single-user", "single_user_because": "one user runs the bench"},
     }
     (work / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
@@ -107,7 +97,7 @@ async def _answer_time(
 
 def _bare_time(scratch: Scratch, compiled: CompiledQuery) -> float:
     """The median milliseconds of the compiled statement through one bare psycopg connection."""
-    with psycopg.connect(scratch.admin_dsn) as connection:
+    with psycopg.connect(scratch.admin_dsn, sslmode="disable") as connection:
         seconds = median_seconds(
             lambda: connection.execute(compiled.sql, compiled.params).fetchall(), REPEAT
         )

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import anyio
 import psycopg
-from tests.postgres import copy_from_duckdb, describe, scratch_database, server_dsn
+from returns.pipeline import is_successful
+from tests.postgres import copy_from_duckdb, reachable_server, scratch_database
 
 from bench.table import Figure, NotMeasuredError, render
 from bench.values import data_file, figures, lookup_ms, settings_dir
@@ -19,27 +20,15 @@ PASSWORD_VAR = "SUTURA_BENCH_VALUES_PASSWORD"
 
 def measure() -> list[Figure]:
     """PostgreSQL: ``list_values`` beside the raw statement; not measured without a server."""
-    dsn = server_dsn()
-    try:
-        psycopg.connect(dsn, connect_timeout=2).close()
-    except psycopg.Error as err:
-        reason = " ".join(str(err).split())
-        raise NotMeasuredError(f"no PostgreSQL answers at {describe(dsn)} ({reason})") from err
+    server = reachable_server()
+    if not is_successful(server):
+        raise NotMeasuredError(server.failure())
     data = data_file()
-    with scratch_database(dsn) as scratch, tempfile.TemporaryDirectory() as work:
+    with scratch_database(server.unwrap()) as scratch, tempfile.TemporaryDirectory() as work:
         copy_from_duckdb(data, scratch, Path(work))
-        source: dict[str, object] = {
-            "kind": "postgres",
-            "host": scratch.host,
-            "port": scratch.port,
-            "database": scratch.database,
-            "user": scratch.reader,
-            "password_env": PASSWORD_VAR,
-            "sslmode": "disable",
-        }
-        config = settings_dir(Path(work) / "settings", source)
+        config = settings_dir(Path(work) / "settings", scratch.source_settings(PASSWORD_VAR))
         ours = anyio.run(lookup_ms, config, {PASSWORD_VAR: scratch.reader_password})
-        with psycopg.connect(scratch.admin_dsn, autocommit=True) as connection:
+        with psycopg.connect(scratch.admin_dsn, autocommit=True, sslmode="disable") as connection:
             return figures(
                 "PostgreSQL", ours, lambda sql: connection.execute(sql.encode()).fetchall()
             )

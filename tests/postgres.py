@@ -3,7 +3,8 @@
 Tests marked ``postgres`` need the server named by ``SUTURA_TEST_POSTGRES`` (a libpq URL or
 ``key=value`` string). Without the variable, ``postgresql://postgres@127.0.0.1:5432/test`` is
 tried once, quickly. When the server cannot be reached those tests skip with the reason, except
-under ``CI=true``, where they fail: CI must never pass by skipping them.
+under ``CI=true``, where they fail: CI must never pass by skipping them. The benches ask the same
+question (:func:`reachable_server`) and say the reason as "not measured".
 
 A scratch database is created per use and dropped after, with a reader role that may only
 connect and ``SELECT`` the tables copied into it — the role ``docs/sources.md`` asks operators
@@ -23,6 +24,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import TupleRow
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
 
 DSN_VAR = "SUTURA_TEST_POSTGRES"
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -45,19 +48,27 @@ def describe(dsn: str) -> str:
     return f"{info.get('host', 'localhost')}:{info.get('port', 5432)}/{info.get('dbname', '')}"
 
 
-def require_server() -> str:
-    """The DSN of a reachable server; otherwise skip, or fail under ``CI=true``."""
+def reachable_server() -> Result[str, str]:
+    """The DSN of the test server when it answers, or why it does not (a sentence to show)."""
     dsn = server_dsn()
     try:
         with psycopg.connect(dsn, connect_timeout=_PROBE_SECONDS, autocommit=True) as connection:
             connection.execute("SELECT 1")
     except psycopg.Error as err:
         cause = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        reason = f"no PostgreSQL server at {describe(dsn)} ({cause}); set {DSN_VAR} to one"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI requires PostgreSQL: {reason}", pytrace=False)
-        pytest.skip(reason)
-    return dsn
+        return Failure(f"no PostgreSQL server at {describe(dsn)} ({cause}); set {DSN_VAR} to one")
+    return Success(dsn)
+
+
+def require_server() -> str:
+    """The DSN of a reachable server; otherwise skip, or fail under ``CI=true``."""
+    reached = reachable_server()
+    if is_successful(reached):
+        return reached.unwrap()
+    reason = reached.failure()
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI requires PostgreSQL: {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 class Scratch(NamedTuple):
@@ -70,6 +81,21 @@ class Scratch(NamedTuple):
     reader_password: str
     host: str
     port: int
+
+    def source_settings(self, password_env: str, **more: object) -> dict[str, object]:
+        """The ``sources.<alias>`` settings that read this database as the reader role, whose
+        password sutura finds in ``password_env``; ``more`` adds or replaces keys
+        (``pool_size=2``)."""
+        return {
+            "kind": "postgres",
+            "host": self.host,
+            "port": self.port,
+            "database": self.database,
+            "user": self.reader,
+            "password_env": password_env,
+            "sslmode": "disable",
+            **more,
+        }
 
 
 @contextmanager

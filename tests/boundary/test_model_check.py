@@ -2,6 +2,7 @@
 a missing table, a missing column or a declared type that disagrees stops the start, naming the
 catalog file, the line and the key — on DuckDB through ``sutura check``, and on PostgreSQL."""
 
+import json
 import os
 from pathlib import Path
 
@@ -98,9 +99,7 @@ async def test_a_model_its_postgres_source_disagrees_with_stops_the_start(
         copy_from_duckdb(database, scratch, tmp_path)
         base = (
             "catalog: {dir: catalog, version: t}\n"
-            f"sources:\n  main: {{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: {PASSWORD_VAR}, sslmode: disable}}\n"
+            f"sources:\n  main: {json.dumps(scratch.source_settings(PASSWORD_VAR))}\n"
             "security: {identity: single-user, single_user_because: one user runs the tests}\n"
         )
         config = _edited(example_dir, tmp_path / "config", old, new, base)

@@ -90,16 +90,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iter
         with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
             for statement in FIXED_LENGTH:
                 admin.execute(statement)
-        postgres = {
-            "kind": "postgres",
-            "host": scratch.host,
-            "port": scratch.port,
-            "database": scratch.database,
-            "user": scratch.reader,
-            "password_env": PASSWORD_VAR,
-            "sslmode": "disable",
-            "pool_size": 2,
-        }
+        postgres = scratch.source_settings(PASSWORD_VAR, pool_size=2)
         yield Engines(
             duckdb=_settings(root / "duckdb", catalog, {"kind": "duckdb", "path": str(database)}),
             postgres=_settings(root / "postgres", catalog, postgres),

@@ -250,16 +250,7 @@ def postgres_deployment(root: Path, dsn: str) -> Iterator[Deployment]:
                 )
             database = sql.Identifier(scratch.database)
             admin.execute(sql.SQL("ALTER DATABASE {} SET temp_file_limit = 0").format(database))
-        source = {
-            "kind": "postgres",
-            "host": scratch.host,
-            "port": scratch.port,
-            "database": scratch.database,
-            "user": scratch.reader,
-            "password_env": PASSWORD_VAR,
-            "sslmode": "disable",
-            "memory_budget": "64MB",
-        }
+        source = scratch.source_settings(PASSWORD_VAR, memory_budget="64MB")
         _write_settings(
             root,
             {

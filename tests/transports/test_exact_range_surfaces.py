@@ -112,16 +112,7 @@ def deployed(request: pytest.FixtureRequest, example: Example) -> Iterator[Deplo
             dsn: str = request.getfixturevalue("postgres_dsn")
             with scratch_database(dsn) as scratch:
                 copy_from_duckdb(example.database, scratch, example.root)
-                source = {
-                    "kind": "postgres",
-                    "host": scratch.host,
-                    "port": scratch.port,
-                    "database": scratch.database,
-                    "user": scratch.reader,
-                    "password_env": PASSWORD_VAR,
-                    "sslmode": "disable",
-                    "pool_size": 2,
-                }
+                source = scratch.source_settings(PASSWORD_VAR, pool_size=2)
                 secrets = {PASSWORD_VAR: scratch.reader_password}
                 yield Deployed(_settings(where, catalog, source), secrets)
         case "spark":

@@ -202,16 +202,7 @@ def deployed(
             dsn = require_server()
             with scratch_database(dsn) as scratch:
                 copy_from_duckdb(data, scratch, root)
-                source = {
-                    "kind": "postgres",
-                    "host": scratch.host,
-                    "port": scratch.port,
-                    "database": scratch.database,
-                    "user": scratch.reader,
-                    "password_env": PASSWORD_VAR,
-                    "sslmode": "disable",
-                    "pool_size": 2,
-                }
+                source = scratch.source_settings(PASSWORD_VAR, pool_size=2)
                 config = _write_config(root / "c", source)
                 yield Deployed(
                     engine,

@@ -83,16 +83,7 @@ def source_settings(on: Loaded) -> dict[str, object]:
         case OnDuckDB(path=path):
             return {"kind": "duckdb", "path": str(path)}
         case OnPostgres(scratch=scratch):
-            return {
-                "kind": "postgres",
-                "host": scratch.host,
-                "port": scratch.port,
-                "database": scratch.database,
-                "user": scratch.reader,
-                "password_env": PASSWORD_VAR,
-                "sslmode": "disable",
-                "pool_size": 2,
-            }
+            return scratch.source_settings(PASSWORD_VAR, pool_size=2)
         case OnSpark(remote=remote):
             return {"kind": "spark", "remote": remote}
         case _:

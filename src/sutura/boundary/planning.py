@@ -25,6 +25,7 @@ from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal
 from sutura.core.question.resolve import resolve_question
 from sutura.core.settings import Settings
+from sutura.core.sql.padding import Padded
 from sutura.core.sql.planning import Plan, compile_resolved
 
 ViewKey = tuple[str, ...] | None
@@ -39,9 +40,12 @@ class Planner:
         settings: Settings,
         today: Callable[[], datetime.date],
         observers: Observers | None = None,
+        padded: Callable[[], Padded] = frozenset,
     ) -> None:
         self._settings = settings
         self._today = today
+        self._padded = padded
+        """The columns whose source pads them (``CHAR(n)``), as startup has learnt them."""
         self._observers = Observers() if observers is None else observers
         self._resolutions = Resolutions()
 
@@ -63,5 +67,5 @@ class Planner:
             return Failure(resolving.failure())
         resolved = resolving.unwrap()
         with self._observers.stage(Stage.COMPILE):
-            compiled = compile_resolved(resolved, seen, settings)
+            compiled = compile_resolved(resolved, seen, settings, self._padded())
         return Success((resolved, compiled))

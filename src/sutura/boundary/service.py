@@ -115,7 +115,7 @@ class Service:
         self._views = Views(pinned, settings, instructions)
         self._views_generation = 0  # made with the extents of this generation (none yet)
         self._prompts = self._prompts_over(self._views)
-        self._planner = Planner(settings, today, self._observers)
+        self._planner = Planner(settings, today, self._observers, lambda: self.padded)
         self._answers = AnswerCaches(settings.sources)
         self.padded = padded
         """The models' columns whose source pads them (``CHAR(n)``), learnt when startup checks

@@ -95,7 +95,7 @@ class ValueLookup:
         if source is None:  # every metric's source is opened at startup
             return Failure(refusal(RefusalCode.SOURCE_UNAVAILABLE))
         with self._observers.stage(Stage.COMPILE):
-            compiled = values_statement(target, request, catalog, source.dialect)
+            compiled = values_statement(target, request, catalog, source.dialect, self._padded())
         rows: Result[TextRows, Refusal] = Failure(refusal(RefusalCode.DEADLINE_EXCEEDED))
         with (
             anyio.move_on_after(seconds),

@@ -121,16 +121,7 @@ def on_postgres(
     catalog = example_dir / CATALOG
     with scratch_database(postgres_dsn) as scratch:
         copy_from_duckdb(example_dir / DATABASE, scratch, root)
-        source = {
-            "kind": "postgres",
-            "host": scratch.host,
-            "port": scratch.port,
-            "database": scratch.database,
-            "user": scratch.reader,
-            "password_env": PASSWORD_VAR,
-            "sslmode": "disable",
-            "pool_size": 2,
-        }
+        source = scratch.source_settings(PASSWORD_VAR, pool_size=2)
         yield Deployed(
             config=_settings(root / "postgres", catalog, source, run_sql=True),
             environ={PASSWORD_VAR: scratch.reader_password},

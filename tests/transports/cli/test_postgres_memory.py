@@ -89,15 +89,7 @@ def stock(tmp_path_factory: pytest.TempPathFactory, postgres_dsn: str) -> Iterat
         catalog.mkdir()
         (catalog / "flights.md").write_text(MODEL, encoding="utf-8")
         (catalog / "flight_count.md").write_text(METRIC, encoding="utf-8")
-        source = {
-            "kind": "postgres",
-            "host": scratch.host,
-            "port": scratch.port,
-            "database": scratch.database,
-            "user": scratch.reader,
-            "password_env": PASSWORD_VAR,
-            "sslmode": "disable",
-        }
+        source = scratch.source_settings(PASSWORD_VAR)
         settings = {
             "catalog": {"dir": "catalog", "version": "flights-1"},
             "sources": {"main": source},

@@ -5,6 +5,7 @@
 term (``refunds``) and a worked example lead to ``return_rate``.
 """
 
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,10 +100,6 @@ def multi_user_on(
     dsn: str = request.getfixturevalue("postgres_dsn")
     with scratch_database(dsn) as scratch:
         copy_from_duckdb(example / DATABASE, scratch, root)
-        source = (
-            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: {PASSWORD_VAR}, sslmode: disable, pool_size: 2}}"
-        )
+        source = json.dumps(scratch.source_settings(PASSWORD_VAR, pool_size=2))
         config = write_multi_user(root / "config", example, pair, source=source)
         yield config, {PASSWORD_VAR: scratch.reader_password}

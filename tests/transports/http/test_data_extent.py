@@ -5,6 +5,7 @@ asked again once older than the source's ``cache.max_age_seconds`` on the servic
 never told of a metric the caller cannot see (which stays ``metric_unknown``, byte for byte)."""
 
 import datetime
+import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -97,11 +98,7 @@ async def deployment(
     dsn: str = request.getfixturevalue("postgres_dsn")
     with scratch_database(dsn) as scratch:
         copy_from_duckdb(example_dir / DATABASE, scratch, root)
-        source = (
-            f"{{kind: postgres, host: {scratch.host}, port: {scratch.port},"
-            f" database: {scratch.database}, user: {scratch.reader},"
-            f" password_env: {PASSWORD_VAR}, sslmode: disable, pool_size: 2}}"
-        )
+        source = json.dumps(scratch.source_settings(PASSWORD_VAR, pool_size=2))
         config = write_multi_user(root / "config", example_dir, PAIR, source=source)
         secrets = {PASSWORD_VAR: scratch.reader_password, **MAX_AGE}
         async with assembled(config, **secrets) as started, client(started.app) as http:

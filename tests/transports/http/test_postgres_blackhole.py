@@ -4,6 +4,7 @@ question is refused on time; once it recovers, questions answer again within the
 time (docs/sources.md), and every later one does: no connection left mid-statement by the
 blackhole is ever used again."""
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -34,13 +35,10 @@ request of a statement that was running (2 s at most), and a busy machine."""
 PASSWORD_VAR: Final = "SUTURA_BLACKHOLE_TEST_PASSWORD"
 
 
-def _settings(example: Path, host: str, port: int, scratch_database_name: str, user: str) -> str:
+def _settings(example: Path, source: dict[str, object]) -> str:
     return (
         f"catalog: {{dir: {example / 'catalog'}, version: example-1}}\n"
-        "sources:\n  main:\n    kind: postgres\n"
-        f"    host: {host}\n    port: {port}\n    database: {scratch_database_name}\n"
-        f"    user: {user}\n    password_env: {PASSWORD_VAR}\n    sslmode: disable\n"
-        f"    pool_size: {POOL}\n"
+        f"sources:\n  main: {json.dumps(source)}\n"
         f"limits: {{deadline_seconds: {DEADLINE}}}\n"
         "security:\n  identity: single-user\n  single_user_because: one user runs the tests\n"
         f"  access_token: {TOKEN}\n"
@@ -64,9 +62,10 @@ async def proxied(
             await group.start(proxy.serve)
             config = tmp_path / "config"
             config.mkdir()
-            settings = _settings(
-                example_dir, "127.0.0.1", proxy.port, scratch.database, scratch.reader
+            source = scratch.source_settings(
+                PASSWORD_VAR, host="127.0.0.1", port=proxy.port, pool_size=POOL
             )
+            settings = _settings(example_dir, source)
             (config / "base.yaml").write_text(settings, encoding="utf-8")
             environ = {PASSWORD_VAR: scratch.reader_password}
             async with assembled(config, **environ) as started, client(started.app) as http:

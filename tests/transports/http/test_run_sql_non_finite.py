@@ -2,6 +2,7 @@
 ``-Infinity`` on both halves whatever the column's type, and each read back by the engine as
 the value it came from (docs/raw-sql.md, docs/text-format.md)."""
 
+import json
 import math
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.anyio
 
 RUN_SQL: Final = "tools:\n  run_sql:\n    enabled: true\n    source: main\n"
 PASSWORD_VAR: Final = "SUTURA_NON_FINITE_TEST_PASSWORD"
-DUCKDB_SOURCE: Final = "    kind: duckdb\n    path: cells.duckdb\n"
+DUCKDB_SOURCE: Final = "  main:\n    kind: duckdb\n    path: cells.duckdb\n"
 
 FLOATING: Final = ("DOUBLE PRECISION", "REAL")
 EXACT: Final = {"duckdb": (), "postgres": ("NUMERIC",)}
@@ -46,11 +47,7 @@ def _on(engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator
             admin.execute("CREATE TABLE cells (day date, label text, units integer)")
             admin.execute("INSERT INTO cells VALUES ('2024-01-01', 'a', 1)")
             admin.execute(f'GRANT SELECT ON cells TO "{scratch.reader}"')
-        source = (
-            f"    kind: postgres\n    host: {scratch.host}\n    port: {scratch.port}\n"
-            f"    database: {scratch.database}\n    user: {scratch.reader}\n"
-            f"    password_env: {PASSWORD_VAR}\n    sslmode: disable\n"
-        )
+        source = f"  main: {json.dumps(scratch.source_settings(PASSWORD_VAR))}\n"
         settings = (config / "base.yaml").read_text(encoding="utf-8")
         (config / "base.yaml").write_text(settings.replace(DUCKDB_SOURCE, source), "utf-8")
         yield {"SUTURA_CONFIG_DIR": str(config), PASSWORD_VAR: scratch.reader_password}

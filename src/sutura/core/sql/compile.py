@@ -67,6 +67,7 @@ from sutura.core.sql.ordering import (
     ordered,
     output_of,
 )
+from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import (
     Binder,
     Joins,
@@ -101,15 +102,20 @@ class _ByIdentity:
         return isinstance(other, _ByIdentity) and other.catalog is self.catalog
 
 
-def compile_question(resolved: Resolved, catalog: Catalog, dialect: Dialect) -> CompiledQuery:
+def compile_question(
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, padded: Padded = frozenset()
+) -> CompiledQuery:
     """Compile ``resolved`` against ``catalog`` into one statement in ``dialect``.
 
-    The result is cached by (``resolved``, the identity of ``catalog``, ``dialect``).
+    The result is cached by (``resolved``, the identity of ``catalog``, ``dialect``,
+    ``padded``).
 
     Args:
         resolved: A question already checked by ``resolve_question`` against ``catalog``.
         catalog: The pinned catalog it was resolved against.
         dialect: The dialect of the source the statement is for.
+        padded: The (model, column) pairs its source holds as ``CHAR(n)`` (learnt at
+            startup): read without their padding wherever an expression reads them.
 
     Returns:
         The compiled statement, its parameters, the answer's columns and the plan.
@@ -118,19 +124,21 @@ def compile_question(resolved: Resolved, catalog: Catalog, dialect: Dialect) -> 
         LookupError: ``resolved`` names something ``catalog`` does not define (it was
             resolved against another catalog).
     """
-    return _compile_cached(resolved, _ByIdentity(catalog), dialect)
+    return _compile_cached(resolved, _ByIdentity(catalog), dialect, padded)
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _compile_cached(resolved: Resolved, key: _ByIdentity, dialect: Dialect) -> CompiledQuery:
+def _compile_cached(
+    resolved: Resolved, key: _ByIdentity, dialect: Dialect, padded: Padded
+) -> CompiledQuery:
     """The uncached compilation behind :func:`compile_question`."""
     catalog = key.catalog
     metrics = resolved.metrics
     binder = Binder()
     if resolved.joined:
-        tree, outputs, model, joins, shared = _joined(resolved, catalog, dialect, binder)
+        tree, outputs, model, joins, shared = _joined(resolved, catalog, dialect, binder, padded)
     else:
-        tree, outputs, model, joins, shared = _grouped(resolved, catalog, dialect, binder)
+        tree, outputs, model, joins, shared = _grouped(resolved, catalog, dialect, binder, padded)
     derivation = None
     if resolved.derives:
         metric, derived = lookups(metrics, resolved.derived)
@@ -161,19 +169,19 @@ _JOINED_PLAN = (
 
 
 def _grouped(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The grouped statement of metrics of one model and time column."""
     metrics = resolved.metrics
     semi = semi_additive_metric(metrics)
     if semi is not None:
-        return semi_statement(resolved, catalog, dialect, binder, *semi)
+        return semi_statement(resolved, catalog, dialect, binder, padded, *semi)
     if ranks(metrics) or _ranks_by_expression(resolved):
-        return ranked_statement(resolved, catalog, dialect, binder)
+        return ranked_statement(resolved, catalog, dialect, binder, padded)
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
+    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
@@ -222,7 +230,7 @@ def _ranks_by_expression(resolved: Resolved) -> bool:
 
 
 def _joined(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The leaves of derived metrics on several models (or time columns): each half grouped
     alone, the halves joined on period and dimension values in one statement (bound in
@@ -242,6 +250,7 @@ def _joined(
             catalog,
             dialect,
             binder,
+            padded,
         )
         for half in halves(resolved.metrics)
     ]

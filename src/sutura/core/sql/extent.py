@@ -124,7 +124,10 @@ def _tree(
     inner = set(inner_chains((metric,)))
     for chain in metric_chains(metric):
         joins.add(chain, inner=chain in inner)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
+    # Only the bounds of the time column are selected; a CHAR(n) column its filters read keeps
+    # its padding, which no engine's comparison of CHAR(n) heeds.
+    types = catalog_types(catalog, model.name, frozenset())
+    sql = ExpressionSql(binder, joins.alias, dialect, types)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
     tree = exp.select(
         exp.Min(this=day).as_(_COLUMNS[0], quoted=True),

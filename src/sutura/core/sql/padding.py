@@ -7,6 +7,9 @@ blanks: the same answer on every engine, and a value shown is a value that may b
 as a filter. Which columns pads its engine is learnt when startup checks each model against its
 source; which selected columns read such a column, from the question: the dimensions follow
 the period (when there is a grain), in the order asked, in every statement the compiler writes.
+A column an expression reads is unpadded in the statement itself (``RTRIM``), before the
+expression computes: the compiler reads these same pairs as fixed-length columns
+(:func:`sutura.core.sql.reads.catalog_types`).
 
 >>> unpadded([["2024-01-01", "CHINA   ", "12"], ["2024-01-01", None, "3"]], (1,))
 [['2024-01-01', 'CHINA', '12'], ['2024-01-01', None, '3']]

@@ -19,6 +19,7 @@ from sutura.core.settings import (
 )
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery
+from sutura.core.sql.padding import Padded
 
 Plan = tuple[Resolved, CompiledQuery]
 
@@ -45,8 +46,9 @@ def source_alias(resolved: Resolved, pinned: PinnedDefinitions) -> str:
 
 
 def compile_resolved(
-    resolved: Resolved, pinned: PinnedDefinitions, settings: Settings
+    resolved: Resolved, pinned: PinnedDefinitions, settings: Settings, padded: Padded
 ) -> CompiledQuery:
-    """``resolved`` compiled against ``pinned`` for its source's dialect."""
+    """``resolved`` compiled against ``pinned`` for its source's dialect, reading the columns
+    of ``padded`` (``CHAR(n)`` in their source) without their padding."""
     dialect = dialect_of(settings.sources[source_alias(resolved, pinned)])
-    return compile_question(resolved, pinned.catalog, dialect)
+    return compile_question(resolved, pinned.catalog, dialect, padded)

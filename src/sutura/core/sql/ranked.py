@@ -50,6 +50,7 @@ from sutura.core.sql.ordering import (
     ordered,
     output_of,
 )
+from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
@@ -149,7 +150,7 @@ def _outer_metric(metric: Metric, names: list[str]) -> Metric:
 
 
 def ranked_statement(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder
+    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The statement of metrics of one model and time column, one of them a percentile.
 
@@ -160,7 +161,8 @@ def ranked_statement(
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
-    inner = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
+    reads = catalog_types(catalog, model.name, padded)
+    inner = ExpressionSql(binder, joins.alias, dialect, reads)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}

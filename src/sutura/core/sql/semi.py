@@ -41,6 +41,7 @@ from sutura.core.nouns.dialect import Dialect
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
@@ -64,6 +65,7 @@ def semi_statement(
     catalog: Catalog,
     dialect: Dialect,
     binder: Binder,
+    padded: Padded,
     metric: Metric,
     semi: SemiAdditive,
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
@@ -72,7 +74,7 @@ def semi_statement(
     model = require(catalog.model(metric.model), metric.model)
     dimensions = asked_dimensions(resolved, (metric,))
     joins = joins_for(resolved, dimensions, catalog)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
+    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
     keys = list(resolved.keys)
     term = _term(metric)
     items: list[exp.Expr] = [_inner(k).as_(k, quoted=True) for k in keys]

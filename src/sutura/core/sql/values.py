@@ -40,6 +40,7 @@ from sutura.core.nouns.values import ValuesRequest
 from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require
 from sutura.core.sql.reads import catalog_types, inner_chains
 
@@ -88,9 +89,14 @@ def target_of(pinned: PinnedDefinitions, metric: str, dimension: str) -> Result[
 
 
 def values_statement(
-    target: Target, request: ValuesRequest, catalog: Catalog, dialect: Dialect
+    target: Target,
+    request: ValuesRequest,
+    catalog: Catalog,
+    dialect: Dialect,
+    padded: Padded = frozenset(),
 ) -> CompiledQuery:
-    """The statement of one page of ``target``'s values, one value more than the page."""
+    """The statement of one page of ``target``'s values, one value more than the page; the
+    columns of ``padded`` (``CHAR(n)`` in the source) read without their padding."""
     metric, dimension = target
     model = require(catalog.model(metric.model), metric.model)
     binder = Binder()
@@ -102,7 +108,7 @@ def values_statement(
         for reads in filter_columns(rule):
             if reads.via:
                 joins.add(reads.via, inner=reads.via in inner)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name))
+    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
     inside = (
         exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True))
         .distinct()

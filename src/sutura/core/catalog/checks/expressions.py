@@ -68,9 +68,15 @@ class _StoppedError(Exception):
 
 
 def column_types(
-    models: Mapping[str, Model], relationships: Mapping[str, Relationship], start: str
+    models: Mapping[str, Model],
+    relationships: Mapping[str, Relationship],
+    start: str,
+    padded: frozenset[tuple[str, str]] = frozenset(),
 ) -> ColumnTypes:
-    """The lookup of a column node from the model ``start``: its declared type, or the problem."""
+    """The lookup of a column node from the model ``start``: its declared type, or the problem.
+
+    A text column whose source holds it as ``CHAR(n)`` (a (model, column) pair of ``padded``,
+    learnt when startup checks the models) is fixed-length, as if it were declared so."""
 
     def lookup(column: Column) -> Result[SqlType | None, tuple[str, str]]:
         reached = walk(relationships, start, column.via)
@@ -93,7 +99,8 @@ def column_types(
                 "expression computes with"
             )
             return Failure(("column", problem))
-        return Success(declared)
+        fixed = (model.name, found.name) in padded and traits(declared.family).text
+        return Success(msgspec.structs.replace(declared, padded=True) if fixed else declared)
 
     return lookup
 

@@ -1,0 +1,165 @@
+"""A dimension computed from a ``CHAR(n)`` column answers the same text on DuckDB, PostgreSQL and
+Spark, through the Python API: ``coalesce`` and ``case`` over a column PostgreSQL and Spark hold
+as ``CHAR(8)`` (and pad with blanks) show its values without the padding, whether the catalog
+declares the column ``CHAR(8)`` or ``VARCHAR`` (as the example declares ``sales_region``, which
+a warehouse loaded from TPC-H's DDL holds as ``CHAR(n)``); a filter ``eq`` on such a value finds
+its rows, and ``list_values`` lists the values as answers show them (docs/semantics.md).
+"""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import anyio
+import duckdb
+import psycopg
+import pytest
+
+from sutura import api
+from sutura.core.tool.capability import Capability
+from tests.postgres import copy_from_duckdb, scratch_database
+from tests.spark_server import load_tables
+from tests.spark_server import require_server as require_spark
+
+pytestmark = pytest.mark.anyio
+
+PASSWORD_VAR: Final = "SUTURA_FIXED_LENGTH_TEST_PASSWORD"
+# Two days of three shops; one shop has no region. PostgreSQL holds both texts as CHAR(8), and
+# so does Spark (tests.spark_server.FIXED_LENGTH).
+ROWS: Final = (
+    "CREATE TABLE fixed_shops AS SELECT DATE '2024-01-01' + (i % 2)::INTEGER AS day,"
+    " CASE i % 3 WHEN 0 THEN 'east' WHEN 1 THEN 'west' END AS region,"
+    " CASE i % 3 WHEN 0 THEN 'east' WHEN 1 THEN 'west' END AS declared_region,"
+    " (1 + i)::INTEGER AS units FROM range(12) AS t(i)"
+)
+FIXED_LENGTH: Final = (
+    "ALTER TABLE fixed_shops ALTER COLUMN region TYPE char(8)",
+    "ALTER TABLE fixed_shops ALTER COLUMN declared_region TYPE char(8)",
+)
+MODEL: Final = """---
+kind: model
+name: shops
+source: main
+table: fixed_shops
+columns:
+  - {name: day, type: DATE}
+  - {name: region, type: VARCHAR}
+  - {name: declared_region, type: CHAR(8)}
+  - {name: units, type: INTEGER}
+---
+"""
+METRIC: Final = """---
+kind: metric
+name: units
+model: shops
+measure:
+  simple: {aggregate: sum, column: units}
+time_column: day
+grains: [year]
+dimensions:
+  - {name: region, column: region}
+  - name: region_or_none
+    expression: {coalesce: [{column: region}, none]}
+    type: text
+  - name: busy_region
+    expression:
+      case:
+        - {when: {greater_than: [{column: units}, 4]}, then: {column: region}}
+        - {else: quiet}
+    type: text
+  - name: declared_or_none
+    expression: {coalesce: [{column: declared_region}, none]}
+    type: text
+audience: open
+---
+"""
+EXPRESSIONS: Final = ("region_or_none", "busy_region", "declared_or_none")
+# What DuckDB, which has no CHAR(n), answers: units 1..12, day by i % 2, region by i % 3.
+EXPECTED: Final[dict[str, list[list[str | None]]]] = {
+    "region_or_none": [["east", "22"], ["none", "30"], ["west", "26"]],
+    "busy_region": [["east", "17"], ["quiet", "10"], ["west", "24"], [None, "27"]],
+    "declared_or_none": [["east", "22"], ["none", "30"], ["west", "26"]],
+}
+
+
+def _config(root: Path, source: dict[str, object]) -> Path:
+    catalog = root / "catalog"
+    catalog.mkdir(parents=True)
+    (catalog / "shops.md").write_text(MODEL, encoding="utf-8")
+    (catalog / "units.md").write_text(METRIC, encoding="utf-8")
+    document = {
+        "catalog": {"dir": "catalog", "version": "fixed-1"},
+        "sources": {"main": source},
+        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
+    }
+    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(
+    params=[
+        "duckdb",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("spark", marks=pytest.mark.spark),
+    ]
+)
+def deployed(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The settings directory on each engine, and the environment it reads."""
+    data = tmp_path / "shops.duckdb"
+    with duckdb.connect(str(data)) as connection:
+        connection.execute(ROWS)
+    if request.param == "duckdb":
+        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
+        return
+    if request.param == "spark":
+        remote = require_spark()
+        load_tables(data, remote)
+        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
+        return
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    with scratch_database(dsn) as scratch:
+        copy_from_duckdb(data, scratch, tmp_path)
+        with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
+            for statement in FIXED_LENGTH:
+                admin.execute(statement)
+        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
+        yield config, {PASSWORD_VAR: scratch.reader_password}
+
+
+def _question(dimension: str, **extra: object) -> dict[str, object]:
+    return {
+        "metrics": ["units"],
+        "dimensions": [dimension],
+        "grain": "year",
+        "range": {"start": "2024-01-01", "end": "2025-01-01"},
+        **extra,
+    }
+
+
+def _rows(outcome: object) -> list[list[str | None]]:
+    assert isinstance(outcome, api.Answer), outcome
+    return [row[1:] for row in outcome.rows]  # without the period
+
+
+async def test_an_expression_over_a_char_column_answers_its_values_without_padding(
+    deployed: tuple[Path, dict[str, str]],
+) -> None:
+    config, environ = deployed
+    with anyio.fail_after(120):
+        async with api.opened(config, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            for name in EXPRESSIONS:
+                answered = await api.call(service, Capability.ASK_METRIC, _question(name))
+                assert _rows(api.outcome_of(answered)) == EXPECTED[name], name
+                east = {"dimension": name, "op": "eq", "value": "east"}
+                filtered = await api.call(
+                    service, Capability.ASK_METRIC, _question(name, filters=[east])
+                )
+                assert _rows(api.outcome_of(filtered)) == [EXPECTED[name][0]], name
+                request = api.ValuesRequest(metric="units", dimension=name)
+                page = api.values_of(await api.call(service, Capability.LIST_VALUES, request))
+                assert isinstance(page, api.Values), page
+                assert page.values == [row[0] for row in EXPECTED[name]], name
