@@ -40,11 +40,14 @@ def _front(fields: str, body: str) -> str:
     return f"---\n{fields.strip()}\n---\n{body.strip()}\n"
 
 
-def settings_text(database: Path = DATABASE) -> str:
-    """``base.yaml``: the catalog, the DuckDB source, one user (a test's own deployment)."""
+def settings_text(database: Path = DATABASE, source: str | None = None) -> str:
+    """``base.yaml``: the catalog, the DuckDB source (or the settings ``source`` of another
+    source called ``main``, one ``key: value`` a line), one user (a test's own deployment)."""
+    main = f"kind: duckdb\npath: '{database}'" if source is None else source
+    indented = "".join(f"    {line}\n" for line in main.splitlines())
     return (
         "catalog:\n  dir: catalog\n  version: scale-1\n"
-        f"sources:\n  main:\n    kind: duckdb\n    path: '{database}'\n"
+        f"sources:\n  main:\n{indented}"
         "security:\n  identity: single-user\n"
         "  single_user_because: a generated catalog, served to one test or benchmark\n"
     )

@@ -1,7 +1,9 @@
 """Anchors at scale: metrics sharing a model, time column, grain and range are reproduced by
 one statement per group of at most 16, the groups at once; a wrong anchor in a group is found
-and reported exactly as when its metric is asked alone, and only it."""
+and reported exactly as when its metric is asked alone, and only it — on DuckDB and on
+PostgreSQL (the same catalog over a copy of its data)."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -11,9 +13,11 @@ from returns.pipeline import is_successful
 from sutura.boundary.anchors import GROUP_SIZE, groups
 from sutura.boundary.loading import load
 from sutura.boundary.startup import open_service
-from tests.scale_catalog import metric_name, settings_text, write_scale_catalog
+from tests.postgres import copy_from_duckdb, scratch_database
+from tests.scale_catalog import DATABASE, metric_name, settings_text, write_scale_catalog
 
 METRICS = 40
+PASSWORD_VAR = "SUTURA_TEST_ANCHORS_PASSWORD"
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +26,41 @@ def anchored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_scale_catalog(target, metrics=METRICS, models=3, anchors=True, data=True)
 
 
-def _problems(config: Path) -> list[str]:
+@pytest.fixture(
+    scope="module", params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def engine(
+    request: pytest.FixtureRequest, anchored: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The anchored catalog's ``base.yaml`` over the engine, and the environment it needs: its
+    DuckDB file, or a PostgreSQL copy of its tables."""
+    if request.param == "duckdb":
+        yield settings_text((anchored / DATABASE).resolve()), {}
+        return
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    with scratch_database(dsn) as scratch:
+        copy_from_duckdb(anchored / DATABASE, scratch, tmp_path_factory.mktemp("anchors-pg"))
+        source = (
+            f"kind: postgres\nhost: {scratch.host}\nport: {scratch.port}\n"
+            f"database: {scratch.database}\nuser: {scratch.reader}\n"
+            f"password_env: {PASSWORD_VAR}\nsslmode: disable"
+        )
+        yield settings_text(source=source), {PASSWORD_VAR: scratch.reader_password}
+
+
+def _config(target: Path, anchored: Path, engine: tuple[str, dict[str, str]]) -> Path:
+    """``target`` holding the anchored catalog's documents, and its settings over ``engine``."""
+    (target / "catalog").mkdir(parents=True)
+    for document in (anchored / "catalog").iterdir():
+        text = document.read_text(encoding="utf-8")
+        (target / "catalog" / document.name).write_text(text, encoding="utf-8")
+    (target / "base.yaml").write_text(engine[0], encoding="utf-8")
+    return target
+
+
+def _problems(config: Path, environ: dict[str, str] | None = None) -> list[str]:
     async def opened() -> list[str]:
-        loaded = load({"SUTURA_CONFIG_DIR": str(config)})
+        loaded = load({"SUTURA_CONFIG_DIR": str(config), **(environ or {})})
         assert is_successful(loaded), loaded.failure()
         with anyio.fail_after(120):
             async with open_service(loaded.unwrap(), anchors=True) as started:
@@ -44,25 +80,21 @@ def test_the_anchors_are_grouped_by_model_time_column_grain_and_range(anchored: 
     assert sorted(len(chunk) for chunk in chunks) == [4, 4, 16, 16]
 
 
-def test_every_grouped_anchor_reproduces(anchored: Path) -> None:
-    assert _problems(anchored) == []
+def test_every_grouped_anchor_reproduces(
+    anchored: Path, engine: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    assert _problems(_config(tmp_path / "right", anchored, engine), engine[1]) == []
 
 
 def test_a_wrong_anchor_in_a_group_is_reported_alone_as_a_metric_asked_alone(
-    anchored: Path, tmp_path: Path
+    anchored: Path, engine: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
-    config = tmp_path / "wrong"
-    (config / "catalog").mkdir(parents=True)
-    wrong = metric_name(6)  # a sum, in the first group of its model
-    for document in (anchored / "catalog").iterdir():
-        text = document.read_text(encoding="utf-8")
-        if document.name == f"{wrong}.md":
-            text = text.replace("\n  value: ", "\n  value: 1", 1)
-        (config / "catalog" / document.name).write_text(text, encoding="utf-8")
-    database = (anchored / "data" / "scale.duckdb").resolve()
-    (config / "base.yaml").write_text(settings_text(database), encoding="utf-8")
-    right = (anchored / "catalog" / f"{wrong}.md").read_text(encoding="utf-8")
+    config = _config(tmp_path / "wrong", anchored, engine)
+    wrong = metric_name(6)  # a sum, in the first group of its model (16 anchors in one statement)
+    document = config / "catalog" / f"{wrong}.md"
+    right = document.read_text(encoding="utf-8")
+    document.write_text(right.replace("\n  value: ", "\n  value: 1", 1), encoding="utf-8")
     value = right.split("\n  value: ", 1)[1].split("\n", 1)[0]
-    assert _problems(config) == [
+    assert _problems(config, engine[1]) == [
         f"anchor mismatch: metric {wrong}: expected 1{value}, found {value}"
     ]

@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from sutura.core.expression.types import MAX_PRECISION
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.sql.parts import sql_type
 
 
 def paren(value: exp.Expr) -> exp.Expr:
@@ -23,12 +24,12 @@ def number(text: str) -> exp.Expr:
 
 def integer(value: exp.Expr) -> exp.Expr:
     """``CAST(value AS INT)`` (PostgreSQL extracts a date part as a numeric)."""
-    return exp.Cast(this=value, to=exp.DataType.build("INT"))
+    return exp.Cast(this=value, to=sql_type("INT"))
 
 
 def cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
     """``CAST(value AS DECIMAL(precision, scale))``: one scale on every engine."""
-    return exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL({precision}, {scale})"))
+    return exp.Cast(this=value, to=sql_type(f"DECIMAL({precision}, {scale})"))
 
 
 def quotient_sql(
@@ -49,7 +50,7 @@ def quotient_sql(
     zero = number("0")
     match dialect:
         case Dialect.DUCKDB:
-            hugeint = exp.DataType.build("HUGEINT", dialect="duckdb")
+            hugeint = sql_type("HUGEINT", "duckdb")
             dividend: exp.Expr = exp.Cast(
                 this=exp.Mul(this=paren(left), expression=number(str(10 ** (scale + right_scale)))),
                 to=hugeint,

@@ -66,7 +66,7 @@ from sutura.core.sql.arithmetic import (
     paren,
     quotient_sql,
 )
-from sutura.core.sql.parts import Binder, column
+from sutura.core.sql.parts import Binder, column, sql_type
 
 _EXTRACTED: Final = {
     Part.YEAR: "YEAR",
@@ -175,7 +175,7 @@ class ExpressionSql:
         bound = self.bind(bound_value(constant))
         match constant.kind:
             case ConstantKind.TIMESTAMP:
-                return exp.Cast(this=bound, to=exp.DataType.build("TIMESTAMP"))
+                return exp.Cast(this=bound, to=sql_type("TIMESTAMP"))
             case (
                 ConstantKind.NUMBER
                 | ConstantKind.TEXT
@@ -245,9 +245,9 @@ class ExpressionSql:
             case Part.QUARTER | Part.MONTH:
                 unit = exp.Literal.string(part.value)
                 truncated = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, of])
-                return exp.Cast(this=truncated, to=exp.DataType.build("DATE"))
+                return exp.Cast(this=truncated, to=sql_type("DATE"))
             case Part.DATE_OF:
-                return exp.Cast(this=of, to=exp.DataType.build("DATE"))
+                return exp.Cast(this=of, to=sql_type("DATE"))
             case Part.DAY_OF_WEEK:
                 return integer(
                     exp.Extract(this=exp.var(_iso_weekday(self._dialect)), expression=of)

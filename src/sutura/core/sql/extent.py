@@ -92,7 +92,7 @@ def batched_extent_statement(
     for index, metric in enumerate(metrics):
         tree, source = _tree(metric, catalog, dialect, binder)
         sources.add(source)
-        position = exp.Literal.number(index).as_(_POSITION, quoted=True)
+        position = exp.Literal.number(index).as_(_POSITION, quoted=True, copy=False)
         tree.set("expressions", [position, *tree.expressions])
         selects.append(tree)
     if not selects or len(sources) != 1:
@@ -129,12 +129,14 @@ def _tree(
     types = catalog_types(catalog, model.name, frozenset())
     sql = ExpressionSql(binder, joins.alias, dialect, types)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
+    # Every node is built here for this tree alone, so the builders need not copy it.
     tree = exp.select(
-        exp.Min(this=day).as_(_COLUMNS[0], quoted=True),
-        exp.Max(this=day.copy()).as_(_COLUMNS[1], quoted=True),
-    ).from_(base_table(model))
+        exp.Min(this=day).as_(_COLUMNS[0], quoted=True, copy=False),
+        exp.Max(this=day.copy()).as_(_COLUMNS[1], quoted=True, copy=False),
+        copy=False,
+    ).from_(base_table(model), copy=False)
     if metric.required_filters:
-        tree = tree.where(sql.required(metric.required_filters))
+        tree = tree.where(sql.required(metric.required_filters), copy=False)
     for join in joins.all():
         table, on, kind = join_clause(join)
         tree = tree.join(table, on=on, join_type=kind, copy=False)

@@ -25,7 +25,7 @@ from sutura.core.definitions.model import (
     ZeroDenominator,
 )
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.parts import column
+from sutura.core.sql.parts import column, sql_type
 from sutura.core.sql.percentile import percentile_sql
 
 TermAt = tuple[int, int | None]
@@ -216,7 +216,7 @@ def _natural(term: Term, guard: Guard, sql: ExpressionSql) -> exp.Expr:
 
 
 def _as_double(value: exp.Expr) -> exp.Expr:
-    return exp.Cast(this=value, to=exp.DataType.build("DOUBLE"))
+    return exp.Cast(this=value, to=sql_type("DOUBLE"))
 
 
 def _zero() -> exp.Expr:

@@ -5,6 +5,7 @@ are always quoted. The base model is aliased ``t0``; each joined model gets the 
 Required filters, expressions and predicates are built by :mod:`sutura.core.sql.expression`.
 """
 
+import functools
 from typing import NamedTuple, TypeVar, assert_never
 
 from sqlglot import exp
@@ -22,6 +23,21 @@ def require(found: _T | None, what: str) -> _T:
     if found is None:
         raise LookupError(f"the catalog does not define {what}")
     return found
+
+
+def sql_type(name: str, dialect: str | None = None) -> exp.DataType:
+    """The type ``name`` as ``exp.DataType.build`` reads it, parsed once: building it parses
+    the name every time, which was a fifth of an extent statement's cost.
+
+    >>> sql_type("DATE") == exp.DataType.build("DATE"), sql_type("DATE") is sql_type("DATE")
+    (True, False)
+    """
+    return _parsed_type(name, dialect).copy()
+
+
+@functools.cache
+def _parsed_type(name: str, dialect: str | None) -> exp.DataType:
+    return exp.DataType.build(name, dialect=dialect)
 
 
 def column(name: str, table: str = BASE_ALIAS) -> exp.Column:
@@ -121,7 +137,7 @@ def period_start(grain: Grain, time_column: str, table: str = BASE_ALIAS) -> exp
     """``CAST(DATE_TRUNC('<unit>', t0."time") AS DATE)``: the first day of the row's period."""
     unit = exp.Literal.string(_truncation_unit(grain))
     trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[unit, column(time_column, table)])
-    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
+    return exp.Cast(this=trunc, to=sql_type("DATE"))
 
 
 def _truncation_unit(grain: Grain) -> str:

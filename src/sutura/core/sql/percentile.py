@@ -22,6 +22,7 @@ from sutura.core.definitions.model import ExpressionTerm
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import MAX_PRECISION, traits
 from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.parts import sql_type
 
 MEDIAN = "0.5"
 """The fraction of ``median``."""
@@ -50,15 +51,15 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
     between: exp.Expr
     if not traits(kind.family).exact:
         between = exp.Div(
-            this=exp.Cast(this=remainder, to=exp.DataType.build("DOUBLE")),
-            expression=exp.Cast(this=sql.bind(parts.whole), to=exp.DataType.build("DOUBLE")),
+            this=exp.Cast(this=remainder, to=sql_type("DOUBLE")),
+            expression=exp.Cast(this=sql.bind(parts.whole), to=sql_type("DOUBLE")),
         )
         return exp.Add(
             this=lower,
             expression=exp.Mul(this=exp.Paren(this=spread), expression=exp.Paren(this=between)),
         )
     between = exp.Mul(
-        this=exp.Cast(this=remainder, to=exp.DataType.build(f"DECIMAL({digits}, 0)")),
+        this=exp.Cast(this=remainder, to=sql_type(f"DECIMAL({digits}, 0)")),
         expression=sql.bind(Decimal(1).scaleb(-digits)),
     )
     value = exp.Add(
@@ -66,7 +67,7 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
         expression=exp.Mul(this=exp.Paren(this=spread), expression=exp.Paren(this=between)),
     )
     scale = (kind.scale or 0) + digits
-    return exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL({MAX_PRECISION}, {scale})"))
+    return exp.Cast(this=value, to=sql_type(f"DECIMAL({MAX_PRECISION}, {scale})"))
 
 
 class _Parts:

@@ -41,7 +41,7 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.padding import Padded
-from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require
+from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
 from sutura.core.sql.reads import catalog_types, inner_chains
 
 _UPPER: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -152,7 +152,7 @@ def _contains(value: exp.Column, folded: str, dialect: Dialect, binder: Binder) 
       are its characters); a value with other characters is checked by ``TRANSLATE`` too;
     - Spark, and DuckDB for any other search: ``TRANSLATE``.
     """
-    text = exp.Cast(this=value.copy(), to=exp.DataType.build("TEXT"))
+    text = exp.Cast(this=value.copy(), to=sql_type("TEXT"))
     match dialect:
         case Dialect.POSTGRES:
             in_c = exp.Collate(this=text, expression=exp.to_identifier("C", quoted=True))

@@ -22,7 +22,7 @@ from sutura.core.catalog.checks.expressions import settle_metric
 from sutura.core.catalog.checks.knowledge import collected, knowledge_errors
 from sutura.core.catalog.checks.paths import NO_DUPLICATES, step_key, walk
 from sutura.core.catalog.checks.semi import semi_additive_errors
-from sutura.core.catalog.checks.shared import resolve_dimensions, settle_models
+from sutura.core.catalog.checks.shared import Reach, resolve_dimensions, settle_models
 from sutura.core.catalog.document.front_matter import nearest_line
 from sutura.core.catalog.document.parse import Document, DocumentKind
 from sutura.core.catalog.error import CatalogError, quoted
@@ -167,8 +167,9 @@ def _shared_dimensions(index: _Index) -> list[CatalogError]:
     relationships = {name: rel for name, (_, rel) in index.relationships.items()}
     metric_names = frozenset(index.metrics) | frozenset(index.derived)
     index.models, errors = settle_models(index.models, relationships, metric_names)
+    reach = Reach(index.models, relationships)
     for name, (doc, metric) in list(index.metrics.items()):
-        resolved, problems = resolve_dimensions(index.models, relationships, doc, metric)
+        resolved, problems = resolve_dimensions(reach, doc, metric)
         index.metrics[name] = (doc, resolved)
         errors.extend(problems)
     return errors

@@ -15,8 +15,8 @@ b'{"canonical_form":3,"metrics":[],"models":[],"relationships":[],"time_zone":"U
 """
 
 import hashlib
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -42,16 +42,23 @@ from sutura.core.definitions.pinned import PinnedDefinitions
 CANONICAL_FORM_VERSION = 3
 
 _encoder = msgspec.json.Encoder(order="sorted")
+_Meant = TypeVar("_Meant", Model, Relationship, Metric)
 
 
 def canonical_form(catalog: Catalog, time_zone: str) -> bytes:
     """The catalog's meaning as deterministic JSON bytes (keys sorted, prose left out)."""
+    return _canonical_form(catalog, time_zone, _Meanings())
+
+
+def _canonical_form(catalog: Catalog, time_zone: str, meanings: "_Meanings") -> bytes:
     meaning: dict[str, Any] = {
         "canonical_form": CANONICAL_FORM_VERSION,
         "time_zone": time_zone,
-        "models": [_model(m) for m in sorted(catalog.models, key=_by_name)],
-        "relationships": [_relationship(r) for r in sorted(catalog.relationships, key=_by_name)],
-        "metrics": [_metric(m) for m in sorted(catalog.metrics, key=_by_name)],
+        "models": [meanings.model(m) for m in sorted(catalog.models, key=_by_name)],
+        "relationships": [
+            meanings.relationship(r) for r in sorted(catalog.relationships, key=_by_name)
+        ],
+        "metrics": [meanings.metric(m) for m in sorted(catalog.metrics, key=_by_name)],
     }
     if not catalog.knowledge.empty:  # a catalog without knowledge keeps the digest it had
         meaning["knowledge"] = knowledge_meaning(catalog.knowledge)
@@ -88,6 +95,12 @@ def derived_canonical_form(catalog: Catalog, derived: Derived, time_zone: str) -
 
 def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> bytes:
     """One metric's meaning together with the models and relationships it reads."""
+    return _metric_canonical_form(catalog, metric, time_zone, _Meanings())
+
+
+def _metric_canonical_form(
+    catalog: Catalog, metric: Metric, time_zone: str, meanings: "_Meanings"
+) -> bytes:
     relationship_names = sorted({name for chain in via_paths(metric) for name in chain})
     relationships = [r for r in (catalog.relationship(n) for n in relationship_names) if r]
     model_names = sorted({metric.model, *(r.target_model for r in relationships)})
@@ -95,12 +108,36 @@ def metric_canonical_form(catalog: Catalog, metric: Metric, time_zone: str) -> b
     return _encoder.encode(
         {
             "canonical_form": CANONICAL_FORM_VERSION,
-            "metric": _metric(metric),
+            "metric": meanings.metric(metric),
             "time_zone": time_zone,
-            "models": [_model(m) for m in models],
-            "relationships": [_relationship(r) for r in relationships],
+            "models": [meanings.model(m) for m in models],
+            "relationships": [meanings.relationship(r) for r in relationships],
         }
     )
+
+
+class _Meanings:
+    """Each model's, relationship's and metric's meaning, made once however many digests it
+    enters (a shared model enters the digest of every metric that reads it). A meaning is only
+    encoded, never changed, once made."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[object, dict[str, Any]]] = {}
+
+    def model(self, model: Model) -> dict[str, Any]:
+        return self._once(model, _model)
+
+    def relationship(self, relationship: Relationship) -> dict[str, Any]:
+        return self._once(relationship, _relationship)
+
+    def metric(self, metric: Metric) -> dict[str, Any]:
+        return self._once(metric, _metric)
+
+    def _once(self, value: _Meant, make: Callable[[_Meant], dict[str, Any]]) -> dict[str, Any]:
+        made = self._made.get(id(value))
+        if made is None:  # the value is held beside its meaning, so its id is not reused
+            made = self._made[id(value)] = (value, make(value))
+        return made[1]
 
 
 def pin(catalog: Catalog, version: str, time_zone: str) -> PinnedDefinitions:
@@ -115,11 +152,12 @@ def pin(catalog: Catalog, version: str, time_zone: str) -> PinnedDefinitions:
     Returns:
         The pinned definitions: the catalog digest and one digest per metric.
     """
+    meanings = _Meanings()
     return PinnedDefinitions(
         version=version,
-        digest=_sha256(canonical_form(catalog, time_zone)),
+        digest=_sha256(_canonical_form(catalog, time_zone, meanings)),
         metric_digests={
-            m.name: _sha256(metric_canonical_form(catalog, m, time_zone))
+            m.name: _sha256(_metric_canonical_form(catalog, m, time_zone, meanings))
             for m in sorted(catalog.metrics, key=_by_name)
         }
         | {
