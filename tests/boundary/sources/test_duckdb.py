@@ -1,6 +1,7 @@
 """The embedded DuckDB source: compiled questions on real data, bounds, lockdown, errors."""
 
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -554,3 +555,34 @@ async def test_every_cursor_reads_in_the_catalog_time_zone_not_the_host_one(
         await opened.close()
     assert shown.unwrap() == [["America/Los_Angeles"]]
     assert bucket.unwrap() == [["2024-01-31"]]
+
+
+async def test_a_duckdb_source_opens_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Connecting (or loading a directory of files) runs in a worker thread: the loop that
+    opens the source runs other tasks meanwhile."""
+    from returns.result import Failure
+
+    from sutura.boundary.sources import duckdb as duckdb_source
+    from sutura.boundary.sources.open import open_source
+
+    loop_ran = threading.Event()
+
+    def opening(*_: object) -> Result[DuckDBSource, str]:
+        ran = loop_ran.wait(timeout=10)  # set by a task on the loop, unless the loop is held
+        return Failure("the loop ran" if ran else "the loop was held")
+
+    monkeypatch.setattr(duckdb_source, "open_duckdb", opening)
+    settings = DuckDBSourceSettings(path="warehouse.duckdb")
+    found: list[Result[Source, str]] = []
+
+    async def open_it() -> None:
+        found.append(await open_source("warehouse", settings, context(tmp_path)))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(open_it)
+            await anyio.sleep(0)
+            loop_ran.set()
+    assert [result.failure() for result in found] == ["the loop ran"]

@@ -3,6 +3,7 @@
 import logging
 from typing import assert_never
 
+import anyio.to_thread
 from returns.result import Failure, Result
 
 from sutura.boundary.sources.context import SourceContext
@@ -26,7 +27,10 @@ async def open_source(
         case DuckDBSourceSettings():
             from sutura.boundary.sources.duckdb import open_duckdb
 
-            return open_duckdb(alias, settings, context).map(_source)
+            # Connecting reads the file's catalog (a directory's files are loaded whole): in a
+            # worker thread, so the event loop answers meanwhile (a server's handshake, a ping).
+            opened = await anyio.to_thread.run_sync(open_duckdb, alias, settings, context)
+            return opened.map(_source)
         case PostgresSourceSettings():
             from sutura.boundary.sources.postgres import open_postgres
 
