@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Final
 
+from sutura.boundary.log_stream import UnheldStderr, unheld_stderr
 from sutura.core.text.escape import escape_text
 
 _REQUEST_ID: Final[ContextVar[str | None]] = ContextVar("sutura.request_id", default=None)
@@ -79,12 +80,17 @@ class JsonLines(logging.Formatter):
 
 def configure_server_log(*, json_lines: bool) -> None:
     """Stamp request ids on every handler of the root log, write JSON lines if asked, and
-    let the audit records through (a server's stderr is its operator's log)."""
+    let the audit records through (a server's stderr is its operator's log). A log written
+    to a pipe or a socket never holds the server up when nobody reads it (:mod:`.log_stream`)."""
     audit = logging.getLogger("sutura.audit")
     if audit.level == logging.NOTSET:
         audit.setLevel(logging.INFO)
     formatter = JsonLines() if json_lines else logging.Formatter(TEXT_FORMAT)
     for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(
+            handler.stream, UnheldStderr
+        ):
+            handler.setStream(unheld_stderr(handler.stream))
         if not any(isinstance(f, RequestIdFilter) for f in handler.filters):
             handler.addFilter(RequestIdFilter())
         handler.setFormatter(formatter)
