@@ -199,6 +199,8 @@ async def test_eight_concurrent_enormous_values_run_in_at_most_four_workers_all_
     took = time.monotonic() - started
     assert [_code(outcome) for outcome in outcomes] == [RawRefusalCode.DEADLINE_EXCEEDED.value] * 8
     assert took < DEADLINE_SECONDS + MARGIN_SECONDS, took
-    assert max(busy_seen) == MAX_WORKERS, busy_seen
+    # Never more than the pool's workers at once, and more than one: they run side by side
+    # (sampled every 20 ms, a loaded machine may start the last worker between two samples).
+    assert 1 < max(busy_seen) <= MAX_WORKERS, busy_seen
     assert _rss() - rss < GROWTH_BYTES
     assert await _rows(runner) == RawRows(columns=["n"], rows=[["3"]])
