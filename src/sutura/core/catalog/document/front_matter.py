@@ -322,23 +322,30 @@ def _plain(
 ) -> PlainValue:
     """The plain value of ``node``, ``depth`` collections deep if it is one (deeper than the
     bound only in a tree composed in C: the event path refuses it first, naming the line)."""
-    if isinstance(node, yaml.MappingNode):
-        return _mapping(file_label, node, path, lines, depth)
-    if isinstance(node, yaml.SequenceNode):
+    kind = type(node)
+    if kind is yaml.ScalarNode:  # the most common node first, by its exact class
+        return _scalar(file_label, node, path)
+    if kind is yaml.MappingNode or isinstance(node, yaml.MappingNode):
+        return _mapping(file_label, node, path, lines, depth)  # type: ignore[arg-type]
+    if kind is yaml.SequenceNode or isinstance(node, yaml.SequenceNode):
         if depth > _MAX_DEPTH:
             raise _ReadAgainError
         items: list[PlainValue] = []
         for index, item in enumerate(node.value):
             item_path = f"{path}[{index}]"
-            lines[item_path] = _line_of(item.start_mark)
+            lines[item_path] = item.start_mark.line + _FIRST_YAML_LINE
             items.append(_plain(file_label, item, item_path, lines, depth + 1))
         return items
+    return _scalar(file_label, node, path)
+
+
+def _scalar(file_label: str, node: yaml.Node, path: str) -> PlainValue:
     value = str(node.value)
-    if has_lone_surrogate(value):
+    if not value.isascii() and has_lone_surrogate(value):
         problem = f"the value holds {_SURROGATE}; write the character itself"
         _refuse(file_label, _line_of(node.start_mark), path, problem)
     if (
-        isinstance(node, yaml.ScalarNode) and node.style in _PLAIN and value in _NULLS
+        value in _NULLS and isinstance(node, yaml.ScalarNode) and node.style in _PLAIN
     ):  # a plain (unquoted) null
         return None
     return value
@@ -351,11 +358,11 @@ def _mapping(
         raise _ReadAgainError
     result: dict[str, PlainValue] = {}
     for key_node, value_node in node.value:
-        line = _line_of(key_node.start_mark)
+        line = key_node.start_mark.line + _FIRST_YAML_LINE
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
             _refuse(file_label, line, path, "keys must be plain names (no merge keys)")
         key = str(key_node.value)
-        if has_lone_surrogate(key):
+        if not key.isascii() and has_lone_surrogate(key):
             _refuse(file_label, line, path, f"a key holds {_SURROGATE}")
         key_path = f"{path}.{key}" if path else key
         if key in result:

@@ -14,6 +14,7 @@ Without a search, the pages run through the metrics in the catalog's order; with
 the metrics it matched, best first (:mod:`sutura.core.catalog.view.search`).
 """
 
+import functools
 from dataclasses import dataclass
 from typing import Final
 
@@ -103,18 +104,23 @@ class PageCuts:
         return cuts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CatalogPages:
-    """The whole catalog's view, its search index, and where its pages are cut."""
+    """The whole catalog's view, where its pages are cut, and its search index (made by the
+    first search: listing the catalog reads none)."""
 
     view: CatalogView
-    index: SearchIndex
     cut: PageCuts
 
     @classmethod
     def of(cls, view: CatalogView) -> "CatalogPages":
         """The pages of ``view``."""
-        return cls(view=view, index=SearchIndex.of(view.body), cut=PageCuts.of(view))
+        return cls(view=view, cut=PageCuts.of(view))
+
+    @functools.cached_property
+    def index(self) -> SearchIndex:
+        """The search index of the whole catalog's view."""
+        return SearchIndex.of(self.view.body)
 
     @property
     def whole(self) -> bool:
