@@ -11,7 +11,7 @@ The report says what was made of each such metric.
 """
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, assert_never
 
 from dbt_semantic_interfaces.protocols.metric import Metric
 from returns.pipeline import is_successful
@@ -30,6 +30,7 @@ from sutura.core.dbt.operations import (
     spoken,
     written_scale,
 )
+from sutura.core.definitions.model import DerivedOp
 
 _MAX_NAME: Final = 64
 
@@ -84,7 +85,13 @@ def add_derived(context: Context, metric: Metric, file: str, item: str) -> None:
 
 
 def write_derived(
-    context: Context, metric: Metric, file: str, item: str, op: str, first: str, second: str
+    context: Context,
+    metric: Metric,
+    file: str,
+    item: str,
+    op: DerivedOp,
+    first: str,
+    second: str,
 ) -> None:
     """The derived metric ``op`` of the metrics ``first`` and ``second``, both carried over."""
     missing = next((n for n in (first, second) if n not in context.carried), None)
@@ -118,7 +125,7 @@ def _write(
         "derived:",
         f"  op: {node.op}",
         f"  of: [{scalar(first)}, {scalar(second)}]",
-        *(["  zero_denominator: yields_null"] if node.op == "ratio" else []),
+        *_zero_denominator(node.op),
         *([f"  scale: {scalar(scale)}"] if scale is not None else []),
         f"grains: [{', '.join(grains)}]",
         f"dimensions: [{', '.join(scalar(d) for d in dimensions)}]",
@@ -126,6 +133,17 @@ def _write(
     ]
     add_document(context, f"metrics/{name}.md", lines, body)
     context.carried[name] = Carried(grains, dimensions, None)
+
+
+def _zero_denominator(op: DerivedOp) -> list[str]:
+    """MetricFlow's derived ratio is NULL where its second metric is zero (or NULL)."""
+    match op:
+        case DerivedOp.RATIO:
+            return ["  zero_denominator: yields_null"]
+        case DerivedOp.DIFFERENCE | DerivedOp.SUM | DerivedOp.PRODUCT:
+            return []
+        case _:
+            assert_never(op)
 
 
 def _taken(context: Context, name: str) -> bool:

@@ -28,6 +28,7 @@ from sutura.core.dbt.documents import MARK, add_document, metric_prose
 from sutura.core.dbt.filters import where
 from sutura.core.dbt.sql_expr import expression
 from sutura.core.dbt.tree import Tree, flow
+from sutura.core.definitions.model import DerivedOp
 from sutura.core.nouns.grain import GRAIN_ORDER
 
 _GRAINS: Final = [g.value for g in GRAIN_ORDER]
@@ -286,7 +287,7 @@ def _ratio(context: Context, metric: Metric, file: str, item: str) -> None:
         )
         return
     write_derived(
-        context, metric, file, item, "ratio", params.numerator.name, params.denominator.name
+        context, metric, file, item, DerivedOp.RATIO, params.numerator.name, params.denominator.name
     )
 
 

@@ -11,7 +11,7 @@ with, is a derived metric of its own — a *part*.
 
 >>> inputs = {"a": "a", "b": "b", "c": "c"}
 >>> growth = derived_of("(a - b) / b", inputs).bind(combined).unwrap()
->>> [(part.op, part.scale) for part in parts(growth)]
+>>> [(str(part.op), part.scale) for part in parts(growth)]
 [('difference', Decimal('1')), ('ratio', Decimal('1'))]
 >>> [derived_of(text, inputs).unwrap().scale for text in ("100 * a / b", "a / b / 1000")]
 [Decimal('100'), Decimal('0.001')]
@@ -33,6 +33,7 @@ from sqlglot import exp
 
 from sutura.core.catalog.error import quoted
 from sutura.core.dbt.sql_expr import SqlColumn, parse
+from sutura.core.definitions.model import DerivedOp
 
 _ONE: Final = Decimal(1)
 # Exact or refused: a quotient that does not end, or a product past 60 digits, is no scale.
@@ -51,10 +52,9 @@ class Leaf(NamedTuple):
 
 
 class Combined(NamedTuple):
-    """One derived metric: ``op`` (sum, difference, product, ratio) of two operands, times
-    ``scale``."""
+    """One derived metric: ``op`` of two operands, times ``scale``."""
 
-    op: str
+    op: DerivedOp
     first: "Operand"
     second: "Operand"
     scale: Decimal = _ONE
@@ -227,7 +227,7 @@ def _product(first: Value, second: Value) -> Value:
     if isinstance(second, Decimal):
         return first._replace(scale=_times(first.scale, second))
     scale = _times(first.scale, second.scale)
-    return Scaled(scale, Combined("product", first.operand, second.operand))
+    return Scaled(scale, Combined(DerivedOp.PRODUCT, first.operand, second.operand))
 
 
 def _quotient(first: Value, second: Value) -> Value:
@@ -240,10 +240,10 @@ def _quotient(first: Value, second: Value) -> Value:
     if isinstance(second, Decimal):
         return first._replace(scale=_over(first.scale, second))
     scale = _over(first.scale, second.scale)
-    return Scaled(scale, Combined("ratio", first.operand, second.operand))
+    return Scaled(scale, Combined(DerivedOp.RATIO, first.operand, second.operand))
 
 
-def _added(op: str) -> Callable[[Value, Value], Value]:
+def _added(op: DerivedOp) -> Callable[[Value, Value], Value]:
     def add(first: Value, second: Value) -> Value:
         if isinstance(first, Decimal):
             raise _constant_added(first)
@@ -277,8 +277,8 @@ def _placed(side: Scaled) -> Operand:
 
 
 _BINARY: Final[dict[type[exp.Expr], Callable[[Value, Value], Value]]] = {
-    exp.Add: _added("sum"),
-    exp.Sub: _added("difference"),
+    exp.Add: _added(DerivedOp.SUM),
+    exp.Sub: _added(DerivedOp.DIFFERENCE),
     exp.Mul: _product,
     exp.Div: _quotient,
 }
