@@ -16,8 +16,9 @@
 - Warm ``ask_metric`` as an agent host sees it: the SDK's own ``Client`` (auto mode) on a
   spawned ``sutura mcp``, 200 calls (median and p95), each beside the same compiled SQL run
   raw on DuckDB in the client's process (``execute`` + ``fetchall`` on a read-only
-  connection), interleaved call by call. Beside it, as breakdown, the server's own time: one
-  request line written, its response line read, no client library.
+  connection), interleaved call by call. Beside it, as breakdown, the same client calling the
+  SDK's minimal one-tool server returning the same rows (:data:`bench.floors.MCP_FLOOR`), and
+  the server's own time: one request line written, its response line read, no client library.
 
 Shown too, as breakdown: the minimal server that connects only when asked and closes the
 connection after answering (DuckDB's cached blocks go with it, so its RSS holds none of the
