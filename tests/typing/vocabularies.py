@@ -195,6 +195,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {
             "core/catalog/document/derived.py": 1,
             "core/catalog/view/formula.py": 1,
+            "core/dbt/derived.py": 1,
             "core/question/resolve.py": 1,
             "core/sql/combine.py": 1,
         },
