@@ -141,12 +141,14 @@ def _write_all(fd: int, data: bytes) -> None:
 def unheld_stderr(stream: TextIO) -> TextIO | UnheldStderr:
     """``stream`` as the log should write it: an :class:`UnheldStderr` when it is this
     process's stderr on a pipe or a socket, else ``stream`` itself."""
+    if stream is not sys.stderr:
+        return stream
     try:
         fd = stream.fileno()
         mode = os.fstat(fd).st_mode
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return stream
-    if stream is not sys.stderr or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return stream
     stream.flush()
     return UnheldStderr(fd)

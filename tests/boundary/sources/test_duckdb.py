@@ -9,11 +9,13 @@ from pathlib import Path
 import anyio
 import duckdb
 import pytest
-from returns.result import Result
+from returns.result import Failure, Result
 
 from sutura.boundary.cpus import available_cpus
+from sutura.boundary.sources import duckdb as duckdb_source
 from sutura.boundary.sources import duckdb_text
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
+from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal, RefusalCode
@@ -562,11 +564,6 @@ async def test_a_duckdb_source_opens_off_the_event_loop(
 ) -> None:
     """Connecting (or loading a directory of files) runs in a worker thread: the loop that
     opens the source runs other tasks meanwhile."""
-    from returns.result import Failure
-
-    from sutura.boundary.sources import duckdb as duckdb_source
-    from sutura.boundary.sources.open import open_source
-
     loop_ran = threading.Event()
 
     def opening(*_: object) -> Result[DuckDBSource, str]:

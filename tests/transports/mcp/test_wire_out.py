@@ -4,12 +4,11 @@ through a pipe a slow reader drains, whatever else writes to fd 1 meanwhile sent
 and fd 1 the wire again, blocking, at the end."""
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import pytest
 
 TIMEOUT = 60
 BIG = 3 * 1024 * 1024 + 17  # past a widened pipe's 1 MiB: written in several turns
@@ -67,10 +66,7 @@ def test_a_file_on_fd_1_is_left_to_the_sdk(tmp_path: Path) -> None:
     assert target.read_bytes() == b""
 
 
-@pytest.mark.skipif(not hasattr(os, "pipe2"), reason="POSIX pipes")
 def test_a_socket_on_fd_1_is_claimed_as_a_pipe_is() -> None:
-    import socket
-
     ours, theirs = socket.socketpair()
     with ours, theirs, _writer(theirs.fileno()) as process:
         theirs.close()

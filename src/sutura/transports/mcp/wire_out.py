@@ -43,10 +43,8 @@ class WireOut:
         while data:
             try:
                 data = data[os.write(self._fd, data) :]
-            except BlockingIOError:
+            except BlockingIOError:  # (os.write retries a signal's EINTR itself)
                 await anyio.wait_writable(self._fd)
-            except InterruptedError:
-                continue
 
     async def flush(self) -> None:
         """Nothing is held back: every write went to the descriptor."""
