@@ -8,11 +8,9 @@ the compiler reads it as fixed-length text (``core/sql/padding.py``). Which colu
 learnt when startup describes each model's table; a statement compiled without opening any
 source (``sutura compile``) knows the dialect alone.
 
->>> facts = SourceFacts(
-...     dialect=Dialect.POSTGRES,
-...     fixed_length=frozenset({ModelColumn(model="nation", column="n_name")}),
-... )
->>> facts.holds_fixed_length("nation", "n_name"), facts.holds_fixed_length("nation", "n_comment")
+>>> name, comment = (ModelColumn(model="nation", column=c) for c in ("n_name", "n_comment"))
+>>> facts = SourceFacts(dialect=Dialect.POSTGRES, fixed_length=frozenset({name}))
+>>> name in facts.fixed_length, comment in facts.fixed_length
 (True, False)
 """
 
@@ -33,7 +31,3 @@ class SourceFacts(Frozen, frozen=True):
 
     dialect: Dialect
     fixed_length: frozenset[ModelColumn] = frozenset()
-
-    def holds_fixed_length(self, model: str, column: str) -> bool:
-        """Whether the source holds ``model``'s ``column`` as fixed-length text."""
-        return ModelColumn(model=model, column=column) in self.fixed_length
