@@ -180,7 +180,11 @@ def spark_type(duckdb_type: str) -> str:
 
 FIXED_LENGTH: Final = {
     "customers": {"sales_region": "CHAR(8)", "customer_segment": "CHAR(12)"},
-    "fixed_shops": {"region": "CHAR(8)", "declared_region": "CHAR(8)"},
+    "fixed_shops": {
+        "region": "CHAR(8)",
+        "declared_region": "CHAR(8)",
+        "bare_region": "CHAR(8)",
+    },
 }
 """Columns the Spark test server holds as ``CHAR(n)``, as a warehouse loaded from TPC-H's DDL
 does: Spark returns their values blank-padded, and sutura answers them without the padding."""

@@ -135,7 +135,7 @@ def tuned(
         runner=None,
         offered=frozenset({Capability.ASK_METRIC, Capability.COMPILE_QUESTION}),
         today=lambda: today,
-        padded=service.padded,
+        facts=service.facts,
     )
 
 

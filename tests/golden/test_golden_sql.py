@@ -23,6 +23,7 @@ from sutura.core.definitions.model import (
 )
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import LimitsSettings
 from sutura.core.sql.compile import compile_question
@@ -313,7 +314,7 @@ def test_compiled_sql_matches_its_golden_file(
     catalog = DERIVED_PINNED.catalog if case in DERIVED_CASES else CATALOG
     if case in EXPRESSION_CASES:
         catalog = EXPRESSION_PINNED.catalog
-    compiled = compile_question(_resolved(case), catalog, dialect)
+    compiled = compile_question(_resolved(case), catalog, SourceFacts(dialect=dialect))
     text = _golden_text(case, dialect, compiled)
     path = HERE / f"{case}.{dialect}.sql"
     if update_golden:

@@ -42,6 +42,7 @@ from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.catalog.view.catalog import CatalogView
 from sutura.core.nouns.answer import Answer, Outcome
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.question import Question, QuestionError, decode_question_json
 from sutura.core.question.resolve import Resolved, resolve_question
 from sutura.core.settings import Settings
@@ -117,7 +118,7 @@ REVEALED = [
         f" sutura.core.sql.compiled.CompiledQuery], {_REFUSAL} | {_QUESTION_ERROR}]",
     ),
     Revealed(
-        "compile_question(resolved, catalog, Dialect.DUCKDB)",
+        "compile_question(resolved, catalog, SourceFacts(dialect=Dialect.DUCKDB))",
         "sutura.core.sql.compiled.CompiledQuery",
     ),
     Revealed(

@@ -13,7 +13,7 @@ hidden metric is refused exactly as a missing one: the view simply lacks it.
 """
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -23,10 +23,10 @@ from sutura.boundary.resolutions import Resolutions
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import resolve_question
 from sutura.core.settings import Settings
-from sutura.core.sql.padding import Padded
-from sutura.core.sql.planning import Plan, compile_resolved
+from sutura.core.sql.planning import Plan, compile_resolved, unopened_facts
 
 ViewKey = tuple[str, ...] | None
 """Which view a plan is made in (its audiences, sorted; None for every audience)."""
@@ -40,12 +40,14 @@ class Planner:
         settings: Settings,
         today: Callable[[], datetime.date],
         observers: Observers | None = None,
-        padded: Callable[[], Padded] = frozenset,
+        sources: Callable[[], Mapping[str, SourceFacts]] | None = None,
     ) -> None:
         self._settings = settings
         self._today = today
-        self._padded = padded
-        """The columns whose source pads them (``CHAR(n)``), as startup has learnt them."""
+        known = unopened_facts(settings)
+        self._sources = (lambda: known) if sources is None else sources
+        """What is known of each source (its dialect, the columns it holds as ``CHAR(n)``), as
+        startup has learnt it; without it, each source's dialect alone."""
         self._observers = Observers() if observers is None else observers
         self._resolutions = Resolutions()
 
@@ -67,5 +69,5 @@ class Planner:
             return Failure(resolving.failure())
         resolved = resolving.unwrap()
         with self._observers.stage(Stage.COMPILE):
-            compiled = compile_resolved(resolved, seen, settings, self._padded())
+            compiled = compile_resolved(resolved, seen, self._sources())
         return Success((resolved, compiled))

@@ -40,12 +40,13 @@ from sutura.core.nouns.answer import Answer, ExecutedAs, Outcome, Refused
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.question import Question, QuestionError
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.values import Values
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.padding import Padded, padded_positions, unpadded
-from sutura.core.sql.planning import Plan
+from sutura.core.sql.padding import unpadded, untrimmed_positions
+from sutura.core.sql.planning import Plan, unopened_facts
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
     Arguments,
@@ -100,7 +101,7 @@ class Service:
         today: Callable[[], datetime.date],
         instructions: str | None = None,
         now: Callable[[], datetime.datetime] | None = None,
-        padded: Padded = frozenset(),
+        facts: Mapping[str, SourceFacts] | None = None,
     ) -> None:
         self._settings = settings
         self._pinned = pinned
@@ -115,11 +116,12 @@ class Service:
         self._views = Views(pinned, settings, instructions)
         self._views_generation = 0  # made with the extents of this generation (none yet)
         self._prompts = self._prompts_over(self._views)
-        self._planner = Planner(settings, today, self._observers, lambda: self.padded)
+        self._planner = Planner(settings, today, self._observers, lambda: self.facts)
         self._answers = AnswerCaches(settings.sources)
-        self.padded = padded
-        """The models' columns whose source pads them (``CHAR(n)``), learnt when startup checks
-        the models: their values are answered without the padding (core/sql/padding.py)."""
+        self.facts: Mapping[str, SourceFacts] = unopened_facts(settings) if facts is None else facts
+        """What is known of each source: its dialect, and the models' columns it holds as
+        ``CHAR(n)``, learnt when startup checks the models (their values are answered without
+        the padding: core/sql/padding.py)."""
         self._values = ValueLookup(
             sources=sources,
             answers=self._answers,
@@ -128,7 +130,7 @@ class Service:
             today=today,
             now=self._now,
             instant=utc_instant,
-            padded=lambda: self.padded,
+            facts=lambda: self.facts,
         )
 
     async def call(
@@ -351,7 +353,8 @@ class Service:
             rows = await run_certified(
                 source, compiled, deadline_seconds=seconds, max_rows=max_rows
             )
-            positions = padded_positions(resolved, view.pinned.catalog, self.padded)
+            facts = self.facts[compiled.source]
+            positions = untrimmed_positions(resolved, view.pinned.catalog, facts)
             shaped = rows.map(lambda fetched: unpadded(fetched, positions)).bind(
                 lambda fetched: shape_rows(compiled, fetched, max_rows)
             )

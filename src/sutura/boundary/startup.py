@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 
 import anyio
+import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -32,6 +33,7 @@ from sutura.boundary.tracing import otel_tracing
 from sutura.core.catalog.checks.source_schema import model_problems, padded_columns
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model, table_label
+from sutura.core.nouns.source_facts import ModelColumn
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
 
@@ -99,9 +101,12 @@ async def _opened_service(
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
-            padded: set[tuple[str, str]] = set()
-            errors = await _checked(_model_problems(loaded, sources, padded))
-            service.padded = frozenset(padded)
+            held: dict[str, set[ModelColumn]] = {}
+            errors = await _checked(_model_problems(loaded, sources, held))
+            service.facts = {
+                alias: msgspec.structs.replace(facts, fixed_length=frozenset(held.get(alias, ())))
+                for alias, facts in service.facts.items()
+            }
         if not errors and data and anchors:
             at_once = loaded.loaded.settings.server.max_concurrent_queries
             errors = await _checked(anchor_problems(service, at_once))
@@ -153,18 +158,18 @@ async def _open_all(
 
 
 async def _model_problems(
-    loaded: Loaded, sources: Mapping[str, Source], padded: set[tuple[str, str]]
+    loaded: Loaded, sources: Mapping[str, Source], held: dict[str, set[ModelColumn]]
 ) -> list[str]:
-    """Every model checked against the table its source really has; the columns the source
-    pads (``CHAR(n)``) added to ``padded`` as (model, column)."""
+    """Every model checked against the table its source really has; the columns a source holds
+    as ``CHAR(n)`` added to ``held`` under the source's alias."""
     errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source], padded))
+        errors.extend(await _model_errors(loaded, model, sources[model.source], held))
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
 async def _model_errors(
-    loaded: Loaded, model: Model, source: Source, padded: set[tuple[str, str]]
+    loaded: Loaded, model: Model, source: Source, held: dict[str, set[ModelColumn]]
 ) -> list[CatalogError]:
     document = loaded.catalog.model_document(model.name)
     if document is None:  # every model comes from a document
@@ -179,7 +184,10 @@ async def _model_errors(
     )
     if isinstance(found, Faulted):
         return [document.error("table", _unread(model, found))]
-    padded.update((model.name, name) for name in padded_columns(model, found, source.dialect))
+    fixed = padded_columns(model, found, source.dialect)
+    held.setdefault(model.source, set()).update(
+        ModelColumn(model=model.name, column=name) for name in fixed
+    )
     return [
         document.error(key, problem)
         for key, problem in model_problems(model, found, source.dialect)

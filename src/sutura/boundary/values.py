@@ -22,9 +22,10 @@ from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.boundary.views import View
 from sutura.core.nouns.answer import ExecutedAs, Refused
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.sql.padding import Padded, dimension_origin, unpadded
+from sutura.core.sql.padding import left_padded, unpadded
 from sutura.core.sql.values import Target, target_of, values_statement
 from sutura.core.text.values import page_of
 from sutura.core.tool.caller import Caller
@@ -46,7 +47,7 @@ class ValueLookup:
         today: Callable[[], datetime.date],
         now: Callable[[], datetime.datetime],
         instant: Callable[[datetime.datetime], str],
-        padded: Callable[[], Padded],
+        facts: Callable[[], Mapping[str, SourceFacts]],
     ) -> None:
         self._sources = sources
         self._answers = answers
@@ -55,7 +56,7 @@ class ValueLookup:
         self._today = today
         self._now = now
         self._instant = instant
-        self._padded = padded
+        self._facts = facts
 
     async def reply(
         self, request: ValuesRequest, view: View, caller: Caller, seconds: float
@@ -94,8 +95,9 @@ class ValueLookup:
         source = None if model is None else self._sources.get(model.source)
         if source is None:  # every metric's source is opened at startup
             return Failure(refusal(RefusalCode.SOURCE_UNAVAILABLE))
+        facts = self._facts()[source.alias]
         with self._observers.stage(Stage.COMPILE):
-            compiled = values_statement(target, request, catalog, source.dialect, self._padded())
+            compiled = values_statement(target, request, catalog, facts)
         rows: Result[TextRows, Refusal] = Failure(refusal(RefusalCode.DEADLINE_EXCEEDED))
         with (
             anyio.move_on_after(seconds),
@@ -106,8 +108,7 @@ class ValueLookup:
                 source, compiled, deadline_seconds=seconds, max_rows=request.page_size + 1
             )
         read_at = self._now()
-        origin = dimension_origin(target.metric, target.dimension, catalog)
-        padded = origin is not None and origin in self._padded()
+        padded = left_padded(target.metric, target.dimension, catalog, facts)
         texts = rows.map(
             lambda fetched: [row[0] for row in unpadded(fetched, (0,) if padded else ())]
         )

@@ -19,6 +19,7 @@ from sutura.boundary.sources.open import open_source
 from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal, RefusalCode
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.settings import DuckDBSourceSettings, LimitsSettings
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
@@ -119,7 +120,7 @@ async def _run(
 
 
 async def _answer(source: Source, **fields: object) -> Result[TextRows, Refusal]:
-    compiled = compile_question(resolved(**fields), CATALOG, source.dialect)
+    compiled = compile_question(resolved(**fields), CATALOG, SourceFacts(dialect=source.dialect))
     raw = await _run(source, compiled)
     return raw.bind(lambda rows: shape_rows(compiled, rows))
 

@@ -29,6 +29,7 @@ from sutura.core.expression.nodes import (
     Test as ValueTest,
 )
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import resolve_question
 from sutura.core.settings import LimitsSettings
 from sutura.core.sql.compile import compile_question
@@ -509,9 +510,12 @@ def test_a_hostile_constant_written_in_a_document_is_bound_exactly(
     benign = pin(expression_catalog(), "v", "UTC")
     plain = resolve_question(asked, benign, LimitsSettings(), TODAY).unwrap()
     for dialect in Dialect:
-        compiled = compile_question(resolved, catalog, dialect)
+        compiled = compile_question(resolved, catalog, SourceFacts(dialect=dialect))
         assert value in compiled.params, name
-        assert compiled.sql == compile_question(plain, benign.catalog, dialect).sql
+        assert (
+            compiled.sql
+            == compile_question(plain, benign.catalog, SourceFacts(dialect=dialect)).sql
+        )
 
 
 def test_an_expression_of_lists_twelve_nodes_deep_loads_in_a_dimension() -> None:

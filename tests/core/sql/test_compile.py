@@ -18,6 +18,7 @@ from sutura.core.definitions.model import (
     Relationship,
 )
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
@@ -27,7 +28,7 @@ MARKER = {"duckdb": "?", "postgres": "%s", "spark": "?"}
 
 
 def _compiled(dialect: Dialect = Dialect.DUCKDB, **fields: object) -> CompiledQuery:
-    return compile_question(resolved(**fields), CATALOG, dialect)
+    return compile_question(resolved(**fields), CATALOG, SourceFacts(dialect=dialect))
 
 
 def _squash(sql: str) -> str:
@@ -65,7 +66,7 @@ def test_the_statement_parses_back_in_its_own_dialect(dialect: Dialect) -> None:
 def test_identifiers_are_quoted_and_a_quote_inside_a_name_is_doubled() -> None:
     odd = msgspec.structs.replace(ORDERS, table=('ord"ers',))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
-    sql = compile_question(resolved(), catalog, Dialect.DUCKDB).sql
+    sql = compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.DUCKDB)).sql
     assert 'FROM "ord""ers" AS "t0"' in sql
     assert '"t0"."created_at"' in sql and '"t0"."amount"' in sql
 
@@ -73,7 +74,7 @@ def test_identifiers_are_quoted_and_a_quote_inside_a_name_is_doubled() -> None:
 def test_a_table_path_is_schema_and_catalog_qualified() -> None:
     qualified = msgspec.structs.replace(ORDERS, table=("lake", "sales", "orders"))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, qualified))
-    sql = compile_question(resolved(), catalog, Dialect.POSTGRES).sql
+    sql = compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.POSTGRES)).sql
     assert 'FROM "lake"."sales"."orders" AS "t0"' in sql
 
 
@@ -91,16 +92,31 @@ def test_a_dot_in_a_table_name_is_part_of_the_one_identifier(
 ) -> None:
     dotted = msgspec.structs.replace(ORDERS, table=path)
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, dotted))
-    assert f"FROM {duckdb} AS" in compile_question(resolved(), catalog, Dialect.DUCKDB).sql
-    assert f"FROM {duckdb} AS" in compile_question(resolved(), catalog, Dialect.POSTGRES).sql
-    assert f"FROM {spark} AS" in compile_question(resolved(), catalog, Dialect.SPARK).sql
+    assert (
+        f"FROM {duckdb} AS"
+        in compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.DUCKDB)).sql
+    )
+    assert (
+        f"FROM {duckdb} AS"
+        in compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.POSTGRES)).sql
+    )
+    assert (
+        f"FROM {spark} AS"
+        in compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.SPARK)).sql
+    )
 
 
 def test_a_percent_sign_in_a_name_is_doubled_for_psycopg_only() -> None:
     odd = msgspec.structs.replace(ORDERS, table=("orders%",))
     catalog = msgspec.structs.replace(CATALOG, models=(CUSTOMERS, odd))
-    assert '"orders%%"' in compile_question(resolved(), catalog, Dialect.POSTGRES).sql
-    assert '"orders%"' in compile_question(resolved(), catalog, Dialect.DUCKDB).sql
+    assert (
+        '"orders%%"'
+        in compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.POSTGRES)).sql
+    )
+    assert (
+        '"orders%"'
+        in compile_question(resolved(), catalog, SourceFacts(dialect=Dialect.DUCKDB)).sql
+    )
 
 
 def test_the_period_is_the_grain_truncated_time_column_cast_to_a_date() -> None:
@@ -162,7 +178,7 @@ def test_a_metric_with_several_required_filters_must_match_all_of_them_to_keep_a
     catalog = msgspec.structs.replace(CATALOG, metrics=(*CATALOG.metrics, strict))
     counted = resolved(metrics=["order_count"])
     question = msgspec.structs.replace(counted, metrics=(strict, *counted.metrics))
-    sql = _squash(compile_question(question, catalog, Dialect.DUCKDB).sql)
+    sql = _squash(compile_question(question, catalog, SourceFacts(dialect=Dialect.DUCKDB)).sql)
     assert (
         'WHEN ( "t0"."status" = ? AND "t0"."is_paid" IS TRUE )'
         ' OR "t0"."status" IS DISTINCT FROM ? THEN 1 END ) > 0'
@@ -286,7 +302,7 @@ def test_a_chain_of_relationships_joins_each_hop_once_from_its_parent() -> None:
     question = msgspec.structs.replace(
         resolved(), metrics=(metric,), dimensions=("manager", "region")
     )
-    sql = _squash(compile_question(question, catalog, Dialect.DUCKDB).sql)
+    sql = _squash(compile_question(question, catalog, SourceFacts(dialect=Dialect.DUCKDB)).sql)
     assert 'LEFT JOIN "customers" AS "t1" ON "t0"."customer_id" = "t1"."customer_id"' in sql
     assert 'LEFT JOIN "regions" AS "t2" ON "t1"."region" = "t2"."region"' in sql
     assert '"t2"."manager" AS "manager", "t1"."region" AS "region"' in sql
@@ -386,24 +402,28 @@ def test_the_source_is_the_metrics_models_alias() -> None:
 
 def test_a_warm_question_is_served_from_the_cache() -> None:
     first = _compiled(dimensions=["channel"])
-    again = compile_question(resolved(dimensions=["channel"]), CATALOG, Dialect.DUCKDB)
+    again = compile_question(
+        resolved(dimensions=["channel"]), CATALOG, SourceFacts(dialect=Dialect.DUCKDB)
+    )
     assert again is first
-    other_dialect = compile_question(resolved(dimensions=["channel"]), CATALOG, Dialect.POSTGRES)
+    other_dialect = compile_question(
+        resolved(dimensions=["channel"]), CATALOG, SourceFacts(dialect=Dialect.POSTGRES)
+    )
     assert other_dialect is not first
 
 
 def test_a_different_catalog_value_is_compiled_afresh() -> None:
     copy = msgspec.structs.replace(CATALOG)
     question = resolved(dimensions=["status"])
-    assert compile_question(question, copy, Dialect.DUCKDB) is not compile_question(
-        question, CATALOG, Dialect.DUCKDB
-    )
+    assert compile_question(
+        question, copy, SourceFacts(dialect=Dialect.DUCKDB)
+    ) is not compile_question(question, CATALOG, SourceFacts(dialect=Dialect.DUCKDB))
 
 
 def test_a_question_resolved_against_another_catalog_is_a_lookup_error() -> None:
     empty = msgspec.structs.replace(CATALOG, models=())
     with pytest.raises(LookupError):
-        compile_question(resolved(), empty, Dialect.DUCKDB)
+        compile_question(resolved(), empty, SourceFacts(dialect=Dialect.DUCKDB))
 
 
 def test_no_percent_sign_appears_outside_the_postgres_placeholders() -> None:

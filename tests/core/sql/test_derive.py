@@ -5,6 +5,7 @@ import pytest
 
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import RefusalCode
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.shape import Row, shape_rows
 from tests.core.sample_catalog import CATALOG, resolved
@@ -12,7 +13,7 @@ from tests.refusals import expect_refusal
 
 
 def _shaped(fetched: list[Row], max_rows: int = 100, **fields: object) -> list[Row]:
-    compiled = compile_question(resolved(**fields), CATALOG, Dialect.DUCKDB)
+    compiled = compile_question(resolved(**fields), CATALOG, SourceFacts(dialect=Dialect.DUCKDB))
     return shape_rows(compiled, fetched, max_rows).unwrap()
 
 
@@ -101,7 +102,7 @@ def test_fill_with_dimensions_fills_every_group_found() -> None:
 
 def test_a_filled_answer_over_the_row_limit_is_refused_never_cut() -> None:
     compiled = compile_question(
-        resolved(fill=True, dimensions=["channel"]), CATALOG, Dialect.DUCKDB
+        resolved(fill=True, dimensions=["channel"]), CATALOG, SourceFacts(dialect=Dialect.DUCKDB)
     )
     fetched: list[Row] = [["2024-01-01", "web", "1.00"], ["2024-01-01", "store", "1.00"]]
     expect_refusal(shape_rows(compiled, fetched, 5), RefusalCode.RESULT_TOO_LARGE)

@@ -5,6 +5,7 @@ import pytest
 from sutura.core.definitions.model import ZeroDenominator
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import RefusalCode
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient, TermIndex
 from sutura.core.sql.shape import shape_rows
@@ -14,7 +15,9 @@ from tests.refusals import expect_refusal
 
 def _compiled(*metrics: str) -> CompiledQuery:
     grain = "month" if "revenue_per_unit" in metrics else "day"
-    return compile_question(resolved(metrics=list(metrics), grain=grain), CATALOG, Dialect.DUCKDB)
+    return compile_question(
+        resolved(metrics=list(metrics), grain=grain), CATALOG, SourceFacts(dialect=Dialect.DUCKDB)
+    )
 
 
 def test_rows_without_quotients_pass_through_untouched() -> None:
@@ -139,7 +142,9 @@ def test_a_part_that_is_not_a_finite_number_is_refused() -> None:
 
 def test_every_row_keeps_exactly_the_answers_columns() -> None:
     compiled = compile_question(
-        resolved(metrics=["paid_share", "revenue"], dimensions=["channel"]), CATALOG, Dialect.DUCKDB
+        resolved(metrics=["paid_share", "revenue"], dimensions=["channel"]),
+        CATALOG,
+        SourceFacts(dialect=Dialect.DUCKDB),
     )
     shaped = shape_rows(compiled, [["2024-01-01", "", "1", "2", "5.00"]]).unwrap()
     assert len(shaped[0]) == len(compiled.columns) == 4

@@ -3,7 +3,7 @@
 Every value is a bind parameter: range bounds, required-filter values, caller filter values and
 ``top``'s row count. Identifiers are always quoted. Nothing a caller sent is ever inlined into
 the statement text. The statement is built as a sqlglot expression tree and rendered once per
-(question, catalog, dialect); a warm question is a cache hit.
+(question, catalog, source facts); a warm question is a cache hit.
 
 Averages and ratios are not divided in SQL, where engines disagree on the type of the result;
 the exact parts (sum and count, numerator and denominator) are selected as hidden columns and
@@ -39,6 +39,7 @@ from sutura.core.definitions.model import (
     SimpleMeasure,
 )
 from sutura.core.nouns.dialect import Dialect, traits_of
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import (
     PERIOD,
     Resolved,
@@ -67,7 +68,6 @@ from sutura.core.sql.ordering import (
     ordered,
     output_of,
 )
-from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import (
     Binder,
     Joins,
@@ -102,20 +102,17 @@ class _ByIdentity:
         return isinstance(other, _ByIdentity) and other.catalog is self.catalog
 
 
-def compile_question(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, padded: Padded = frozenset()
-) -> CompiledQuery:
-    """Compile ``resolved`` against ``catalog`` into one statement in ``dialect``.
+def compile_question(resolved: Resolved, catalog: Catalog, source: SourceFacts) -> CompiledQuery:
+    """Compile ``resolved`` against ``catalog`` into one statement for ``source``.
 
-    The result is cached by (``resolved``, the identity of ``catalog``, ``dialect``,
-    ``padded``).
+    The result is cached by (``resolved``, the identity of ``catalog``, ``source``).
 
     Args:
         resolved: A question already checked by ``resolve_question`` against ``catalog``.
         catalog: The pinned catalog it was resolved against.
-        dialect: The dialect of the source the statement is for.
-        padded: The (model, column) pairs its source holds as ``CHAR(n)`` (learnt at
-            startup): read without their padding wherever an expression reads them.
+        source: The facts of the source the statement is for: its dialect, and the columns
+            it holds as ``CHAR(n)`` (learnt at startup), read without their padding wherever
+            an expression reads them.
 
     Returns:
         The compiled statement, its parameters, the answer's columns and the plan.
@@ -124,21 +121,20 @@ def compile_question(
         LookupError: ``resolved`` names something ``catalog`` does not define (it was
             resolved against another catalog).
     """
-    return _compile_cached(resolved, _ByIdentity(catalog), dialect, padded)
+    return _compile_cached(resolved, _ByIdentity(catalog), source)
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _compile_cached(
-    resolved: Resolved, key: _ByIdentity, dialect: Dialect, padded: Padded
-) -> CompiledQuery:
+def _compile_cached(resolved: Resolved, key: _ByIdentity, source: SourceFacts) -> CompiledQuery:
     """The uncached compilation behind :func:`compile_question`."""
     catalog = key.catalog
+    dialect = source.dialect
     metrics = resolved.metrics
     binder = Binder()
     if resolved.joined:
-        tree, outputs, model, joins, shared = _joined(resolved, catalog, dialect, binder, padded)
+        tree, outputs, model, joins, shared = _joined(resolved, catalog, source, binder)
     else:
-        tree, outputs, model, joins, shared = _grouped(resolved, catalog, dialect, binder, padded)
+        tree, outputs, model, joins, shared = _grouped(resolved, catalog, source, binder)
     derivation = None
     if resolved.derives:
         metric, derived = lookups(metrics, resolved.derived)
@@ -169,19 +165,20 @@ _JOINED_PLAN = (
 
 
 def _grouped(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
+    resolved: Resolved, catalog: Catalog, source: SourceFacts, binder: Binder
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The grouped statement of metrics of one model and time column."""
     metrics = resolved.metrics
     semi = semi_additive_metric(metrics)
     if semi is not None:
-        return semi_statement(resolved, catalog, dialect, binder, padded, *semi)
+        return semi_statement(resolved, catalog, source, binder, *semi)
     if ranks(metrics) or _ranks_by_expression(resolved):
-        return ranked_statement(resolved, catalog, dialect, binder, padded)
+        return ranked_statement(resolved, catalog, source, binder)
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
+    types = catalog_types(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
@@ -208,7 +205,7 @@ def _grouped(
     if top is not None and top.per_period:
         tree = kept_per_period(tree, top.n, binder)
     else:
-        tree = ordered(tree, order_by(resolved, top, metrics, shared, sql, outputs, dialect))
+        tree = ordered(tree, order_by(resolved, top, metrics, shared, sql, outputs, source.dialect))
         if top is not None:
             tree = tree.limit(binder.bind(top.n), copy=False)
     return tree, outputs, model, joins, shared
@@ -230,7 +227,7 @@ def _ranks_by_expression(resolved: Resolved) -> bool:
 
 
 def _joined(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
+    resolved: Resolved, catalog: Catalog, source: SourceFacts, binder: Binder
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The leaves of derived metrics on several models (or time columns): each half grouped
     alone, the halves joined on period and dimension values in one statement (bound in
@@ -248,9 +245,8 @@ def _joined(
                 top=None,
             ),
             catalog,
-            dialect,
+            source,
             binder,
-            padded,
         )
         for half in halves(resolved.metrics)
     ]

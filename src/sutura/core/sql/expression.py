@@ -166,7 +166,7 @@ class ExpressionSql:
         (DuckDB keeps none), so its values are one text on every engine."""
         value = column(read.name, self._alias(read.via))
         kind = self._types(read).value_or(None)
-        if kind is not None and kind.padded and _pads(self._dialect):
+        if trimmed(kind, self._dialect):
             return exp.Anonymous(this="RTRIM", expressions=[value])
         return value
 
@@ -357,6 +357,12 @@ def _plain_prefix(prefix: Expr) -> str | None:
             return None
         case _:
             assert_never(prefix)
+
+
+def trimmed(kind: SqlType | None, dialect: Dialect) -> bool:
+    """Whether a column of type ``kind`` is read without its padding (``RTRIM``) in
+    ``dialect``: fixed-length text, on an engine that pads it."""
+    return kind is not None and kind.padded and _pads(dialect)
 
 
 def _pads(dialect: Dialect) -> bool:

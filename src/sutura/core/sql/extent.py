@@ -24,6 +24,7 @@ from sqlglot import exp
 from sutura.core.definitions.model import Catalog, Metric, RequiredFilter
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.grain import Grain
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
@@ -126,7 +127,7 @@ def _tree(
         joins.add(chain, inner=chain in inner)
     # Only the bounds of the time column are selected; a CHAR(n) column its filters read keeps
     # its padding, which no engine's comparison of CHAR(n) heeds.
-    types = catalog_types(catalog, model.name, frozenset())
+    types = catalog_types(catalog, model.name, SourceFacts(dialect=dialect))
     sql = ExpressionSql(binder, joins.alias, dialect, types)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
     # Every node is built here for this tree alone, so the builders need not copy it.

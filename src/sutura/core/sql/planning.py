@@ -1,14 +1,16 @@
 """A resolved question's statement: compiled for the dialect of the source holding its model.
 
-Pure: the same resolved question, definitions and settings give the same statement. The one
+Pure: the same resolved question, definitions and source facts give the same statement. The one
 composition of resolving and compiling, which every surface uses (``ask_metric`` runs what it
 plans, ``compile_question`` shows it), is :class:`sutura.boundary.planning.Planner`.
 """
 
+from collections.abc import Mapping
 from typing import assert_never
 
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import Resolved
 from sutura.core.settings import (
     DuckDBSourceSettings,
@@ -19,7 +21,6 @@ from sutura.core.settings import (
 )
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery
-from sutura.core.sql.padding import Padded
 
 Plan = tuple[Resolved, CompiledQuery]
 
@@ -37,6 +38,12 @@ def dialect_of(source: SourceSettings) -> Dialect:
             assert_never(source)
 
 
+def unopened_facts(settings: Settings) -> dict[str, SourceFacts]:
+    """What is known of each configured source without opening it: its dialect alone (which
+    columns it holds as ``CHAR(n)`` is learnt when startup describes its tables)."""
+    return {alias: SourceFacts(dialect=dialect_of(s)) for alias, s in settings.sources.items()}
+
+
 def source_alias(resolved: Resolved, pinned: PinnedDefinitions) -> str:
     """The alias of the source holding the question's model (checked to exist at load)."""
     model = pinned.catalog.model(resolved.metrics[0].model)
@@ -46,9 +53,8 @@ def source_alias(resolved: Resolved, pinned: PinnedDefinitions) -> str:
 
 
 def compile_resolved(
-    resolved: Resolved, pinned: PinnedDefinitions, settings: Settings, padded: Padded
+    resolved: Resolved, pinned: PinnedDefinitions, sources: Mapping[str, SourceFacts]
 ) -> CompiledQuery:
-    """``resolved`` compiled against ``pinned`` for its source's dialect, reading the columns
-    of ``padded`` (``CHAR(n)`` in their source) without their padding."""
-    dialect = dialect_of(settings.sources[source_alias(resolved, pinned)])
-    return compile_question(resolved, pinned.catalog, dialect, padded)
+    """``resolved`` compiled against ``pinned`` for the source holding its model, as
+    ``sources`` knows it (its dialect, and the columns it holds as ``CHAR(n)``)."""
+    return compile_question(resolved, pinned.catalog, sources[source_alias(resolved, pinned)])

@@ -37,7 +37,7 @@ from sutura.core.definitions.model import (
 )
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import Family, SqlType
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
@@ -50,7 +50,6 @@ from sutura.core.sql.ordering import (
     ordered,
     output_of,
 )
-from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
@@ -150,7 +149,7 @@ def _outer_metric(metric: Metric, names: list[str]) -> Metric:
 
 
 def ranked_statement(
-    resolved: Resolved, catalog: Catalog, dialect: Dialect, binder: Binder, padded: Padded
+    resolved: Resolved, catalog: Catalog, source: SourceFacts, binder: Binder
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
     """The statement of metrics of one model and time column, one of them a percentile.
 
@@ -161,7 +160,8 @@ def ranked_statement(
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
-    reads = catalog_types(catalog, model.name, padded)
+    dialect = source.dialect
+    reads = catalog_types(catalog, model.name, source)
     inner = ExpressionSql(binder, joins.alias, dialect, reads)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)

@@ -44,16 +44,16 @@ from sutura.core.expression.nodes import (
     Test,
 )
 from sutura.core.expression.problem import ColumnTypes
-from sutura.core.sql.padding import Padded
+from sutura.core.nouns.source_facts import SourceFacts
 
 
-def catalog_types(catalog: Catalog, model: str, padded: Padded) -> ColumnTypes:
+def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTypes:
     """The declared type of a column node read from the model ``model`` of ``catalog``; a text
-    column of ``padded`` (its source's type is ``CHAR(n)``) is fixed-length whatever its
-    declared type, so an expression reads it without the padding."""
+    column ``source`` holds as ``CHAR(n)`` is fixed-length whatever its declared type, so an
+    expression reads it without the padding."""
     models = {m.name: m for m in catalog.models}
     relationships = {r.name: r for r in catalog.relationships}
-    return column_types(models, relationships, model, padded)
+    return column_types(models, relationships, model, source.fixed_length)
 
 
 def metric_chains(metric: Metric) -> Iterator[tuple[str, ...]]:

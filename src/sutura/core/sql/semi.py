@@ -37,11 +37,10 @@ from sutura.core.definitions.model import (
     Term,
     TimeRule,
 )
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_types
@@ -63,9 +62,8 @@ def semi_additive_metric(metrics: tuple[Metric, ...]) -> tuple[Metric, SemiAddit
 def semi_statement(
     resolved: Resolved,
     catalog: Catalog,
-    dialect: Dialect,
+    source: SourceFacts,
     binder: Binder,
-    padded: Padded,
     metric: Metric,
     semi: SemiAdditive,
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
@@ -74,7 +72,9 @@ def semi_statement(
     model = require(catalog.model(metric.model), metric.model)
     dimensions = asked_dimensions(resolved, (metric,))
     joins = joins_for(resolved, dimensions, catalog)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
+    sql = ExpressionSql(
+        binder, joins.alias, source.dialect, catalog_types(catalog, model.name, source)
+    )
     keys = list(resolved.keys)
     term = _term(metric)
     items: list[exp.Expr] = [_inner(k).as_(k, quoted=True) for k in keys]

@@ -36,11 +36,11 @@ from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.expression.nodes import expression_columns
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.values import ValuesRequest
 from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
-from sutura.core.sql.padding import Padded
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
 from sutura.core.sql.reads import catalog_types, inner_chains
 
@@ -92,11 +92,10 @@ def values_statement(
     target: Target,
     request: ValuesRequest,
     catalog: Catalog,
-    dialect: Dialect,
-    padded: Padded = frozenset(),
+    source: SourceFacts,
 ) -> CompiledQuery:
-    """The statement of one page of ``target``'s values, one value more than the page; the
-    columns of ``padded`` (``CHAR(n)`` in the source) read without their padding."""
+    """The statement of one page of ``target``'s values, one value more than the page, for
+    ``source``: the columns it holds as ``CHAR(n)`` read without their padding."""
     metric, dimension = target
     model = require(catalog.model(metric.model), metric.model)
     binder = Binder()
@@ -108,7 +107,8 @@ def values_statement(
         for reads in filter_columns(rule):
             if reads.via:
                 joins.add(reads.via, inner=reads.via in inner)
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, padded))
+    dialect = source.dialect
+    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, source))
     inside = (
         exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True))
         .distinct()

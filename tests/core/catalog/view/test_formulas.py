@@ -14,6 +14,7 @@ from sutura.core.expression.nodes import Column, Compare, Comparison, Constant, 
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.prompt import render_prompt
 from sutura.core.question.resolve import resolve_question
 from sutura.core.settings import LimitsSettings
@@ -94,7 +95,7 @@ def test_a_hostile_constant_is_bound_and_never_in_the_sql_text(
         _, pinned = _with_constant(value)
         asked = question(metrics=["promo_revenue"], grain="month")
         resolved = resolve_question(asked, pinned, LimitsSettings(), TODAY).unwrap()
-        return compile_question(resolved, pinned.catalog, dialect)
+        return compile_question(resolved, pinned.catalog, SourceFacts(dialect=dialect))
 
     hostile = compiled(case.value)
     assert case.value in hostile.params

@@ -54,6 +54,7 @@ from sutura.core.expression.types import (
     shown_type,
     traits,
 )
+from sutura.core.nouns.source_facts import ModelColumn
 
 _T = TypeVar("_T")
 _KEPT_SCALE = 6  # Spark never cuts a result's scale below min(scale, 6)
@@ -71,12 +72,12 @@ def column_types(
     models: Mapping[str, Model],
     relationships: Mapping[str, Relationship],
     start: str,
-    padded: frozenset[tuple[str, str]] = frozenset(),
+    fixed_length: frozenset[ModelColumn] = frozenset(),
 ) -> ColumnTypes:
     """The lookup of a column node from the model ``start``: its declared type, or the problem.
 
-    A text column whose source holds it as ``CHAR(n)`` (a (model, column) pair of ``padded``,
-    learnt when startup checks the models) is fixed-length, as if it were declared so."""
+    A text column whose source holds it as ``CHAR(n)`` (one of ``fixed_length``, learnt when
+    startup checks the models) is fixed-length, as if it were declared so."""
 
     def lookup(column: Column) -> Result[SqlType | None, tuple[str, str]]:
         reached = walk(relationships, start, column.via)
@@ -99,7 +100,8 @@ def column_types(
                 "expression computes with"
             )
             return Failure(("column", problem))
-        fixed = (model.name, found.name) in padded and traits(declared.family).text
+        held = ModelColumn(model=model.name, column=found.name) in fixed_length
+        fixed = held and traits(declared.family).text
         return Success(msgspec.structs.replace(declared, padded=True) if fixed else declared)
 
     return lookup

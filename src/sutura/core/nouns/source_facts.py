@@ -1,0 +1,33 @@
+"""What a statement is compiled against besides the catalog: the facts of the source it runs
+on, the dialect it speaks and the columns it holds as fixed-length text.
+
+A catalog declares a column's type as its author wrote it; the source may hold it otherwise. A
+column PostgreSQL or Spark holds as ``CHAR(n)`` comes back blank-padded to ``n`` whatever the
+catalog declares (a warehouse loaded from TPC-H's DDL holds ``VARCHAR``-declared names so), so
+the compiler reads it as fixed-length text (``core/sql/padding.py``). Which columns those are is
+learnt when startup describes each model's table; a statement compiled without opening any
+source (``sutura compile``) knows the dialect alone.
+
+>>> name, comment = (ModelColumn(model="nation", column=c) for c in ("n_name", "n_comment"))
+>>> facts = SourceFacts(dialect=Dialect.POSTGRES, fixed_length=frozenset({name}))
+>>> name in facts.fixed_length, comment in facts.fixed_length
+(True, False)
+"""
+
+from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.frozen import Frozen
+
+
+class ModelColumn(Frozen, frozen=True):
+    """A column of a model, by the names the catalog gives them."""
+
+    model: str
+    column: str
+
+
+class SourceFacts(Frozen, frozen=True):
+    """The source a statement is compiled for: its dialect, and the models' columns it holds as
+    ``CHAR(n)`` (learnt at startup; none when no source was opened)."""
+
+    dialect: Dialect
+    fixed_length: frozenset[ModelColumn] = frozenset()
