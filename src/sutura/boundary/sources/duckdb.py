@@ -4,8 +4,9 @@ A database file is opened read-only; a directory is loaded into an in-memory dat
 (:mod:`.duckdb_files`). Then the connection is locked: the catalog's time zone, no file or
 network access, no extension autoloading, the operator's memory limit and threads, and no later
 change of configuration. Each statement runs on its own cursor, opened in the worker thread that
-runs it; when the caller stops waiting, the cursor is interrupted (or never opened). The columns DuckDB writes exactly as their
-canonical text come back as that text, cast in the engine (:mod:`.duckdb_text`).
+runs it; when the caller stops waiting, the cursor is interrupted (or never opened). The columns
+DuckDB writes exactly as their canonical text come back as that text, cast in the engine
+(:mod:`.duckdb_text`).
 :func:`duckdb_fault` is DuckDB's error table, shared with the raw SQL runner.
 """
 
