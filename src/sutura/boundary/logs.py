@@ -83,7 +83,7 @@ def configure_server_log(*, json_lines: bool) -> None:
     let the audit records through (a server's stderr is its operator's log). A log written
     to a pipe or a socket never holds the server up when nobody reads it (:mod:`.log_stream`)."""
     # Neither format names a record's source line, thread or process: a record no longer looks
-    # them up (the logging HOWTO's "Optimization"), a third of each call's audit line.
+    # them up (the logging HOWTO's "Optimization"): about half of what an audit line costs.
     logging._srcfile = None
     logging.logThreads = False
     logging.logProcesses = False
