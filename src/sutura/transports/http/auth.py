@@ -112,8 +112,11 @@ class Authentication:
 
     async def caller(self, connection: Connection) -> Caller:
         """The caller of ``connection``'s request; raises the ``401`` failure otherwise."""
-        if not _QUERY_TOKENS.isdisjoint(connection.query_params):
-            raise self.refusal()  # a token in a URL ends up in logs and histories
+        # A token in a URL ends up in logs and histories (an empty query holds none).
+        if connection.scope.get("query_string") and not _QUERY_TOKENS.isdisjoint(
+            connection.query_params
+        ):
+            raise self.refusal()
         found = await self._caller(connection, request_id_of(connection.scope))
         if found is None:
             raise self.refusal()
@@ -203,11 +206,14 @@ class _AccessTokens(Authentication):
         )
 
 
+_EVERY_SCOPE: Final = frozenset(Scope)
+
+
 def _everything(subject: str, request_id: str) -> Caller:
     """The one identity a single-user deployment knows, holding every scope."""
     return Caller(
         subject=subject,
-        scopes=frozenset(Scope),
+        scopes=_EVERY_SCOPE,
         audiences=EveryAudience.EVERY,
         request_id=request_id,
     )

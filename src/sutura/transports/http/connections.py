@@ -149,17 +149,23 @@ class BoundedHttp(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         """Start the clock when the first bytes of a request's headers arrive; stop it once
-        they are all in. Refuse a head still arriving once it has passed the limit."""
+        they are all in. Refuse a head still arriving once it has passed the limit.
+
+        A head that arrives whole in one read (the usual request) is in before the clock
+        would start: the clock starts, at the loop time of this read, only when it is not."""
         if self._lingering:
             return  # refused: what still arrives is dropped unread
-        if self._header_timer is None and self.waiting_for_headers():
-            self._arm()
+        starts = self._header_timer is None and self.waiting_for_headers()
+        if starts:
+            self._waiting_since = self.loop.time()
         within = self._in_head
         super().data_received(data)
         if self._in_head and not self.transport.is_closing():
             self._arriving(data, counted=within)
         if not self.waiting_for_headers():
             self._disarm()  # the headers are in; the request deadline bounds the rest
+        elif starts and self._header_timer is None:
+            self._arm(self._waiting_since)
 
     def _arriving(self, data: bytes, *, counted: bool) -> None:
         """Count a read of a head not yet complete (the read that began it is not counted:
@@ -245,9 +251,11 @@ class BoundedHttp(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
-    def _arm(self) -> None:
-        self._waiting_since = self.loop.time()
-        self._header_timer = self.loop.call_later(self.bounds.header_seconds, self._headers_late)
+    def _arm(self, since: float | None = None) -> None:
+        self._waiting_since = self.loop.time() if since is None else since
+        self._header_timer = self.loop.call_at(
+            self._waiting_since + self.bounds.header_seconds, self._headers_late
+        )
 
     def _disarm(self) -> None:
         if self._header_timer is not None:

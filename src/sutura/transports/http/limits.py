@@ -46,28 +46,37 @@ class Admission:
         self.active = 0
         self.shed = 0
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
+    def slot(self) -> "_Held":
         """Hold one slot for the block, or fail at once with ``at_capacity``."""
         if self.active >= self.limit:
             self.shed += 1
             raise HttpFailureError.of(
                 FailureCode.AT_CAPACITY, {"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
-        with self._held():
-            yield
+        return _Held(self)
 
     def shedding(self) -> "Shedding":
         """The same slots, for MCP: a call finding none free is :class:`ShedError` (``isError``)."""
         return _Shedding(self)
 
-    @contextmanager
-    def _held(self) -> Iterator[None]:
-        self.active += 1
-        try:
-            yield
-        finally:
-            self.active -= 1
+    def _held(self) -> "_Held":
+        return _Held(self)
+
+
+class _Held:
+    """One slot of an :class:`Admission`, held for a block (a class, not a generator: every
+    question takes one)."""
+
+    __slots__ = ("_admission",)
+
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
+
+    def __enter__(self) -> None:
+        self._admission.active += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        self._admission.active -= 1
 
 
 class _Shedding:

@@ -23,7 +23,6 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
-from litestar import asgi
 from litestar.connection import ASGIConnection
 from litestar.handlers import ASGIRouteHandler, BaseRouteHandler
 from litestar.types import Receive, Scope, Send
@@ -34,7 +33,7 @@ from sutura.core.tool.caller import Caller
 from sutura.transports.http.auth import CALLER_KEY, Guard
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.gate import host_allowed, json_guard
-from sutura.transports.http.guards import chained
+from sutura.transports.http.guards import chained, guarded_asgi
 from sutura.transports.http.mcp_request import (
     enveloped,
     json_accepted,
@@ -110,7 +109,7 @@ def mcp_route(
     reply's types, the body itself, then the SDK's transport."""
     checks = [post_only, origin_guard(allowed), *guards, json_guard, json_accepted]
 
-    @asgi("/mcp", is_mount=True, guards=chained(checks), copy_scope=False)
+    @guarded_asgi("/mcp", is_mount=True, guards=chained(checks), copy_scope=False)
     async def mcp(scope: Scope, receive: Receive, send: Send) -> None:
         caller: Caller = scope["state"][CALLER_KEY]  # left there by the authentication guard
         # litestar's and starlette's ASGI types describe the same three values.

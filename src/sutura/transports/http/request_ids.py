@@ -13,7 +13,6 @@ the audit record.
 import os
 import random
 import re
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -32,9 +31,23 @@ _IDS: Final = random.Random()
 os.register_at_fork(after_in_child=_IDS.seed)  # a forked worker draws its own ids
 
 
+# A UUID's variant and version bits, cleared and set to RFC 4122's variant and version 4, as
+# ``uuid.UUID(int=…, version=4)`` sets them (without building the UUID).
+_CLEARED: Final = ~((0xC000 << 48) | (0xF000 << 64))
+_SET: Final = (0x8000 << 48) | (4 << 76)
+
+
 def generated_id() -> str:
-    """A new id: a version-4 UUID's 32 hex digits, as ``uuid.uuid4().hex`` gives."""
-    return uuid.UUID(int=_IDS.getrandbits(128), version=4).hex
+    """A new id: a version-4 UUID's 32 hex digits, as ``uuid.uuid4().hex`` gives.
+
+    >>> import uuid
+    >>> all(uuid.UUID(hex=generated_id()).version == 4 for _ in range(100))
+    True
+    >>> n = (1 << 128) - 1
+    >>> f"{n & _CLEARED | _SET:032x}" == uuid.UUID(int=n, version=4).hex
+    True
+    """
+    return f"{_IDS.getrandbits(128) & _CLEARED | _SET:032x}"
 
 
 def accepted(candidate: str) -> bool:

@@ -10,9 +10,10 @@ route without a capability cannot be assembled and a new capability is a type er
 from typing import Annotated, Any, Final, assert_never
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, Response, get
 from litestar.connection import ASGIConnection
 from litestar.dto import AbstractDTO
+from litestar.enums import HttpMethod
 from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import ResponseSpec
@@ -41,7 +42,7 @@ from sutura.transports.http.body import (
 )
 from sutura.transports.http.discovery import metadata_path, protected_resource
 from sutura.transports.http.gate import json_guard
-from sutura.transports.http.guards import chained
+from sutura.transports.http.guards import GuardedRoute, chained
 from sutura.transports.http.limits import Admission, RequestDeadline, seconds_left
 from sutura.transports.http.replies import JSON, ReplyError, response_of
 from sutura.transports.http.wire import Health
@@ -157,8 +158,9 @@ def _posted(
 ) -> HTTPRouteHandler:
     """The decorator of a ``/v1`` route whose body is ``capability``'s arguments: guarded
     (the caller, the capability, JSON), documented, bounded by the request deadline."""
-    return post(
+    return GuardedRoute(
         path,
+        http_method=HttpMethod.POST,
         guards=chained([*calls.offered(capability), json_guard]),
         security=doc.SECURED,
         dto=dto,
@@ -190,8 +192,9 @@ def _paging(query: dict[str, list[str]]) -> dict[str, object]:
 
 
 def _catalog_route(calls: Calls) -> HTTPRouteHandler:
-    @get(
+    @GuardedRoute(
         "/v1/catalog",
+        http_method=HttpMethod.GET,
         guards=chained(calls.offered(Capability.DESCRIBE_CATALOG)),
         security=doc.SECURED,
         summary="The catalog",
