@@ -5,8 +5,9 @@ declares the column ``CHAR(8)`` or ``VARCHAR`` (as the example declares ``sales_
 a warehouse loaded from TPC-H's DDL holds as ``CHAR(n)``); a filter ``eq`` on such a value finds
 its rows, and ``list_values`` lists the values as answers show them (docs/semantics.md).
 
-A ``CHAR(n)`` column read as text is unpadded once, in the statement: a ``VARCHAR`` value whose
-data ends in blanks of its own keeps them, even asked beside such a column.
+A ``CHAR(n)`` column is unpadded once, in the statement, whether or not it declares a type: a
+``VARCHAR`` value whose data ends in blanks of its own keeps them, even asked beside such a
+column.
 """
 
 import json
@@ -108,6 +109,7 @@ time_column: day
 grains: [year]
 dimensions:
   - {name: region, column: region}
+  - {name: bare_region, column: region}
 audience: open
 ---
 """
@@ -120,9 +122,19 @@ dimensions: [region]
 audience: open
 ---
 """
+# ``footfall`` over shops' ``bare_region`` (no declared type) and the visits' own region.
+BARE_FOOTFALL: Final = """---
+kind: metric
+name: bare_footfall
+derived: {op: sum, of: [units, visitors]}
+grains: [year]
+dimensions: [bare_region]
+audience: open
+---
+"""
 EXPRESSIONS: Final = ("region_or_none", "busy_region", "declared_or_none")
-# Columns read as they are: ``region`` (declared VARCHAR, so the statement trims it) and
-# ``bare_region`` (no declared type: the statement reads it as it is, the rows are trimmed).
+# Columns read as they are, but for the padding: ``region`` (declared VARCHAR) and
+# ``bare_region`` (no declared type), both trimmed in the statement on PostgreSQL and Spark.
 COLUMNS: Final = ("region", "bare_region")
 # What DuckDB, which has no CHAR(n), answers: units 1..12, day by i % 2, region by i % 3.
 EXPECTED: Final[dict[str, list[list[str | None]]]] = {
@@ -142,6 +154,7 @@ def _config(root: Path, source: dict[str, object]) -> Path:
     (catalog / "visits.md").write_text(VISITS_MODEL, encoding="utf-8")
     (catalog / "visitors.md").write_text(VISITS_METRIC, encoding="utf-8")
     (catalog / "footfall.md").write_text(FOOTFALL, encoding="utf-8")
+    (catalog / "bare_footfall.md").write_text(BARE_FOOTFALL, encoding="utf-8")
     document = {
         "catalog": {"dir": "catalog", "version": "fixed-1"},
         "sources": {"main": source},
@@ -255,3 +268,28 @@ async def test_a_varchar_value_ending_in_blanks_keeps_them_beside_a_char_column(
         ["west", "33"],
         [None, None],
     ]
+
+
+async def test_a_varchar_value_ending_in_blanks_keeps_them_beside_an_untyped_char_column(
+    deployed: tuple[Path, dict[str, str]],
+) -> None:
+    # ``bare_footfall`` joins shops' ``bare_region`` (held CHAR(8), no declared type) with the
+    # visits' region (VARCHAR, holding 'east  '): the statement trims the one, not the other,
+    # so the two easts stay two regions on every engine, as DuckDB answers.
+    config, environ = deployed
+    question = _question("bare_region", metrics=["bare_footfall"])
+    with anyio.fail_after(120):
+        async with api.opened(config, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            answered = await api.call(service, Capability.ASK_METRIC, question)
+            east = {"dimension": "bare_region", "op": "eq", "value": "east"}
+            filtered = await api.call(
+                service, Capability.ASK_METRIC, {**question, "filters": [east]}
+            )
+    assert _sorted(_rows(api.outcome_of(answered))) == [
+        ["east", None],
+        ["east  ", None],
+        ["west", "33"],
+        [None, None],
+    ]
+    assert _rows(api.outcome_of(filtered)) == [["east", None]]

@@ -45,7 +45,6 @@ from sutura.core.nouns.values import Values
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.padding import unpadded, untrimmed_positions
 from sutura.core.sql.planning import Plan, unopened_facts
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
@@ -120,8 +119,8 @@ class Service:
         self._answers = AnswerCaches(settings.sources)
         self.facts: Mapping[str, SourceFacts] = unopened_facts(settings) if facts is None else facts
         """What is known of each source: its dialect, and the models' columns it holds as
-        ``CHAR(n)``, learnt when startup checks the models (their values are answered without
-        the padding: core/sql/padding.py)."""
+        ``CHAR(n)``, learnt when startup checks the models (the statements compiled for it read
+        them without the padding: core/sql/expression.py)."""
         self._values = ValueLookup(
             sources=sources,
             answers=self._answers,
@@ -353,11 +352,7 @@ class Service:
             rows = await run_certified(
                 source, compiled, deadline_seconds=seconds, max_rows=max_rows
             )
-            facts = self.facts[compiled.source]
-            positions = untrimmed_positions(resolved, view.pinned.catalog, facts)
-            shaped = rows.map(lambda fetched: unpadded(fetched, positions)).bind(
-                lambda fetched: shape_rows(compiled, fetched, max_rows)
-            )
+            shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]

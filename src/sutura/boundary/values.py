@@ -25,7 +25,6 @@ from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.outcome.provenance import provenance_for
-from sutura.core.sql.padding import left_padded, unpadded
 from sutura.core.sql.values import Target, target_of, values_statement
 from sutura.core.text.values import page_of
 from sutura.core.tool.caller import Caller
@@ -108,10 +107,7 @@ class ValueLookup:
                 source, compiled, deadline_seconds=seconds, max_rows=request.page_size + 1
             )
         read_at = self._now()
-        padded = left_padded(target.metric, target.dimension, catalog, facts)
-        texts = rows.map(
-            lambda fetched: [row[0] for row in unpadded(fetched, (0,) if padded else ())]
-        )
+        texts = rows.map(lambda fetched: [row[0] for row in fetched])
         page = texts.bind(lambda values: page_of(values, request))
         if not is_successful(page):
             return Failure(page.failure())

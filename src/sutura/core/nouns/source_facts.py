@@ -4,8 +4,9 @@ on, the dialect it speaks and the columns it holds as fixed-length text.
 A catalog declares a column's type as its author wrote it; the source may hold it otherwise. A
 column PostgreSQL or Spark holds as ``CHAR(n)`` comes back blank-padded to ``n`` whatever the
 catalog declares (a warehouse loaded from TPC-H's DDL holds ``VARCHAR``-declared names so), so
-the compiler reads it as fixed-length text (``core/sql/padding.py``). Which columns those are is
-learnt when startup describes each model's table; a statement compiled without opening any
+the compiler reads it without the padding (``RTRIM``), whether or not the catalog declares its
+type (``core/sql/expression.py``). Which columns those are is learnt when startup describes each
+model's table; a statement compiled without opening any
 source (``sutura compile``) knows the dialect alone.
 
 >>> name, comment = (ModelColumn(model="nation", column=c) for c in ("n_name", "n_comment"))

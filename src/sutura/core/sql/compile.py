@@ -78,7 +78,7 @@ from sutura.core.sql.parts import (
 from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_types
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
@@ -178,7 +178,8 @@ def _grouped(
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
     types = catalog_types(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types)
+    held = catalog_held(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

@@ -85,6 +85,7 @@ class ExpressionSql:
         alias: the table alias of the model a ``via`` chain reaches (``t0`` for none).
         dialect: the statement's dialect.
         types: the declared type of a column node (the catalog's models).
+        held: whether a column node reads a column the source holds as ``CHAR(n)``.
     """
 
     def __init__(
@@ -93,11 +94,13 @@ class ExpressionSql:
         alias: Callable[[tuple[str, ...]], str],
         dialect: Dialect,
         types: ColumnTypes,
+        held: Callable[[Column], bool],
     ) -> None:
         self.binder = binder
         self._alias = alias
         self._dialect = dialect
         self._types = types
+        self._held = held
 
     def bind(self, value: object) -> exp.Placeholder:
         """A placeholder bound to ``value``."""
@@ -163,10 +166,11 @@ class ExpressionSql:
 
     def _column(self, read: Column) -> exp.Expr:
         """A column; fixed-length text without the blanks PostgreSQL and Spark pad it with
-        (DuckDB keeps none), so its values are one text on every engine."""
+        (DuckDB keeps none), so its values are one text on every engine. A column that declares
+        no type but is held as ``CHAR(n)`` is read without them too (and stays untyped)."""
         value = column(read.name, self._alias(read.via))
         kind = self._types(read).value_or(None)
-        if trimmed(kind, self._dialect):
+        if trimmed(kind, self._held(read), self._dialect):
             return exp.Anonymous(this="RTRIM", expressions=[value])
         return value
 
@@ -359,10 +363,19 @@ def _plain_prefix(prefix: Expr) -> str | None:
             assert_never(prefix)
 
 
-def trimmed(kind: SqlType | None, dialect: Dialect) -> bool:
-    """Whether a column of type ``kind`` is read without its padding (``RTRIM``) in
-    ``dialect``: fixed-length text, on an engine that pads it."""
-    return kind is not None and kind.padded and _pads(dialect)
+def trimmed(kind: SqlType | None, held: bool, dialect: Dialect) -> bool:
+    """Whether a column of type ``kind`` (None: it declares none), ``held`` as ``CHAR(n)`` by
+    its source or not, is read without its padding (``RTRIM``) in ``dialect``: fixed-length
+    text, on an engine that pads it. A column declaring a type is fixed-length text as its type
+    says (held text is marked so); one declaring none, as its source holds it.
+
+    >>> trimmed(None, True, Dialect.POSTGRES), trimmed(None, True, Dialect.DUCKDB)
+    (True, False)
+    >>> trimmed(None, False, Dialect.SPARK)
+    False
+    """
+    fixed = held if kind is None else kind.padded
+    return fixed and _pads(dialect)
 
 
 def _pads(dialect: Dialect) -> bool:

@@ -29,7 +29,7 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, period_start, require
-from sutura.core.sql.reads import catalog_types, inner_chains, metric_chains
+from sutura.core.sql.reads import catalog_types, inner_chains, metric_chains, none_held
 
 ExtentKey = tuple[str, str, tuple[str, ...], tuple[RequiredFilter, ...]]
 """What an extent depends on: the model, the time column (and the chain that reaches it) and
@@ -128,7 +128,7 @@ def _tree(
     # Only the bounds of the time column are selected; a CHAR(n) column its filters read keeps
     # its padding, which no engine's comparison of CHAR(n) heeds.
     types = catalog_types(catalog, model.name, SourceFacts(dialect=dialect))
-    sql = ExpressionSql(binder, joins.alias, dialect, types)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, none_held)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
     # Every node is built here for this tree alone, so the builders need not copy it.
     tree = exp.select(

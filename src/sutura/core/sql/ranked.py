@@ -52,7 +52,7 @@ from sutura.core.sql.ordering import (
 )
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_types, none_held
 
 INNER = "w"
 KEPT = "kept"
@@ -162,12 +162,18 @@ def ranked_statement(
     joins = joins_for(resolved, dimensions, catalog)
     dialect = source.dialect
     reads = catalog_types(catalog, model.name, source)
-    inner = ExpressionSql(binder, joins.alias, dialect, reads)
+    held = catalog_held(catalog, model.name, source)
+    inner = ExpressionSql(binder, joins.alias, dialect, reads, held)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}
+    # The outer statement reads the inner one's columns, trimmed there already.
     outer = ExpressionSql(
-        binder, lambda _via: INNER, dialect, lambda read: Success(types.get(read.name))
+        binder,
+        lambda _via: INNER,
+        dialect,
+        lambda read: Success(types.get(read.name)),
+        none_held,
     )
     outer_metrics = tuple(
         _outer_metric(metric, [i.name for i in inputs if i.metric == metric]) for metric in metrics

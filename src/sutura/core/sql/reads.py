@@ -1,12 +1,14 @@
-"""What a statement reads besides its dimensions' columns: the types of a model's columns, the
-``via`` chains of a metric's time column, measure and required filters, and a caller's filter
-value bound as its dimension's type."""
+"""What a statement reads besides its dimensions' columns: the types of a model's columns and
+which of them its source holds as ``CHAR(n)``, the ``via`` chains of a metric's time column,
+measure and required filters, and a caller's filter value bound as its dimension's type."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import assert_never
 
+from returns.pipeline import is_successful
+
 from sutura.core.catalog.checks.expressions import column_types
-from sutura.core.catalog.checks.paths import computed_columns
+from sutura.core.catalog.checks.paths import computed_columns, walk
 from sutura.core.definitions.model import (
     Catalog,
     Dimension,
@@ -44,7 +46,10 @@ from sutura.core.expression.nodes import (
     Test,
 )
 from sutura.core.expression.problem import ColumnTypes
-from sutura.core.nouns.source_facts import SourceFacts
+from sutura.core.nouns.source_facts import ModelColumn, SourceFacts
+
+HeldColumns = Callable[[Column], bool]
+"""Whether a column node reads a column its source holds as ``CHAR(n)``."""
 
 
 def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTypes:
@@ -54,6 +59,31 @@ def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTy
     models = {m.name: m for m in catalog.models}
     relationships = {r.name: r for r in catalog.relationships}
     return column_types(models, relationships, model, source.fixed_length)
+
+
+def catalog_held(catalog: Catalog, model: str, source: SourceFacts) -> HeldColumns:
+    """Whether a column node read from the model ``model`` of ``catalog`` reads, at the end of
+    its ``via`` chain, a column ``source`` holds as ``CHAR(n)`` (whatever its declared type, and
+    whether it declares one: the statement reads it without the padding, its type is kept)."""
+    if not source.fixed_length:
+        return none_held
+    relationships = {r.name: r for r in catalog.relationships}
+
+    def held(read: Column) -> bool:
+        reached = walk(relationships, model, read.via)
+        found = catalog.model(reached.unwrap()) if is_successful(reached) else None
+        declared = None if found is None else found.column(read.name)
+        if found is None or declared is None:
+            return False
+        return ModelColumn(model=found.name, column=declared.name) in source.fixed_length
+
+    return held
+
+
+def none_held(_read: Column) -> bool:
+    """No column is held as ``CHAR(n)`` (a source whose columns are not known, or a statement
+    reading columns another statement already trimmed)."""
+    return False
 
 
 def metric_chains(metric: Metric) -> Iterator[tuple[str, ...]]:

@@ -43,7 +43,7 @@ from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_types
 
 INNER = "w"
 VALUE = "value"
@@ -73,7 +73,11 @@ def semi_statement(
     dimensions = asked_dimensions(resolved, (metric,))
     joins = joins_for(resolved, dimensions, catalog)
     sql = ExpressionSql(
-        binder, joins.alias, source.dialect, catalog_types(catalog, model.name, source)
+        binder,
+        joins.alias,
+        source.dialect,
+        catalog_types(catalog, model.name, source),
+        catalog_held(catalog, model.name, source),
     )
     keys = list(resolved.keys)
     term = _term(metric)

@@ -42,7 +42,7 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
-from sutura.core.sql.reads import catalog_types, inner_chains
+from sutura.core.sql.reads import catalog_held, catalog_types, inner_chains
 
 _UPPER: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER: Final = "abcdefghijklmnopqrstuvwxyz"
@@ -108,7 +108,9 @@ def values_statement(
             if reads.via:
                 joins.add(reads.via, inner=reads.via in inner)
     dialect = source.dialect
-    sql = ExpressionSql(binder, joins.alias, dialect, catalog_types(catalog, model.name, source))
+    types = catalog_types(catalog, model.name, source)
+    held = catalog_held(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, held)
     inside = (
         exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True))
         .distinct()
