@@ -18,7 +18,7 @@ from sutura.core.definitions.model import (
     Relationship,
 )
 from sutura.core.nouns.dialect import Dialect
-from sutura.core.nouns.source_facts import SourceFacts
+from sutura.core.nouns.source_facts import ModelColumn, SourceFacts
 from sutura.core.sql.compile import compile_question
 from sutura.core.sql.compiled import CompiledQuery, Passthrough, Quotient
 from tests.core.sample_catalog import CATALOG, CUSTOMERS, ORDERS, REVENUE, resolved
@@ -265,6 +265,33 @@ def test_a_filtered_dimension_via_a_relationship_is_an_inner_join() -> None:
     sql = _squash(_compiled(filters=[{"op": "eq", "dimension": "region", "value": "EU"}]).sql)
     assert 'INNER JOIN "customers" AS "t1"' in sql and "LEFT JOIN" not in sql
     assert '"t1"."region" = ?' in sql
+
+
+@pytest.mark.parametrize("declared", ["VARCHAR", None])
+def test_a_column_held_as_char_is_trimmed_in_the_statement_where_the_engine_pads_it(
+    declared: str | None,
+) -> None:
+    # ``region`` is read along ``customer``; its source holds it as CHAR(n), whether the model
+    # declares it VARCHAR or declares no type: PostgreSQL and Spark read it without the padding
+    # (in the selected value and in a caller's filter alike), DuckDB (which pads nothing) and a
+    # statement compiled without the source's facts read it as it is.
+    columns = tuple(
+        Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
+    )
+    catalog = msgspec.structs.replace(
+        CATALOG, models=(msgspec.structs.replace(CUSTOMERS, columns=columns), ORDERS)
+    )
+    held = frozenset({ModelColumn(model="customers", column="region")})
+    asked = resolved(
+        dimensions=["region"], filters=[{"op": "eq", "dimension": "region", "value": "EU"}]
+    )
+    for dialect in DIALECTS:
+        trimmed = compile_question(asked, catalog, SourceFacts(dialect=dialect, fixed_length=held))
+        unknown = compile_question(asked, catalog, SourceFacts(dialect=dialect))
+        read = 'RTRIM("t1"."region")' if dialect != Dialect.DUCKDB else '"t1"."region"'
+        assert f'{read} AS "region"' in _squash(trimmed.sql).replace("`", '"'), dialect
+        assert f"{read} = {MARKER[dialect]}" in _squash(trimmed.sql).replace("`", '"'), dialect
+        assert "RTRIM" not in unknown.sql
 
 
 def test_a_relationship_used_by_several_dimensions_is_joined_once() -> None:
