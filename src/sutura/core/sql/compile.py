@@ -253,13 +253,13 @@ def _joined(
     ]
     if resolved.grain is None:  # no period to join on: a constant of each half instead
         for half_tree, *_ in grouped:
-            half_tree.select(exp.Literal.number(1).as_(_ONE, quoted=True), copy=False)
+            half_tree.select(exp.Literal.number(1).as_(_ONE, quoted=True, copy=False), copy=False)
     keys = list(resolved.keys)
     width = len(keys)
     sides = [chr(ord("a") + i) for i in range(len(grouped))]
     items: list[exp.Expr] = [
         exp.func("COALESCE", *(exp.column(k, side, quoted=True) for side in sides)).as_(
-            k, quoted=True
+            k, quoted=True, copy=False
         )
         for k in keys
     ]
@@ -269,7 +269,9 @@ def _joined(
         sides, grouped, halves(resolved.metrics), strict=True
     ):
         parts = [e.alias_or_name for e in tree.expressions[width:] if e.alias_or_name != _ONE]
-        items.extend(exp.column(p, side, quoted=True).as_(p, quoted=True) for p in parts)
+        items.extend(
+            exp.column(p, side, quoted=True).as_(p, quoted=True, copy=False) for p in parts
+        )
         for metric, output in zip(half, side_outputs[width:], strict=True):
             placed[metric.name] = _shifted(output, shift)
         shift += len(parts)
@@ -284,7 +286,8 @@ def _joined(
                     this=_coalesced(k, sides[:at]), expression=exp.column(k, sides[at], quoted=True)
                 )
                 for i, k in enumerate(joined_on)
-            )
+            ),
+            copy=False,
         )
         tree = tree.join(
             _half(grouped[at][0], sides[at]), on=on, join_type="FULL OUTER", copy=False
@@ -409,7 +412,7 @@ def _rank(
         partition_by=periods_of(resolved, joins),
         order=order,
     )
-    return window.as_(RANK, quoted=True)
+    return window.as_(RANK, quoted=True, copy=False)
 
 
 def _group_key(dimension: Dimension, position: int, sql: ExpressionSql) -> exp.Expr:
@@ -432,13 +435,17 @@ def _select(
     sql: ExpressionSql,
 ) -> tuple[exp.Select, tuple[Output, ...]]:
     """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
-    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods_of(resolved, joins)]
-    items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
+    items: list[exp.Expr] = [
+        p.as_(PERIOD, quoted=True, copy=False) for p in periods_of(resolved, joins)
+    ]
+    items.extend(
+        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+    )
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:
         parts = metric_parts(metric, inline=not shared, sql=sql)
         outputs.append(output_of(parts, start=len(items)))
-        items.extend(value.as_(alias, quoted=True) for alias, value in parts.columns)
+        items.extend(value.as_(alias, quoted=True, copy=False) for alias, value in parts.columns)
     return exp.select(*items), tuple(outputs)
 
 
@@ -448,6 +455,8 @@ def render_statement(tree: exp.Query, dialect: Dialect) -> str:
     The tree is built for this statement alone and read no more, so the generator works on it
     rather than on a copy (a deep copy of every node was an eighth of a compilation)."""
     if traits_of(dialect).percent_placeholders:
-        for identifier in tree.find_all(exp.Identifier):
+        # Each node once, even one the tree reaches twice (built without copies).
+        found = {id(node): node for node in tree.find_all(exp.Identifier)}
+        for identifier in found.values():
             identifier.set("this", identifier.this.replace("%", "%%"))
     return tree.sql(dialect=dialect.value, pretty=True, copy=False)

@@ -108,7 +108,7 @@ class ExpressionSql:
 
     def required(self, filters: tuple[RequiredFilter, ...]) -> exp.Expr:
         """The conjunction of a metric's required filters."""
-        return exp.and_(*(self._required_one(f) for f in filters))
+        return exp.and_(*(self._required_one(f) for f in filters), copy=False)
 
     def _required_one(self, item: RequiredFilter) -> exp.Expr:
         match item:
@@ -299,9 +299,9 @@ class ExpressionSql:
                 parts = [exp.Paren(this=self.condition(p)) for p in predicate.of]
                 match predicate.op:
                     case Connective.AND:
-                        return exp.and_(*parts)
+                        return exp.and_(*parts, copy=False)
                     case Connective.OR:
-                        return exp.or_(*parts)
+                        return exp.or_(*parts, copy=False)
                     case _:
                         assert_never(predicate.op)
             case Not():

@@ -44,7 +44,7 @@ class Parts(NamedTuple):
 
 def _guarded(value: exp.Expr, guard: Guard) -> exp.Expr:
     """``value``, or ``CASE WHEN <required filters> THEN value END``."""
-    return value if guard is None else exp.Case().when(guard(), value)
+    return value if guard is None else exp.Case().when(guard(), value, copy=False)
 
 
 def _term_columns(term: Term, guard: Guard, sql: ExpressionSql) -> list[exp.Expr]:
@@ -84,15 +84,15 @@ def _term_input(term: ExpressionTerm, guard: Guard, sql: ExpressionSql) -> exp.E
     value = exp.Literal.number(1) if term.of is None else sql.value(term.of)
     if not conditions:
         return exp.Star() if term.of is None else value
-    return exp.Case().when(exp.and_(*conditions), value)
+    return exp.Case().when(exp.and_(*conditions, copy=False), value, copy=False)
 
 
 def _count_if(term: CountIfTerm, guard: Guard) -> exp.Expr:
     """``COUNT(CASE WHEN [<required filters> AND] <column> THEN 1 END)``."""
     condition: exp.Expr = column(term.column)
     if guard is not None:
-        condition = exp.and_(guard(), condition)
-    return exp.Count(this=exp.Case().when(condition, exp.Literal.number(1)))
+        condition = exp.and_(guard(), condition, copy=False)
+    return exp.Count(this=exp.Case().when(condition, exp.Literal.number(1), copy=False))
 
 
 def _aggregate(aggregate: Aggregate, value: exp.Expr) -> exp.Expr:
@@ -241,8 +241,8 @@ def groups_kept(metrics: tuple[Metric, ...], sql: ExpressionSql) -> exp.Expr | N
     sets = filter_sets(metrics)
     if not all(sets):
         return None
-    matched = exp.or_(*(sql.required(filters) for filters in sets))
-    counted = exp.Count(this=exp.Case().when(matched, exp.Literal.number(1)))
+    matched = exp.or_(*(sql.required(filters) for filters in sets), copy=False)
+    counted = exp.Count(this=exp.Case().when(matched, exp.Literal.number(1), copy=False))
     return exp.GT(this=counted, expression=_zero())
 
 

@@ -130,7 +130,11 @@ def join_clause(join: Join) -> tuple[exp.Table, exp.Expr, str]:
         column(pair.origin, join.parent).eq(column(pair.target, join.alias))
         for pair in join.relationship.keys
     ]
-    return _table(join.target.table, join.alias), exp.and_(*keys), "inner" if join.inner else "left"
+    return (
+        _table(join.target.table, join.alias),
+        exp.and_(*keys, copy=False),
+        "inner" if join.inner else "left",
+    )
 
 
 def period_start(grain: Grain, time_column: str, table: str = BASE_ALIAS) -> exp.Expr:

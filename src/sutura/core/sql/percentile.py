@@ -107,7 +107,9 @@ class _Parts:
             expression=exp.Literal.number(1),
         )
         picked = exp.Case().when(
-            exp.EQ(this=self._rank.copy(), expression=exp.Paren(this=position)), self._value.copy()
+            exp.EQ(this=self._rank.copy(), expression=exp.Paren(this=position)),
+            self._value.copy(),
+            copy=False,
         )
         return exp.Min(this=picked)
 

@@ -178,12 +178,14 @@ def ranked_statement(
     outer_metrics = tuple(
         _outer_metric(metric, [i.name for i in inputs if i.metric == metric]) for metric in metrics
     )
-    items: list[exp.Expr] = [_inner(name).as_(name, quoted=True) for name in resolved.keys]
+    items: list[exp.Expr] = [
+        _inner(name).as_(name, quoted=True, copy=False) for name in resolved.keys
+    ]
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in outer_metrics:
         parts = metric_parts(metric, inline=False, sql=outer)
         outputs.append(output_of(parts, start=len(items)))
-        items.extend(value.as_(alias, quoted=True) for alias, value in parts.columns)
+        items.extend(value.as_(alias, quoted=True, copy=False) for alias, value in parts.columns)
     tree = exp.select(*items)
     top = None if resolved.derives else resolved.top
     if top is not None and top.per_period:
@@ -229,7 +231,7 @@ def _rank(resolved: Resolved, key: exp.Expr, desc: bool) -> exp.Expr:
         ]
     )
     window = exp.Window(this=exp.RowNumber(), partition_by=[_inner(PERIOD)], order=order)
-    return window.as_(RANK, quoted=True)
+    return window.as_(RANK, quoted=True, copy=False)
 
 
 def _input_type(term: Term, sql: ExpressionSql) -> SqlType | None:
@@ -260,7 +262,11 @@ def _input_value(term: Term, guard: list[exp.Expr], sql: ExpressionSql) -> exp.E
             value = exp.Literal.number(1) if term.of is None else sql.value(term.of)
         case _:
             assert_never(term)
-    return exp.Case().when(exp.and_(*conditions), value) if conditions else value
+    return (
+        exp.Case().when(exp.and_(*conditions, copy=False), value, copy=False)
+        if conditions
+        else value
+    )
 
 
 def _rows(
@@ -273,15 +279,19 @@ def _rows(
     sql: ExpressionSql,
 ) -> exp.Select:
     """The inner statement: each row's period, dimension values, term values and ranks."""
-    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods_of(resolved, joins)]
-    items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
+    items: list[exp.Expr] = [
+        p.as_(PERIOD, quoted=True, copy=False) for p in periods_of(resolved, joins)
+    ]
+    items.extend(
+        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+    )
     for item in inputs:
         filters = item.metric.required_filters
 
         def guard(filters: tuple[RequiredFilter, ...] = filters) -> list[exp.Expr]:
             return [] if shared or not filters else [sql.required(filters)]
 
-        items.append(_input_value(item.term, guard(), sql).as_(item.name, quoted=True))
+        items.append(_input_value(item.term, guard(), sql).as_(item.name, quoted=True, copy=False))
         if item.ranked:
             rank = exp.Window(
                 this=exp.RowNumber(),
@@ -292,16 +302,20 @@ def _rows(
                     ]
                 ),
             )
-            items.append(rank.as_(f"{item.name}.rank", quoted=True))
+            items.append(rank.as_(f"{item.name}.rank", quoted=True, copy=False))
             count = exp.Window(
                 this=exp.Count(this=_input_value(item.term, guard(), sql)),
                 partition_by=_group(resolved, dimensions, joins, sql),
             )
-            items.append(count.as_(f"{item.name}.count", quoted=True))
+            items.append(count.as_(f"{item.name}.count", quoted=True, copy=False))
     sets = {frozenset(m.required_filters): m.required_filters for m in resolved.metrics}
     if not shared and all(sets.values()):
-        matched = exp.or_(*(sql.required(f) for f in sets.values()))
-        items.append(exp.Case().when(matched, exp.Literal.number(1)).as_(KEPT, quoted=True))
+        matched = exp.or_(*(sql.required(f) for f in sets.values()), copy=False)
+        items.append(
+            exp.Case()
+            .when(matched, exp.Literal.number(1), copy=False)
+            .as_(KEPT, quoted=True, copy=False)
+        )
     tree = exp.select(*items).from_(base_table(model), copy=False)
     tree = tree.where(
         where_of(resolved, resolved.metrics[0], dimensions, joins, shared, sql), copy=False

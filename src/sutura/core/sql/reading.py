@@ -75,14 +75,14 @@ def where_of(
     conditions: list[exp.Expr] = (
         ranges[0]
         if len(ranges) == 1
-        else [exp.or_(*(exp.paren(exp.and_(*r), copy=False) for r in ranges))]
+        else [exp.or_(*(exp.paren(exp.and_(*r, copy=False), copy=False) for r in ranges))]
     )
     if shared and metric.required_filters:
         conditions.append(sql.required(metric.required_filters))
     conditions.extend(
         _filter_sql(item, dimensions[item.dimension], sql) for item in resolved.filters
     )
-    return exp.and_(*conditions)
+    return exp.and_(*conditions, copy=False)
 
 
 def _filter_sql(item: ResolvedFilter, dimension: Dimension, sql: ExpressionSql) -> exp.Expr:

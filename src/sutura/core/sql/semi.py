@@ -81,8 +81,8 @@ def semi_statement(
     )
     keys = list(resolved.keys)
     term = _term(metric)
-    items: list[exp.Expr] = [_inner(k).as_(k, quoted=True) for k in keys]
-    items.append(_outer(term).as_(metric.name, quoted=True))
+    items: list[exp.Expr] = [_inner(k).as_(k, quoted=True, copy=False) for k in keys]
+    items.append(_outer(term).as_(metric.name, quoted=True, copy=False))
     inner = _rows(resolved, model, metric, semi, dimensions, joins, term, sql)
     tree = exp.select(*items).from_(
         inner.subquery(exp.to_identifier(INNER, quoted=True), copy=False), copy=False
@@ -116,8 +116,10 @@ def _rows(
     """Each row's period, dimension values and value (with its instant and its entity's chosen
     instant), or each entity's smallest or largest value per period and dimension values."""
     periods = periods_of(resolved, joins)  # none without a grain: the range is one period
-    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True) for p in periods]
-    items.extend(sql.value(dimensions[n].value).as_(n, quoted=True) for n in resolved.dimensions)
+    items: list[exp.Expr] = [p.as_(PERIOD, quoted=True, copy=False) for p in periods]
+    items.extend(
+        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+    )
     value = _value(term, sql)
     time = column(metric.time_column, joins.alias(metric.time_via))
     entity = [column(name) for name in semi.entity]
@@ -133,12 +135,12 @@ def _rows(
             chosen, value = None, exp.Max(this=value)
         case _:
             assert_never(semi.rule)
-    items.append(value.as_(VALUE, quoted=True))
+    items.append(value.as_(VALUE, quoted=True, copy=False))
     grouped = chosen is None
     if chosen is not None:
-        items.append(time.as_(AT, quoted=True))
+        items.append(time.as_(AT, quoted=True, copy=False))
         window = exp.Window(this=chosen, partition_by=[*periods_of(resolved, joins), *entity])
-        items.append(window.as_(CHOSEN, quoted=True))
+        items.append(window.as_(CHOSEN, quoted=True, copy=False))
     tree = exp.select(*items).from_(base_table(model), copy=False)
     tree = tree.where(where_of(resolved, metric, dimensions, joins, True, sql), copy=False)
     for join in joins.all():
@@ -169,12 +171,12 @@ def _value(term: Term, sql: ExpressionSql) -> exp.Expr:
         case AggregateTerm():
             return column(term.column)
         case CountIfTerm():
-            return exp.Case().when(column(term.column), exp.Literal.number(1))
+            return exp.Case().when(column(term.column), exp.Literal.number(1), copy=False)
         case ExpressionTerm():
             value = exp.Literal.number(1) if term.of is None else sql.value(term.of)
             if term.where is None:
                 return value
-            return exp.Case().when(sql.condition(term.where), value)
+            return exp.Case().when(sql.condition(term.where), value, copy=False)
         case _:
             assert_never(term)
 

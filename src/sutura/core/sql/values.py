@@ -112,7 +112,7 @@ def values_statement(
     held = catalog_held(catalog, model.name, source)
     sql = ExpressionSql(binder, joins.alias, dialect, types, held)
     inside = (
-        exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True))
+        exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True, copy=False))
         .distinct()
         .from_(base_table(model))
     )
@@ -165,7 +165,7 @@ def _contains(value: exp.Column, folded: str, dialect: Dialect, binder: Binder) 
                 this=exp.func("STRLEN", text.copy()), expression=exp.Length(this=text.copy())
             )
             exact = _found(_translated(text.copy()), binder.bind(folded))
-            return exp.and_(lowered, exp.paren(exp.or_(ascii_only, exact), copy=False))
+            return exp.and_(lowered, exp.paren(exp.or_(ascii_only, exact, copy=False), copy=False))
         case Dialect.DUCKDB | Dialect.SPARK:
             return _found(_translated(text), binder.bind(folded))
         case _:
