@@ -20,5 +20,8 @@ from sutura.core.sql.parts import base_table
 
 
 def schema_probe(model: Model, dialect: Dialect) -> str:
-    """``SELECT * FROM <the model's table> LIMIT 0`` in ``dialect``."""
-    return exp.select(exp.Star()).from_(base_table(model)).limit(0).sql(dialect=dialect.value)
+    """``SELECT * FROM <the model's table> LIMIT 0`` in ``dialect``, built from nodes made
+    for it alone (no copies, nothing parsed: a catalog of 200 models is checked at startup)."""
+    tree = exp.select(exp.Star()).from_(base_table(model), copy=False)
+    tree = tree.limit(exp.Literal.number(0), copy=False)
+    return tree.sql(dialect=dialect.value, copy=False)
