@@ -58,19 +58,28 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
-    CAST(CAST(DIV((
-      "t0"."l_extendedprice" * 1000000
-    ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
+    CAST(CAST(DIV(
+      (
+        CAST("t0"."l_extendedprice" AS DECIMAL) * 1000000
+      ),
+      NULLIF("t0"."l_quantity", 0)
+    ) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
     ROW_NUMBER() OVER (
       PARTITION BY CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE)
-      ORDER BY CAST(CAST(DIV((
-        "t0"."l_extendedprice" * 1000000
-      ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+      ORDER BY CAST(CAST(DIV(
+        (
+          CAST("t0"."l_extendedprice" AS DECIMAL) * 1000000
+        ),
+        NULLIF("t0"."l_quantity", 0)
+      ) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
     ) AS "i0.0.rank",
     COUNT(
-      CAST(CAST(DIV((
-        "t0"."l_extendedprice" * 1000000
-      ), NULLIF("t0"."l_quantity", 0)) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+      CAST(CAST(DIV(
+        (
+          CAST("t0"."l_extendedprice" AS DECIMAL) * 1000000
+        ),
+        NULLIF("t0"."l_quantity", 0)
+      ) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
     ) OVER (PARTITION BY CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE)) AS "i0.0.count"
   FROM "lineitem" AS "t0"
   WHERE

@@ -56,12 +56,12 @@ SELECT
   ) AS DECIMAL(38, 7)) AS "median_price"
 FROM (
   SELECT
-    CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
+    CAST(CAST(CAST(CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * 100000000 AS INT128) // NULLIF(CAST(CAST("t0"."l_quantity" AS DECIMAL(38, 2)) * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS "i0.0",
     ROW_NUMBER() OVER (
-      ORDER BY CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+      ORDER BY CAST(CAST(CAST(CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * 100000000 AS INT128) // NULLIF(CAST(CAST("t0"."l_quantity" AS DECIMAL(38, 2)) * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
     ) AS "i0.0.rank",
     COUNT(
-      CAST(CAST(CAST("t0"."l_extendedprice" * 100000000 AS INT128) // NULLIF(CAST("t0"."l_quantity" * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+      CAST(CAST(CAST(CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * 100000000 AS INT128) // NULLIF(CAST(CAST("t0"."l_quantity" AS DECIMAL(38, 2)) * 100 AS INT128), 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
     ) OVER () AS "i0.0.count"
   FROM "lineitem" AS "t0"
   WHERE

@@ -37,32 +37,51 @@ def quotient_sql(
     left: exp.Expr,
     right: exp.Expr,
     result: tuple[int, int],
-    right_scale: int,
+    scales: tuple[int, int],
 ) -> exp.Expr:
     """``left / right`` cut toward zero at ``scale`` places, by integer division.
 
     The dividend is first multiplied by ``10^scale`` (exact: the quotient's scale is at least
     the dividend's); PostgreSQL's ``DIV`` and Spark's ``DIV`` divide decimals exactly and cut
     toward zero; DuckDB divides 128-bit integers, so both sides are first scaled to integers.
-    ``result`` is the quotient's precision and scale.
+    ``result`` is the quotient's precision and scale, ``scales`` the operands' (0 for an
+    integer).
+
+    The scaling is done in a type wide enough for it, never the operand's own: a ``BIGINT``
+    past 9.2 × 10^12, or a ``DECIMAL(17,2)`` near its top, times ``10^6`` overflows its own
+    type (DuckDB keeps a decimal times a literal in 18 digits), so DuckDB scales each side as a
+    ``DECIMAL(38, its scale)`` and PostgreSQL the dividend as a ``NUMERIC``, which has no bound.
     """
     precision, scale = result
+    left_scale, right_scale = scales
     zero = number("0")
     match dialect:
         case Dialect.DUCKDB:
             hugeint = sql_type("HUGEINT", "duckdb")
             dividend: exp.Expr = exp.Cast(
-                this=exp.Mul(this=paren(left), expression=number(str(10 ** (scale + right_scale)))),
+                this=exp.Mul(
+                    this=cast_decimal(left, MAX_PRECISION, left_scale),
+                    expression=number(str(10 ** (scale + right_scale))),
+                ),
                 to=hugeint,
             )
             divisor = exp.Cast(
-                this=exp.Mul(this=paren(right), expression=number(str(10**right_scale))),
+                this=exp.Mul(
+                    this=cast_decimal(right, MAX_PRECISION, right_scale),
+                    expression=number(str(10**right_scale)),
+                ),
                 to=hugeint,
             )
             whole: exp.Expr = exp.IntDiv(
                 this=dividend, expression=exp.Nullif(this=divisor, expression=zero)
             )
-        case Dialect.POSTGRES | Dialect.SPARK:
+        case Dialect.POSTGRES:
+            widened = exp.Cast(this=left, to=sql_type("NUMERIC", "postgres"))
+            dividend = exp.Mul(this=widened, expression=number(str(10**scale)))
+            whole = exp.IntDiv(
+                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)
+            )
+        case Dialect.SPARK:
             dividend = exp.Mul(this=paren(left), expression=number(str(10**scale)))
             whole = exp.IntDiv(
                 this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)

@@ -222,10 +222,10 @@ class ExpressionSql:
             )
         result = self.type_of(expr)
         scale = QUOTIENT_SCALE if result.scale is None else result.scale
-        right_scale = self.type_of(right).scale or 0
+        scales = self.type_of(left).scale or 0, self.type_of(right).scale or 0
         precision = result.precision or MAX_PRECISION
         return quotient_sql(
-            self._dialect, self.value(left), self.value(right), (precision, scale), right_scale
+            self._dialect, self.value(left), self.value(right), (precision, scale), scales
         )
 
     def _as_own_type(self, value: exp.Expr, expr: Expr) -> exp.Expr:
