@@ -3,20 +3,22 @@
 -- params:
 --   1: str "cancelled"
 --   2: str "complete"
---   3: date 2024-01-01
---   4: date 2024-04-01
---   5: str "cancelled"
---   6: str "complete"
---   7: date 2024-01-01
---   8: date 2024-04-01
---   9: date 2024-01-01
---   10: date 2024-04-01
---   11: str "cancelled"
+--   3: str "cancelled"
+--   4: date 2024-01-01
+--   5: date 2024-04-01
+--   6: str "cancelled"
+--   7: str "complete"
+--   8: date 2024-01-01
+--   9: date 2024-04-01
+--   10: date 2024-01-01
+--   11: date 2024-04-01
+--   12: str "cancelled"
 SELECT
   COALESCE(`a`.`period`, `b`.`period`, `c`.`period`) AS `period`,
   COALESCE(`a`.`region`, `b`.`region`, `c`.`region`) AS `region`,
   `a`.`order_count` AS `order_count`,
   `a`.`revenue` AS `revenue`,
+  `a`.`orders_per_signup_percent.counted.0` AS `orders_per_signup_percent.counted.0`,
   `b`.`signups` AS `signups`,
   `c`.`orders_by_signup_day` AS `orders_by_signup_day`
 FROM (
@@ -24,7 +26,8 @@ FROM (
     CAST(DATE_TRUNC('month', `t0`.`created_at`) AS DATE) AS `period`,
     `t1`.`region` AS `region`,
     COUNT(CASE WHEN `t0`.`status` IS DISTINCT FROM ? THEN `t0`.`order_id` END) AS `order_count`,
-    SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS `revenue`
+    SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS `revenue`,
+    COUNT(CASE WHEN `t0`.`status` IS DISTINCT FROM ? THEN 1 END) AS `orders_per_signup_percent.counted.0`
   FROM `orders` AS `t0`
   LEFT JOIN `customers` AS `t1`
     ON `t0`.`customer_id` = `t1`.`customer_id`

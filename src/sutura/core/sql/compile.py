@@ -55,6 +55,7 @@ from sutura.core.sql.compiled import (
     Derivation,
     Output,
     Passthrough,
+    Presence,
     Quotient,
     TermIndex,
 )
@@ -76,6 +77,7 @@ from sutura.core.sql.parts import (
     require,
 )
 from sutura.core.sql.plan import plan_lines
+from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_held, catalog_types
@@ -131,15 +133,16 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, source: SourceFacts) -
     dialect = source.dialect
     metrics = resolved.metrics
     binder = Binder()
+    presence: tuple[Presence, ...] = ()
     if resolved.joined:
-        tree, outputs, model, joins, shared = _joined(resolved, catalog, source, binder)
+        tree, outputs, model, joins, shared, presence = _joined(resolved, catalog, source, binder)
     else:
         tree, outputs, model, joins, shared = _grouped(resolved, catalog, source, binder)
     derivation = None
     if resolved.derives:
         metric, derived = lookups(metrics, resolved.derived)
         filled = (adds_up(metric, derived, n, zero_filled) for n in resolved.metric_names)
-        derivation = Derivation(resolved=resolved, zero_filled=tuple(filled))
+        derivation = Derivation(resolved=resolved, zero_filled=tuple(filled), presence=presence)
     plan = plan_lines(resolved, model, joins.all(), shared=shared)
     if resolved.joined:
         plan = (*plan, _JOINED_PLAN)
@@ -165,9 +168,15 @@ _JOINED_PLAN = (
 
 
 def _grouped(
-    resolved: Resolved, catalog: Catalog, source: SourceFacts, binder: Binder
+    resolved: Resolved,
+    catalog: Catalog,
+    source: SourceFacts,
+    binder: Binder,
+    counted: tuple[Counted, ...] = (),
 ) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
-    """The grouped statement of metrics of one model and time column."""
+    """The grouped statement of metrics of one model and time column; ``counted``: the
+    columns counting an asked derived metric's leaves' rows, selected after the metrics' (a
+    half of a joined statement, :mod:`sutura.core.sql.presence`)."""
     metrics = resolved.metrics
     semi = semi_additive_metric(metrics)
     if semi is not None:
@@ -183,7 +192,7 @@ def _grouped(
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
-    tree, outputs = _select(resolved, metrics, dimensions, joins, shared, sql)
+    tree, outputs = _select(resolved, metrics, dimensions, joins, shared, sql, counted)
     if top is not None and top.per_period:
         tree = tree.select(_rank(resolved, top, dimensions, joins, shared, sql), copy=False)
     tree = tree.from_(base_table(model), copy=False)
@@ -229,10 +238,13 @@ def _ranks_by_expression(resolved: Resolved) -> bool:
 
 def _joined(
     resolved: Resolved, catalog: Catalog, source: SourceFacts, binder: Binder
-) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool]:
+) -> tuple[exp.Select, tuple[Output, ...], Model, Joins, bool, tuple[Presence, ...]]:
     """The leaves of derived metrics on several models (or time columns): each half grouped
     alone, the halves joined on period and dimension values in one statement (bound in
-    textual order). A later half joins on the keys the halves before it have."""
+    textual order). A later half joins on the keys the halves before it have. Where an asked
+    derived metric's leaves share a half with other metrics, the half counts their rows too
+    (:mod:`sutura.core.sql.presence`)."""
+    counted = counted_per_half(resolved)
     grouped = [
         _grouped(
             msgspec.structs.replace(
@@ -248,8 +260,9 @@ def _joined(
             catalog,
             source,
             binder,
+            counts,
         )
-        for half in halves(resolved.metrics)
+        for half, counts in zip(halves(resolved.metrics), counted, strict=True)
     ]
     if resolved.grain is None:  # no period to join on: a constant of each half instead
         for half_tree, *_ in grouped:
@@ -264,9 +277,10 @@ def _joined(
         for k in keys
     ]
     placed: dict[str, Output] = {}
+    presence: list[Presence] = []
     shift = 0
-    for side, (tree, side_outputs, *_rest), half in zip(
-        sides, grouped, halves(resolved.metrics), strict=True
+    for side, (tree, side_outputs, *_rest), half, counts in zip(
+        sides, grouped, halves(resolved.metrics), counted, strict=True
     ):
         parts = [e.alias_or_name for e in tree.expressions[width:] if e.alias_or_name != _ONE]
         items.extend(
@@ -274,6 +288,10 @@ def _joined(
         )
         for metric, output in zip(half, side_outputs[width:], strict=True):
             placed[metric.name] = _shifted(output, shift)
+        presence.extend(
+            Presence(metric=c.metric, leaves=c.leaves, index=width + shift + parts.index(c.alias))
+            for c in counts
+        )
         shift += len(parts)
     outputs: list[Output] = [Passthrough(index=i) for i in range(width)]
     outputs.extend(placed[m.name] for m in resolved.metrics)
@@ -295,7 +313,7 @@ def _joined(
     order = [exp.Ordered(this=exp.Literal.number(i + 1), nulls_first=False) for i in range(width)]
     tree = ordered(tree, order)
     first = grouped[0]
-    return tree, tuple(outputs), first[2], first[3], first[4]
+    return tree, tuple(outputs), first[2], first[3], first[4], tuple(presence)
 
 
 _ONE = "one"
@@ -433,8 +451,10 @@ def _select(
     joins: Joins,
     shared: bool,
     sql: ExpressionSql,
+    counted: tuple[Counted, ...] = (),
 ) -> tuple[exp.Select, tuple[Output, ...]]:
-    """The SELECT list (period, dimensions, metric parts) and the shaping of each column."""
+    """The SELECT list (period, dimensions, metric parts, then ``counted``) and the shaping of
+    each answer column."""
     items: list[exp.Expr] = [
         p.as_(PERIOD, quoted=True, copy=False) for p in periods_of(resolved, joins)
     ]
@@ -446,6 +466,7 @@ def _select(
         parts = metric_parts(metric, inline=not shared, sql=sql)
         outputs.append(output_of(parts, start=len(items)))
         items.extend(value.as_(alias, quoted=True, copy=False) for alias, value in parts.columns)
+    items.extend(counted_column(c, sql) for c in counted)
     return exp.select(*items), tuple(outputs)
 
 

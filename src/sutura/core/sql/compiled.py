@@ -36,17 +36,30 @@ class Quotient(Frozen, frozen=True, tag="quotient"):
 Output = Passthrough | Quotient
 
 
+class Presence(Frozen, frozen=True):
+    """Whether an asked derived metric's ``leaves`` grouped on one model counted a row of a
+    group: selected column ``index`` counts the rows their required filters pass. Where it is
+    zero, another metric of that model brought the group in, and the derived metric reads those
+    leaves as it does alone, as a model without a row of the group: NULL."""
+
+    metric: str
+    leaves: tuple[str, ...]
+    index: int
+
+
 class Derivation(Frozen, frozen=True):
-    """What :mod:`sutura.core.sql.derive` computes from the statement's rows: compare, window,
-    fill and ``top`` of a question that has any of the first three.
+    """What :mod:`sutura.core.sql.derive` computes from the statement's rows: derived metrics,
+    compare, window, fill and ``top`` of a question that has any of them.
 
     Attributes:
         resolved: The question (its range, grain, compare, window, fill and top).
         zero_filled: Per metric, whether a filled period holds zero (sums and counts) or NULL.
+        presence: Where an asked derived metric's leaves counted a row (joined statements only).
     """
 
     resolved: Resolved
     zero_filled: tuple[bool, ...]
+    presence: tuple[Presence, ...] = ()
 
 
 class CompiledQuery(Frozen, frozen=True):

@@ -44,7 +44,14 @@ from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.question.periods import shift_periods
 from sutura.core.question.resolve import Resolved, Running, Trailing, prior_period
 from sutura.core.sql.combine import Refuses, evaluated
-from sutura.core.sql.compiled import CompiledQuery, Derivation, Output, Passthrough, Quotient
+from sutura.core.sql.compiled import (
+    CompiledQuery,
+    Derivation,
+    Output,
+    Passthrough,
+    Presence,
+    Quotient,
+)
 from sutura.core.sql.ordering import descending
 
 Row = list[str | None]
@@ -81,10 +88,11 @@ def derive_rows(
     resolved = derivation.resolved
     width = len(resolved.keys)
     timed = resolved.grain is not None
-    groups = _groups(fetched, timed, width, compiled.outputs[width:], quotient)
+    counted = tuple(Passthrough(index=p.index) for p in derivation.presence)
+    groups = _groups(fetched, timed, width, (*compiled.outputs[width:], *counted), quotient)
     zero_filled = derivation.zero_filled
     if resolved.derived:
-        _combined(groups, resolved)
+        _combined(groups, resolved, derivation.presence)
     if resolved.fill:
         _fill(groups, resolved, zero_filled)
     rows = _answer_rows(groups, resolved)
@@ -103,17 +111,28 @@ Groups = dict[Key, dict[str, list[Value]]]
 grain), each metric's value."""
 
 
-def _combined(groups: Groups, resolved: Resolved) -> None:
+def _combined(groups: Groups, resolved: Resolved, presence: tuple[Presence, ...]) -> None:
     """Each period's leaf values replaced, in place, by the asked metrics' values (a leaf
-    asked as it is, a derived metric computed from its tree)."""
+    asked as it is, a derived metric computed from its tree). Where an asked derived metric's
+    leaves on a model counted no row of the group (``presence``: another metric of that model
+    brought it in), it reads them as it does alone: NULL, as a model without a row of it."""
     names = [m.name for m in resolved.metrics]
     asked = resolved.metric_names
     derived = {d.name: d for d in resolved.derived}.get
     for periods in groups.values():
         for period, values in periods.items():
-            leaves = dict(zip(names, values, strict=True))
+            leaves = dict(zip(names, values[: len(names)], strict=True))
+            absent: dict[str, set[str]] = {}
+            for found, count in zip(presence, values[len(names) :], strict=True):
+                if count is None or count == 0:
+                    absent.setdefault(found.metric, set()).update(found.leaves)
             known: dict[str, Value] = {}
-            periods[period] = [evaluated(name, leaves, derived, known) for name in asked]
+            periods[period] = [
+                evaluated(name, leaves, derived, known)
+                if name not in absent
+                else evaluated(name, {**leaves, **dict.fromkeys(absent[name])}, derived, {})
+                for name in asked
+            ]
 
 
 def _groups(
