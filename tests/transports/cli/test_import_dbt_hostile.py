@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from sutura.core.catalog.document.parse import parse_document
-from sutura.core.definitions.model import Metric
+from sutura.core.definitions.model import FilterPredicate, Metric
+from sutura.core.expression.formula import predicate_formula
+from sutura.core.expression.nodes import Predicate
 from sutura.core.text.escape import escape_text
 from tests.transports.cli.running import run_in_process as _run
 from tests.transports.cli.test_import_dbt_cli import _duckdb, _project
@@ -95,3 +97,30 @@ def test_a_description_no_utf8_file_can_carry_is_refused_by_name(
     )
     code, out, err = _run(["check"], config, capsys)
     assert (code, err) == (0, ""), out
+
+
+@pytest.mark.parametrize("character", ["\x85", "\x7f", "\x9b", "\u2028", "\u202e", "\ufeff"])
+def test_a_text_constant_reads_back_exactly_from_the_document_written(
+    character: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A filter's text constant holding a character YAML folds (NEL is a line break in a
+    double-quoted scalar) or refuses raw (DEL, C1) is written as its escape: the metric is
+    carried over, its constant exactly the dbt project's."""
+    config = _duckdb(tmp_path)
+    spelled = json.dumps(character)[1:-1] if character.isprintable() else f"\\u{ord(character):04x}"
+    project = _project(tmp_path, {"= 'new'": f"= 'n{spelled}ew'"})
+    code, out, err = _run(["import", "dbt", str(project)], config, capsys)
+    assert (code, err) == (0, ""), out
+    assert "metric new_customer" not in out
+    written = (config / "catalog" / "metrics" / "new_customer.md").read_bytes().decode("utf-8")
+    definition = parse_document("metrics/new_customer.md", written).unwrap().definition
+    assert isinstance(definition, Metric)
+    assert f"'n{character}ew'" in predicate_formula(_only_predicate(definition))
+    code, out, err = _run(["check"], config, capsys)
+    assert (code, err) == (0, ""), out
+
+
+def _only_predicate(metric: Metric) -> Predicate:
+    (only,) = metric.required_filters
+    assert isinstance(only, FilterPredicate)
+    return only.predicate
