@@ -185,7 +185,7 @@ def _write(catalog_dir: Path, imported: Imported) -> ImportReport:
         now[document.path] = _place(catalog_dir, document, before.get(document.path), report)
     for gone in sorted(set(before) - set(now)):
         path = catalog_dir / gone
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        current = _read_exact(path)
         if current is not None and _digest(current) == before[gone]:
             path.unlink()
             report.removed.append(gone)
@@ -205,7 +205,7 @@ def _place(
     path = catalog_dir / document.path
     path.parent.mkdir(parents=True, exist_ok=True)
     fresh = _digest(document.text)
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
+    current = _read_exact(path)
     if current is None:
         path.write_text(document.text, encoding="utf-8", newline="\n")
         report.written.append(document.path)
@@ -227,6 +227,12 @@ def _place(
     report.offered.append(beside)
     report.changes.extend(f"{beside}: {line}" for line in _changes(current, document))
     return last if last is not None else _digest(current)
+
+
+def _read_exact(path: Path) -> str | None:
+    """The file's text exactly as written (no newline translation: a carriage return a
+    description holds reads back as itself), or None when there is none."""
+    return path.read_bytes().decode("utf-8") if path.is_file() else None
 
 
 def _changes(before: str, document: DraftDocument) -> list[str]:

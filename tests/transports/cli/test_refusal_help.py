@@ -3,6 +3,7 @@ dimension and what the metric lists (the text half keeps its fixed sentence), an
 loading settings without ``SUTURA_CONFIG_DIR`` says it is unset and where settings were looked
 for."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,9 +52,34 @@ def test_a_value_not_allowed_names_the_dimension_and_its_values_but_not_the_valu
     assert out == render_refusal(refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)) + "\n"
     assert err == (
         "sutura: the metric revenue allows these values of the dimension channel:"
-        " phone, store, web\n"
+        "\tphone\tstore\tweb\n"
     )
     assert "phonez" not in out + err
+
+
+def test_the_values_a_dimension_allows_are_listed_as_cells_each_told_apart(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An allowed value that is empty, spells ``\\N``, holds ``, `` or a tab is still one
+    value, shown as the catalog shows it (tab-separated escaped cells)."""
+    config = tmp_path / "example"
+    shutil.copytree(example_dir, config)
+    orders = config / "catalog" / "orders.md"
+    hostile = '["", "\\\\N", "phone, store", "a\\tb", "web\\u2028", phone, store, web]'
+    text = orders.read_text(encoding="utf-8")
+    assert "values: [phone, store, web]" in text
+    orders.write_text(text.replace("values: [phone, store, web]", f"values: {hostile}"))
+    code, out, err = _run(
+        ["query", "revenue", *QUARTERS, "--where", "channel=phonez"],
+        {"SUTURA_CONFIG_DIR": str(config)},
+        capsys,
+    )
+    assert code == 1, err
+    assert out == render_refusal(refusal(RefusalCode.DIMENSION_VALUE_NOT_ALLOWED)) + "\n"
+    assert err == (
+        "sutura: the metric revenue allows these values of the dimension channel:"
+        "\t\\e\t\\\\N\tphone, store\ta\\tb\tweb\\u2028\tphone\tstore\tweb\n"
+    )
 
 
 def test_other_refusals_say_nothing_more(

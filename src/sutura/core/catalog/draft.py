@@ -27,6 +27,7 @@ from sutura.core.definitions.model import TablePath, table_label
 from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.grain import GRAIN_ORDER
+from sutura.core.text.escape import is_escaped
 
 DRAFT_MARK: Final = (
     "# DRAFT written by sutura init: review the measure, grains and audience, then delete this line"
@@ -80,14 +81,26 @@ class Draft(Frozen, frozen=True):
 
 
 def scalar(text: str) -> str:
-    """``text`` as a YAML scalar that reads back as exactly ``text``.
+    r"""``text`` as a YAML scalar that reads back as exactly ``text``.
 
     >>> scalar("orders"), scalar("DECIMAL(12,2)"), scalar("yes"), scalar('a"b')
-    ('orders', '"DECIMAL(12,2)"', '"yes"', '"a\\\\"b"')
+    ('orders', '"DECIMAL(12,2)"', '"yes"', '"a\\"b"')
+    >>> print(scalar("n\x85ew\u2028\x7f"))
+    "n\u0085ew\u2028\u007f"
     """
     if _PLAIN.fullmatch(text) and text.casefold() not in _YAML_WORDS:
         return text
-    return json.dumps(text, ensure_ascii=False)
+    # JSON escapes the C0 controls, the quote and the backslash; every other character of the
+    # escape set (a line break YAML folds, such as NEL or U+2028, one it refuses raw, such as
+    # DEL, or an invisible one) is written as YAML's own \u or \U escape.
+    return "".join(_yaml_escaped(ch) for ch in json.dumps(text, ensure_ascii=False))
+
+
+def _yaml_escaped(ch: str) -> str:
+    if ch == "\\" or not is_escaped(ch):
+        return ch
+    point = ord(ch)
+    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
 
 
 def model_name(table: str, taken: set[str]) -> str:

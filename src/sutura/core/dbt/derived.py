@@ -19,7 +19,7 @@ from returns.pipeline import is_successful
 from sutura.core.catalog.draft import scalar
 from sutura.core.catalog.error import quoted
 from sutura.core.dbt.context import Carried, Context, Rewritten
-from sutura.core.dbt.documents import MARK, add_document, metric_prose
+from sutura.core.dbt.documents import add_document, mark, metric_prose
 from sutura.core.dbt.operations import (
     Combined,
     Leaf,
@@ -119,7 +119,7 @@ def _write(
     dimensions = [d for d in a.dimensions if d in b.dimensions]
     scale = written_scale(node)
     lines = [
-        MARK.format(file=file),
+        mark(file),
         "kind: metric",
         f"name: {scalar(name)}",
         "derived:",

@@ -24,7 +24,7 @@ from sutura.core.dbt.dimensions import (
     emit_dimensions,
     non_additive,
 )
-from sutura.core.dbt.documents import MARK, add_document, metric_prose
+from sutura.core.dbt.documents import add_document, mark, metric_prose
 from sutura.core.dbt.filters import where
 from sutura.core.dbt.sql_expr import expression
 from sutura.core.dbt.tree import Tree, flow
@@ -313,7 +313,7 @@ def _write_metric(
         assert isinstance(body, dict)
         measure_lines = ["  ratio:"] + [f"    {k}: {flow(v)}" for k, v in body.items()]
     lines = [
-        MARK.format(file=file),
+        mark(file),
         "kind: metric",
         f"name: {scalar(metric.name)}",
         f"model: {scalar(term.model)}",

@@ -13,7 +13,7 @@ from sutura.core.catalog.draft import FoundTable, model_name, scalar
 from sutura.core.catalog.error import has_unsafe_characters, quoted
 from sutura.core.dbt.context import Context, Model
 from sutura.core.dbt.dimensions import bare_column, shared_dimensions
-from sutura.core.dbt.documents import MARK, add_document, prose
+from sutura.core.dbt.documents import add_document, mark, prose
 from sutura.core.definitions.model import TablePath, table_label
 
 
@@ -62,7 +62,7 @@ def add_model(
     for measure in semantic.measures:
         context.measures[measure.name] = (model, measure)
     lines = [
-        MARK.format(file=file),
+        mark(file),
         "kind: model",
         f"name: {scalar(name)}",
         f"source: {scalar(context.source)}",
@@ -111,7 +111,7 @@ def add_relationships(context: Context, model: Model) -> None:
             continue
         name = model_name(f"{model.name}_{entity.name}", context.taken_relationships)
         lines = [
-            MARK.format(file=model.file),
+            mark(model.file),
             "kind: relationship",
             f"name: {scalar(name)}",
             f"origin_model: {scalar(model.name)}",

@@ -37,12 +37,18 @@ from sutura.core.catalog.draft import DraftDocument, FoundTable
 from sutura.core.catalog.error import CatalogError
 from sutura.core.dbt.context import Context, Rewritten, Skipped
 from sutura.core.dbt.dimensions import filter_dimensions
+from sutura.core.dbt.documents import marked_file
 from sutura.core.dbt.metrics import add_metric
 from sutura.core.dbt.models import add_model, add_relationships
 from sutura.core.definitions.model import TablePath
+from sutura.core.text.escape import has_lone_surrogate
 
 # Simple metrics first, then the ratios over them, then the derived metrics over both.
 _STAGE: Final = {MetricType.RATIO: 1, MetricType.DERIVED: 2}
+_NOT_UTF8: Final = (
+    "its description holds a lone surrogate (\\ud800 to \\udfff), which no UTF-8 file can"
+    " carry; write the character itself in the dbt project"
+)
 
 
 class Counts(NamedTuple):
@@ -199,6 +205,8 @@ def _settle(context: Context) -> None:
     for _ in range(len(context.documents) + 1):
         parsed = [(d, parse_document(d.path, d.text)) for d in context.documents]
         problems: dict[str, str] = {
+            d.path: _NOT_UTF8 for d in context.documents if has_lone_surrogate(d.text)
+        } | {
             d.path: result.failure().sentence() for d, result in parsed if not is_successful(result)
         }
         if not problems:
@@ -224,4 +232,4 @@ def _by_file(errors: Iterable[CatalogError]) -> dict[str, str]:
 
 def _file_of(document: DraftDocument) -> str:
     first = document.text.split("\n", 2)[1]
-    return first.removeprefix("# imported by sutura import dbt from ").split(";")[0]
+    return marked_file(first).value_or(first)

@@ -2,8 +2,10 @@
 
 A refusal's own sentence is fixed (an agent reads it, and it never echoes what was asked). A
 person at the command line, who sees every metric, also gets the dimension named and what the
-metric lists instead: its dimensions, or the values a dimension allows. The values asked are not
-repeated. Every name is escaped, so a catalog's name cannot move a terminal's cursor.
+metric lists instead: its dimensions, or the values a dimension allows (tab-separated escaped
+cells, as the catalog lists them: an empty value, or one holding a comma, is still one value).
+The values asked are not repeated. Every name is escaped, so a catalog's name cannot move a
+terminal's cursor.
 For ``--by regoin`` on the example: ``the metric revenue has no dimension regoin; it lists:
 region, channel, segment``.
 """
@@ -15,7 +17,7 @@ from sutura.core.definitions.tree import leaves
 from sutura.core.nouns.question import Question
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.question.filters import given_values
-from sutura.core.text.escape import escape_text
+from sutura.core.text.escape import escape_cell, escape_text
 
 
 def dimension_help(question: Question, catalog: Catalog, code: RefusalCode) -> list[str]:
@@ -57,7 +59,8 @@ def _not_allowed(question: Question, catalog: Catalog) -> list[str]:
                 continue
             lines.append(
                 f"the metric {escape_text(name)} allows these values of the dimension"
-                f" {escape_text(dimension.name)}: {_listing(dimension.values)}"
+                f" {escape_text(dimension.name)}:"
+                + "".join(f"\t{escape_cell(v)}" for v in dimension.values)
             )
     return lines
 
