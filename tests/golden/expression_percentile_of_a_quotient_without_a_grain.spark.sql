@@ -57,17 +57,35 @@ SELECT
 FROM (
   SELECT
     CAST(CAST((
-      `t0`.`l_extendedprice` * 1000000
-    ) DIV NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS `i0.0`,
+      (
+        CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+      ) - (
+        (
+          CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+        ) % NULLIF(`t0`.`l_quantity`, 0)
+      )
+    ) / NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) AS `i0.0`,
     ROW_NUMBER() OVER (
       ORDER BY CAST(CAST((
-        `t0`.`l_extendedprice` * 1000000
-      ) DIV NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) NULLS LAST
+        (
+          CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+        ) - (
+          (
+            CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+          ) % NULLIF(`t0`.`l_quantity`, 0)
+        )
+      ) / NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6)) NULLS LAST
     ) AS `i0.0.rank`,
     COUNT(
       CAST(CAST((
-        `t0`.`l_extendedprice` * 1000000
-      ) DIV NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
+        (
+          CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+        ) - (
+          (
+            CAST(`t0`.`l_extendedprice` AS DECIMAL(38, 2)) * 1000000
+          ) % NULLIF(`t0`.`l_quantity`, 0)
+        )
+      ) / NULLIF(`t0`.`l_quantity`, 0) AS DECIMAL(38, 0)) * 0.000001 AS DECIMAL(21, 6))
     ) OVER () AS `i0.0.count`
   FROM `lineitem` AS `t0`
   WHERE

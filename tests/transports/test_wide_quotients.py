@@ -1,10 +1,11 @@
-"""A ``divide`` of large values answers the exact quotient on DuckDB and PostgreSQL, through the
-Python API: the quotient is cut toward zero at six places by integer division, so the dividend
-is first scaled by ``10^6`` — in a type wide enough for it, not the column's own. A ``BIGINT``
-counter past 9.2 × 10^12 (``9.2 × 10^18 / 10^6``) and a ``DECIMAL(17,2)`` amount near the top
-of its range divide like any other value (docs/catalog.md, "Decimal results"), as an analyst's
-``TRUNC(numerator::NUMERIC / denominator, 6)`` gives, instead of a refusal on one engine and an
-answer on the other.
+"""A ``divide`` of large values answers the exact quotient on DuckDB, PostgreSQL and Spark,
+through the Python API: the quotient is cut toward zero at six places by integer division, so
+the dividend is first scaled by ``10^6`` — in a type wide enough for it, not the column's own.
+A ``BIGINT`` counter past 9.2 × 10^12 (``9.2 × 10^18 / 10^6``) and a ``DECIMAL(17,2)`` amount
+near the top of its range divide like any other value (docs/catalog.md, "Decimal results"), as
+an analyst's ``TRUNC(numerator::NUMERIC / denominator, 6)`` gives: not a refusal on one engine
+and an answer on the other, nor, on Spark (whose ``DIV`` answers a ``BIGINT`` and wraps past it
+without an error), a wrong number.
 """
 
 import json
@@ -20,6 +21,8 @@ import pytest
 from sutura import api
 from sutura.core.tool.capability import Capability
 from tests.postgres import copy_from_duckdb, scratch_database
+from tests.spark_server import load_tables
+from tests.spark_server import require_server as require_spark
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +111,13 @@ def _config(root: Path, source: dict[str, object]) -> Path:
     return root
 
 
-@pytest.fixture(params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "duckdb",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("spark", marks=pytest.mark.spark),
+    ]
+)
 def deployed(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[tuple[Path, dict[str, str]]]:
@@ -119,6 +128,11 @@ def deployed(
         connection.executemany("INSERT INTO transfers VALUES (?, ?, ?, ?, ?, ?)", ROWS)
     if request.param == "duckdb":
         yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
+        return
+    if request.param == "spark":
+        remote = require_spark()
+        load_tables(data, remote)
+        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
         return
     dsn: str = request.getfixturevalue("postgres_dsn")
     with scratch_database(dsn) as scratch:

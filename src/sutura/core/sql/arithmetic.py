@@ -3,6 +3,7 @@ toward zero, no engine's rounding), decimal and integer casts, the numbers the c
 itself (powers of ten, zero: never an author's constant), and parentheses where sqlglot would
 write an operation as built."""
 
+from collections.abc import Callable
 from typing import assert_never
 
 from sqlglot import exp
@@ -34,18 +35,24 @@ def cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
 
 def quotient_sql(
     dialect: Dialect,
-    left: exp.Expr,
-    right: exp.Expr,
+    left: Callable[[], exp.Expr],
+    right: Callable[[], exp.Expr],
     result: tuple[int, int],
     scales: tuple[int, int],
 ) -> exp.Expr:
     """``left / right`` cut toward zero at ``scale`` places, by integer division.
 
+    ``left`` and ``right`` build their operand (each call binds its constants again, so an
+    operand written twice is built twice, in the order the statement reads them).
+
     The dividend is first multiplied by ``10^scale`` (exact: the quotient's scale is at least
-    the dividend's); PostgreSQL's ``DIV`` and Spark's ``DIV`` divide decimals exactly and cut
-    toward zero; DuckDB divides 128-bit integers, so both sides are first scaled to integers.
-    ``result`` is the quotient's precision and scale, ``scales`` the operands' (0 for an
-    integer).
+    the dividend's); PostgreSQL's ``DIV`` divides decimals exactly and cuts toward zero;
+    DuckDB divides 128-bit integers, so both sides are first scaled to integers. Spark's
+    ``DIV`` answers a ``BIGINT`` and wraps past it, with no error even in ANSI mode, so Spark
+    takes the dividend less its remainder (which has the dividend's sign), an exact multiple
+    of the divisor, and divides that: a decimal quotient that is a whole number is exact, or
+    overflows with an error. ``result`` is the quotient's precision and scale, ``scales`` the
+    operands' (0 for an integer).
 
     The scaling is done in a type wide enough for it, never the operand's own: a ``BIGINT``
     past 9.2 × 10^12, or a ``DECIMAL(17,2)`` near its top, times ``10^6`` overflows its own
@@ -60,14 +67,14 @@ def quotient_sql(
             hugeint = sql_type("HUGEINT", "duckdb")
             dividend: exp.Expr = exp.Cast(
                 this=exp.Mul(
-                    this=cast_decimal(left, MAX_PRECISION, left_scale),
+                    this=cast_decimal(left(), MAX_PRECISION, left_scale),
                     expression=number(str(10 ** (scale + right_scale))),
                 ),
                 to=hugeint,
             )
             divisor = exp.Cast(
                 this=exp.Mul(
-                    this=cast_decimal(right, MAX_PRECISION, right_scale),
+                    this=cast_decimal(right(), MAX_PRECISION, right_scale),
                     expression=number(str(10**right_scale)),
                 ),
                 to=hugeint,
@@ -76,15 +83,24 @@ def quotient_sql(
                 this=dividend, expression=exp.Nullif(this=divisor, expression=zero)
             )
         case Dialect.POSTGRES:
-            widened = exp.Cast(this=left, to=sql_type("NUMERIC", "postgres"))
+            widened = exp.Cast(this=left(), to=sql_type("NUMERIC", "postgres"))
             dividend = exp.Mul(this=widened, expression=number(str(10**scale)))
             whole = exp.IntDiv(
-                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)
+                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right(), expression=zero)
             )
         case Dialect.SPARK:
-            dividend = exp.Mul(this=paren(left), expression=number(str(10**scale)))
-            whole = exp.IntDiv(
-                this=exp.Paren(this=dividend), expression=exp.Nullif(this=right, expression=zero)
+
+            def scaled_left() -> exp.Expr:
+                widened = cast_decimal(left(), MAX_PRECISION, left_scale)
+                return exp.Paren(this=exp.Mul(this=widened, expression=number(str(10**scale))))
+
+            # Built in the order the statement reads them: dividend, dividend, divisor, divisor.
+            dividend, again = scaled_left(), scaled_left()
+            by = exp.Nullif(this=right(), expression=zero)
+            remainder = exp.Mod(this=again, expression=by)
+            multiple = exp.Paren(this=exp.Sub(this=dividend, expression=exp.Paren(this=remainder)))
+            whole = exp.Div(
+                this=multiple, expression=exp.Nullif(this=right(), expression=number("0"))
             )
         case _:
             assert_never(dialect)

@@ -225,7 +225,11 @@ class ExpressionSql:
         scales = self.type_of(left).scale or 0, self.type_of(right).scale or 0
         precision = result.precision or MAX_PRECISION
         return quotient_sql(
-            self._dialect, self.value(left), self.value(right), (precision, scale), scales
+            self._dialect,
+            lambda: self.value(left),
+            lambda: self.value(right),
+            (precision, scale),
+            scales,
         )
 
     def _as_own_type(self, value: exp.Expr, expr: Expr) -> exp.Expr:
