@@ -277,11 +277,44 @@ EXPRESSION_CASES: dict[str, dict[str, object]] = {
 }
 CASES.update(EXPRESSION_CASES)
 
+# Integer arithmetic, computed in DECIMAL(38, 0) on every engine (each PostgreSQL step cast
+# back to it), an operand computed wide already kept as it is, constants bound in reading order.
+WIDE_INTEGERS = """\
+---
+kind: metric
+name: line_keys
+model: lineitem
+measure:
+  simple:
+    aggregate: sum
+    of: {add: [{multiply: [{column: l_linenumber}, 1000]}, {negate: {column: l_partkey}}]}
+time_column: l_shipdate
+grains: [year]
+dimensions:
+  - name: next_line
+    expression: {add: [{column: l_linenumber}, 1]}
+    type: integer
+audience: open
+---
+"""
+WIDE_PINNED = pin(expression_catalog(metrics__line_keys=WIDE_INTEGERS), "v", "UTC")
+WIDE_CASES: dict[str, dict[str, object]] = {
+    "expression_integer_arithmetic_computed_wide": {
+        "metrics": ["line_keys"],
+        "grain": "year",
+        "dimensions": ["next_line"],
+    },
+}
+CASES.update(WIDE_CASES)
+
 
 def _resolved(case: str) -> Resolved:
     if case in EXPRESSION_CASES:
         asked = question(**EXPRESSION_CASES[case])
         return resolve_question(asked, EXPRESSION_PINNED, LimitsSettings(), TODAY).unwrap()
+    if case in WIDE_CASES:
+        asked = question(**WIDE_CASES[case])
+        return resolve_question(asked, WIDE_PINNED, LimitsSettings(), TODAY).unwrap()
     if case in DERIVED_CASES:
         asked = question(**DERIVED_CASES[case])
         return resolve_question(asked, DERIVED_PINNED, LimitsSettings(), TODAY).unwrap()
@@ -314,6 +347,8 @@ def test_compiled_sql_matches_its_golden_file(
     catalog = DERIVED_PINNED.catalog if case in DERIVED_CASES else CATALOG
     if case in EXPRESSION_CASES:
         catalog = EXPRESSION_PINNED.catalog
+    if case in WIDE_CASES:
+        catalog = WIDE_PINNED.catalog
     compiled = compile_question(_resolved(case), catalog, SourceFacts(dialect=dialect))
     text = _golden_text(case, dialect, compiled)
     path = HERE / f"{case}.{dialect}.sql"

@@ -141,7 +141,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         {
             "core/nouns/dialect.py": 1,
             "boundary/sources/introspect.py": 2,
-            "core/sql/arithmetic.py": 1,
+            "core/sql/arithmetic.py": 2,
             "core/sql/expression.py": 2,
             "core/sql/values.py": 1,
         },
@@ -265,7 +265,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/infer.py": 2,
             "core/expression/nodes.py": 2,
             "core/expression/reroot.py": 1,
-            "core/sql/expression.py": 2,
+            "core/sql/expression.py": 3,
             "core/sql/reads.py": 1,
         },
     ),

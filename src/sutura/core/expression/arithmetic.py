@@ -3,6 +3,8 @@
 The rules, identical on DuckDB, PostgreSQL and Spark (``docs/catalog.md`` states them):
 
 - integers with integers stay integers (``divide`` excepted); anything with a float is a float;
+- an integer is computed in 38 whole digits on every engine, never its column's own width
+  (``sutura.core.sql.arithmetic.WIDE_INTEGER``): past them every engine refuses alike;
 - a decimal sum or difference has the larger scale; a product the sum of the scales; precision
   grows as each engine grows it, capped at 38;
 - a quotient is a decimal of scale ``max(6, scales)`` and precision 38, cut toward zero;

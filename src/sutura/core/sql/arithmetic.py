@@ -4,7 +4,7 @@ itself (powers of ten, zero: never an author's constant), and parentheses where 
 write an operation as built."""
 
 from collections.abc import Callable
-from typing import assert_never
+from typing import Final, assert_never
 
 from sqlglot import exp
 
@@ -31,6 +31,33 @@ def integer(value: exp.Expr) -> exp.Expr:
 def cast_decimal(value: exp.Expr, precision: int, scale: int) -> exp.Expr:
     """``CAST(value AS DECIMAL(precision, scale))``: one scale on every engine."""
     return exp.Cast(this=value, to=sql_type(f"DECIMAL({precision}, {scale})"))
+
+
+WIDE_INTEGER: Final = f"DECIMAL({MAX_PRECISION}, 0)"
+"""The type integer arithmetic computes in on every engine: 38 whole digits, past which each
+engine raises an error (DuckDB's and Spark's decimal arithmetic, PostgreSQL's cast to it),
+never a column's own ``INTEGER`` or ``BIGINT``, which would overflow at 2^31 or 2^63."""
+
+
+def widened(value: exp.Expr) -> exp.Expr:
+    """``CAST(value AS DECIMAL(38, 0))``: an integer operand, widened before it computes."""
+    return exp.Cast(this=value, to=sql_type(WIDE_INTEGER))
+
+
+def wide_step(dialect: Dialect, step: exp.Expr) -> exp.Expr:
+    """One step of integer arithmetic over widened operands, bounded at 38 digits alike.
+
+    DuckDB and Spark compute ``DECIMAL(38, 0)`` with ``DECIMAL(38, 0)`` in that very type and
+    raise an error past it; PostgreSQL's ``NUMERIC`` has no bound, so each step is cast back
+    to ``DECIMAL(38, 0)``, which raises the error there too (``numeric field overflow``).
+    """
+    match dialect:
+        case Dialect.POSTGRES:
+            return widened(step)
+        case Dialect.DUCKDB | Dialect.SPARK:
+            return exp.Paren(this=step)
+        case _:
+            assert_never(dialect)
 
 
 def quotient_sql(

@@ -10,7 +10,8 @@ the catalog's time zone); every column is one quoted identifier on the alias of 
 Where engines differ, the SQL says what to do: a quotient is computed by integer division on
 each engine (truncated toward zero, so no engine's rounding enters), a value a node chooses
 between decimals of different scales is cast to its one type (PostgreSQL would otherwise keep
-each value's own scale), a date part is cast to an integer.
+each value's own scale), a date part is cast to an integer, and integer arithmetic is
+computed in ``DECIMAL(38, 0)`` (the whole number, never a column's own width run past it).
 """
 
 from collections.abc import Callable
@@ -65,6 +66,8 @@ from sutura.core.sql.arithmetic import (
     number,
     paren,
     quotient_sql,
+    wide_step,
+    widened,
 )
 from sutura.core.sql.parts import Binder, column, sql_type
 
@@ -150,7 +153,7 @@ class ExpressionSql:
             case Arithmetic():
                 return self._arithmetic(expr)
             case Negate():
-                return exp.Neg(this=paren(self.value(expr.of)))
+                return exp.Neg(this=paren(self._operand(expr.of, self._whole(expr))))
             case Coalesce():
                 values = [self.value(item) for item in expr.of]
                 chosen = exp.Coalesce(this=values[0], expressions=values[1:])
@@ -194,9 +197,10 @@ class ExpressionSql:
     def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
         if _divides(expr.op):
             return self._quotient(expr)
-        result = paren(self.value(expr.operands[0]))
+        whole = self._whole(expr)
+        result = paren(self._operand(expr.operands[0], whole))
         for operand in expr.operands[1:]:
-            right = paren(self.value(operand))
+            right = paren(self._operand(operand, whole))
             match expr.op:
                 case ArithmeticOp.ADD:
                     result = exp.Add(this=result, expression=right)
@@ -208,8 +212,21 @@ class ExpressionSql:
                     raise AssertionError("a quotient is built by _quotient")
                 case _:
                     assert_never(expr.op)
-            result = exp.Paren(this=result)
+            result = wide_step(self._dialect, result) if whole else exp.Paren(this=result)
         return result
+
+    def _whole(self, expr: Expr) -> bool:
+        """Whether ``expr`` computes a whole number (an integer), so that it is computed in
+        :data:`~sutura.core.sql.arithmetic.WIDE_INTEGER`, never its operands' own type."""
+        return traits(self.type_of(expr).family).integer
+
+    def _operand(self, operand: Expr, whole: bool) -> exp.Expr:
+        """An operand of ``add``, ``subtract``, ``multiply`` or ``negate``: as it is, or, where
+        the result is a whole number, widened (an operand computed wide already is kept)."""
+        value = self.value(operand)
+        if not whole or _computed_wide(operand):
+            return value
+        return widened(value)
 
     def _quotient(self, expr: Arithmetic) -> exp.Expr:
         """``a / b``: NULL where ``b`` is zero; a float, or a decimal cut toward zero."""
@@ -391,6 +408,20 @@ def _pads(dialect: Dialect) -> bool:
             return False
         case _:
             assert_never(dialect)
+
+
+def _computed_wide(expr: Expr) -> bool:
+    """Whether ``expr`` is integer arithmetic, computed wide already (``divide`` is not:
+    its result is a decimal)."""
+    match expr:
+        case Arithmetic():
+            return not _divides(expr.op)
+        case Negate():
+            return True
+        case Column() | Constant() | Coalesce() | Case() | DatePart() | Buckets():
+            return False
+        case _:
+            assert_never(expr)
 
 
 def _divides(op: ArithmeticOp) -> bool:
