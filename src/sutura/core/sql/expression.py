@@ -27,7 +27,7 @@ from sutura.core.definitions.model import (
     FilterPredicate,
     RequiredFilter,
 )
-from sutura.core.expression.arithmetic import QUOTIENT_SCALE
+from sutura.core.expression.arithmetic import QUOTIENT_SCALE, product_type
 from sutura.core.expression.check import check_expression
 from sutura.core.expression.constants import bound_value
 from sutura.core.expression.nodes import (
@@ -192,24 +192,44 @@ class ExpressionSql:
                 assert_never(constant.kind)
 
     def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
+        """``a + b …``, ``a - b …`` or ``a * b …``, one step at a time, left to right.
+
+        Spark widens a product one digit more than the catalog's rules (``p1 + p2 + 1``), so a
+        further factor could take it past 38 digits, where Spark silently rounds the scale
+        (``allowPrecisionLoss``): on Spark each decimal product is kept in the type the catalog
+        gives it (which holds every product of its factors), so the next step multiplies what
+        every engine holds.
+        """
         if _divides(expr.op):
             return self._quotient(expr)
         result = paren(self.value(expr.operands[0]))
+        kind = self.type_of(expr.operands[0])
         for operand in expr.operands[1:]:
             right = paren(self.value(operand))
             match expr.op:
                 case ArithmeticOp.ADD:
-                    result = exp.Add(this=result, expression=right)
+                    result = exp.Paren(this=exp.Add(this=result, expression=right))
                 case ArithmeticOp.SUBTRACT:
-                    result = exp.Sub(this=result, expression=right)
+                    result = exp.Paren(this=exp.Sub(this=result, expression=right))
                 case ArithmeticOp.MULTIPLY:
-                    result = exp.Mul(this=result, expression=right)
+                    product = product_type(kind, self.type_of(operand))
+                    if isinstance(product, str):
+                        raise LookupError("an expression was not checked against this catalog")
+                    kind = product
+                    multiplied = exp.Paren(this=exp.Mul(this=result, expression=right))
+                    result = self._kept(multiplied, kind)
                 case ArithmeticOp.DIVIDE:
                     raise AssertionError("a quotient is built by _quotient")
                 case _:
                     assert_never(expr.op)
-            result = exp.Paren(this=result)
         return result
+
+    def _kept(self, product: exp.Expr, kind: SqlType) -> exp.Expr:
+        """A decimal product on Spark, cast to ``kind`` (the catalog's type of it)."""
+        exact = traits(kind.family)
+        if self._dialect != Dialect.SPARK or kind.scale is None or not exact.exact:
+            return product
+        return cast_decimal(product, kind.precision or MAX_PRECISION, kind.scale)
 
     def _quotient(self, expr: Arithmetic) -> exp.Expr:
         """``a / b``: NULL where ``b`` is zero; a float, or a decimal cut toward zero."""
