@@ -102,6 +102,11 @@ class ExpressionSql:
         self._types = types
         self._held = held
 
+    @property
+    def dialect(self) -> Dialect:
+        """The statement's dialect."""
+        return self._dialect
+
     def bind(self, value: object) -> exp.Placeholder:
         """A placeholder bound to ``value``."""
         return self.binder.bind(value)
