@@ -26,7 +26,7 @@ SELECT
       )
       THEN `w`.`i0.0`
     END
-  ) + (
+  ) + CAST((
     MIN(
       CASE
         WHEN `w`.`i0.0.rank` = (
@@ -54,7 +54,7 @@ SELECT
     CAST(MAX(MOD((
       `w`.`i0.0.count` - 1
     ) * ?, ?)) AS DECIMAL(1, 0)) * ?
-  ) AS DECIMAL(38, 7)) AS `median_price`
+  ) AS DECIMAL(23, 7)) AS DECIMAL(38, 7)) AS `median_price`
 FROM (
   SELECT
     CAST(DATE_TRUNC('year', `t0`.`l_shipdate`) AS DATE) AS `period`,

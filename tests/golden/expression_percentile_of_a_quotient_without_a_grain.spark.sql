@@ -25,7 +25,7 @@ SELECT
       )
       THEN `w`.`i0.0`
     END
-  ) + (
+  ) + CAST((
     MIN(
       CASE
         WHEN `w`.`i0.0.rank` = (
@@ -53,7 +53,7 @@ SELECT
     CAST(MAX(MOD((
       `w`.`i0.0.count` - 1
     ) * ?, ?)) AS DECIMAL(1, 0)) * ?
-  ) AS DECIMAL(38, 7)) AS `median_price`
+  ) AS DECIMAL(23, 7)) AS DECIMAL(38, 7)) AS `median_price`
 FROM (
   SELECT
     CAST(CAST((

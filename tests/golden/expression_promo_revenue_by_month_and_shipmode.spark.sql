@@ -14,18 +14,20 @@ SELECT
   SUM(
     CASE
       WHEN `t1`.`p_type` LIKE ?
-      THEN (
+      THEN CAST((
         `t0`.`l_extendedprice` * (
           ? - `t0`.`l_discount`
         )
-      )
+      ) AS DECIMAL(38, 4))
     END
   ) AS `promo_revenue.numerator`,
-  SUM((
-    `t0`.`l_extendedprice` * (
-      ? - `t0`.`l_discount`
-    )
-  )) AS `promo_revenue.denominator`
+  SUM(
+    CAST((
+      `t0`.`l_extendedprice` * (
+        ? - `t0`.`l_discount`
+      )
+    ) AS DECIMAL(38, 4))
+  ) AS `promo_revenue.denominator`
 FROM `lineitem` AS `t0`
 LEFT JOIN `part` AS `t1`
   ON `t0`.`l_partkey` = `t1`.`p_partkey`

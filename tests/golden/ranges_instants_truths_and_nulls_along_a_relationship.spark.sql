@@ -8,9 +8,9 @@
 SELECT
   CAST(DATE_TRUNC('year', `t0`.`l_shipdate`) AS DATE) AS `period`,
   RTRIM(`t1`.`o_orderpriority`) AS `priority`,
-  SUM((
+  SUM(CAST((
     `t0`.`l_extendedprice` * `t0`.`l_discount`
-  )) AS `line_revenue`
+  ) AS DECIMAL(30, 4))) AS `line_revenue`
 FROM `lineitem` AS `t0`
 LEFT JOIN `orders` AS `t1`
   ON `t0`.`l_orderkey` = `t1`.`o_orderkey`

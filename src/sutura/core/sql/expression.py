@@ -28,7 +28,7 @@ from sutura.core.definitions.model import (
     FilterPredicate,
     RequiredFilter,
 )
-from sutura.core.expression.arithmetic import QUOTIENT_SCALE
+from sutura.core.expression.arithmetic import QUOTIENT_SCALE, product_type
 from sutura.core.expression.check import check_expression
 from sutura.core.expression.constants import bound_value
 from sutura.core.expression.nodes import (
@@ -58,7 +58,7 @@ from sutura.core.expression.nodes import (
     Test,
 )
 from sutura.core.expression.problem import ColumnTypes
-from sutura.core.expression.types import MAX_PRECISION, SqlType, traits
+from sutura.core.expression.types import INTEGER_PRECISION, MAX_PRECISION, SqlType, traits
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.arithmetic import (
     cast_decimal,
@@ -104,6 +104,11 @@ class ExpressionSql:
         self._dialect = dialect
         self._types = types
         self._held = held
+
+    @property
+    def dialect(self) -> Dialect:
+        """The statement's dialect."""
+        return self._dialect
 
     def bind(self, value: object) -> exp.Placeholder:
         """A placeholder bound to ``value``."""
@@ -155,7 +160,7 @@ class ExpressionSql:
             case Negate():
                 return exp.Neg(this=paren(self._operand(expr.of, self._whole(expr))))
             case Coalesce():
-                values = [self.value(item) for item in expr.of]
+                values = self.alike(*expr.of, chosen=True)
                 chosen = exp.Coalesce(this=values[0], expressions=values[1:])
                 return self._as_own_type(chosen, expr)
             case Case():
@@ -195,24 +200,43 @@ class ExpressionSql:
                 assert_never(constant.kind)
 
     def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
+        """``a + b …``, ``a - b …`` or ``a * b …``, one step at a time, left to right.
+
+        Spark widens a product one digit more than the catalog's rules (``p1 + p2 + 1``), so a
+        further factor could take it past 38 digits, where Spark silently rounds the scale
+        (``allowPrecisionLoss``): on Spark each decimal product is kept in the type the catalog
+        gives it (which holds every product of its factors), so the next step multiplies what
+        every engine holds.
+        """
         if _divides(expr.op):
             return self._quotient(expr)
         whole = self._whole(expr)
         result = paren(self._operand(expr.operands[0], whole))
+        kind = self.type_of(expr.operands[0])
         for operand in expr.operands[1:]:
             right = paren(self._operand(operand, whole))
+            step: exp.Expr
             match expr.op:
                 case ArithmeticOp.ADD:
-                    result = exp.Add(this=result, expression=right)
+                    step = exp.Add(this=result, expression=right)
                 case ArithmeticOp.SUBTRACT:
-                    result = exp.Sub(this=result, expression=right)
+                    step = exp.Sub(this=result, expression=right)
                 case ArithmeticOp.MULTIPLY:
-                    result = exp.Mul(this=result, expression=right)
+                    product = product_type(kind, self.type_of(operand))
+                    if isinstance(product, str):
+                        raise LookupError("an expression was not checked against this catalog")
+                    kind = product
+                    step = exp.Mul(this=result, expression=right)
                 case ArithmeticOp.DIVIDE:
                     raise AssertionError("a quotient is built by _quotient")
                 case _:
                     assert_never(expr.op)
-            result = wide_step(self._dialect, result) if whole else exp.Paren(this=result)
+            if whole:
+                result = wide_step(self._dialect, step)
+            elif isinstance(step, exp.Mul):
+                result = self._kept(exp.Paren(this=step), kind)
+            else:
+                result = exp.Paren(this=step)
         return result
 
     def _whole(self, expr: Expr) -> bool:
@@ -227,6 +251,13 @@ class ExpressionSql:
         if not whole or _computed_wide(operand):
             return value
         return widened(value)
+
+    def _kept(self, computed: exp.Expr, kind: SqlType) -> exp.Expr:
+        """A decimal product on Spark, cast to ``kind`` (the catalog's type of it)."""
+        exact = traits(kind.family)
+        if self._dialect != Dialect.SPARK or kind.scale is None or not exact.exact:
+            return computed
+        return cast_decimal(computed, kind.precision or MAX_PRECISION, kind.scale)
 
     def _quotient(self, expr: Arithmetic) -> exp.Expr:
         """``a / b``: NULL where ``b`` is zero; a float, or a decimal cut toward zero."""
@@ -258,10 +289,47 @@ class ExpressionSql:
 
     def _case(self, expr: Case) -> exp.Expr:
         case = exp.Case()
-        for branch in expr.branches:
-            case = case.when(self.condition(branch.when), self.value(branch.then), copy=False)
-        case = case.else_(self.value(expr.otherwise), copy=False)
+        wide = self._wide_scale(*(b.then for b in expr.branches), expr.otherwise, chosen=True)
+        for branch in expr.branches:  # built in reading order: the condition, then its value
+            when = self.condition(branch.when)
+            case = case.when(when, self._widened(self.value(branch.then), wide), copy=False)
+        case = case.else_(self._widened(self.value(expr.otherwise), wide), copy=False)
         return self._as_own_type(case, expr)
+
+    def alike(self, *values: Expr, chosen: bool = False) -> list[exp.Expr]:
+        """``values`` as SQL, built in order, to be compared (or, when ``chosen``, chosen
+        between by ``coalesce``) in one type.
+
+        Spark compares or chooses between two decimals in their wider type, and where that
+        needs more than 38 digits (``DECIMAL(38,2)`` beside ``DECIMAL(3,3)``) it cuts the
+        scale, rounding one side (``0.01 <= 0.005`` holds there); DuckDB does so choosing
+        between them. There each value is cast to ``DECIMAL(38, the larger scale)``: exact, or
+        a value too large for it overflows (an error), never a rounded comparison.
+        """
+        wide = self._wide_scale(*values, chosen=chosen)
+        return [self._widened(self.value(value), wide) for value in values]
+
+    def _wide_scale(self, *values: Expr, chosen: bool) -> int | None:
+        """The larger scale of ``values`` where the engine would cut it, else None."""
+        cuts = self._dialect == Dialect.SPARK or (chosen and self._dialect == Dialect.DUCKDB)
+        if not cuts:
+            return None
+        typed = [check_expression(value, self._types) for value in values]
+        if not all(is_successful(kind) for kind in typed):
+            return None  # a column declaring no type: not a number the catalog computes with
+        kinds = [kind.unwrap().type for kind in typed]
+        if not all(traits(kind.family).exact for kind in kinds):
+            return None
+        if all(kind.scale is None for kind in kinds):
+            return None  # integers only
+        digits = [_digits(kind) for kind in kinds]
+        whole = max(precision - scale for precision, scale in digits)
+        scale = max(scale for _, scale in digits)
+        return scale if whole + scale > MAX_PRECISION else None
+
+    @staticmethod
+    def _widened(value: exp.Expr, scale: int | None) -> exp.Expr:
+        return value if scale is None else cast_decimal(value, MAX_PRECISION, scale)
 
     def _part(self, expr: DatePart) -> exp.Expr:
         of = self.value(expr.of)
@@ -292,9 +360,9 @@ class ExpressionSql:
         """``CASE WHEN x < e1 THEN l0 … WHEN x >= en THEN ln END``: NULL stays NULL."""
         case = exp.Case()
         for edge, label in zip(expr.edges, expr.labels, strict=False):
-            below = exp.LT(this=self.value(expr.of), expression=self.constant(edge))
+            below = exp.LT(**_sides(self.alike(expr.of, edge)))
             case = case.when(below, self.bind(label), copy=False)
-        last = exp.GTE(this=self.value(expr.of), expression=self.constant(expr.edges[-1]))
+        last = exp.GTE(**_sides(self.alike(expr.of, expr.edges[-1])))
         return case.when(last, self.bind(expr.labels[-1]), copy=False)
 
     def condition(self, predicate: Predicate) -> exp.Expr:
@@ -303,14 +371,11 @@ class ExpressionSql:
             case Compare():
                 return self._compare(predicate)
             case Between():
-                return exp.Between(
-                    this=self.value(predicate.value),
-                    low=self.value(predicate.low),
-                    high=self.value(predicate.high),
-                )
+                value, low, high = self.alike(predicate.value, predicate.low, predicate.high)
+                return exp.Between(this=value, low=low, high=high)
             case Member():
-                value = self.value(predicate.value)
-                listed = value.isin(*(self.value(c) for c in predicate.candidates))
+                value, *candidates = self.alike(predicate.value, *predicate.candidates)
+                listed = value.isin(*candidates)
                 return _negated(listed) if _excludes(predicate.op) else listed
             case Test():
                 return self._test(predicate)
@@ -342,7 +407,7 @@ class ExpressionSql:
         return exp.Like(this=value, expression=self.bind(plain + "%"))
 
     def _compare(self, predicate: Compare) -> exp.Expr:
-        left, right = self.value(predicate.left), self.value(predicate.right)
+        left, right = self.alike(predicate.left, predicate.right)
         match predicate.op:
             case Comparison.EQUALS:
                 return exp.EQ(this=left, expression=right)
@@ -370,6 +435,19 @@ class ExpressionSql:
                 return exp.Is(this=of, expression=exp.true())
             case _:
                 assert_never(predicate.check)
+
+
+def _sides(values: list[exp.Expr]) -> dict[str, exp.Expr]:
+    """The two sides of a comparison, as sqlglot names them."""
+    left, right = values
+    return {"this": left, "expression": right}
+
+
+def _digits(kind: SqlType) -> tuple[int, int]:
+    """(precision, scale) of an exact number; an integer counts as INTEGER_PRECISION digits."""
+    if kind.scale is None:
+        return INTEGER_PRECISION, 0
+    return kind.precision or MAX_PRECISION, kind.scale
 
 
 def _plain_prefix(prefix: Expr) -> str | None:

@@ -21,6 +21,7 @@ from sqlglot import exp
 from sutura.core.definitions.model import ExpressionTerm
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import MAX_PRECISION, traits
+from sutura.core.nouns.dialect import Dialect
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import sql_type
 
@@ -62,11 +63,15 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
         this=exp.Cast(this=remainder, to=sql_type(f"DECIMAL({digits}, 0)")),
         expression=sql.bind(Decimal(1).scaleb(-digits)),
     )
-    value = exp.Add(
-        this=lower,
-        expression=exp.Mul(this=exp.Paren(this=spread), expression=exp.Paren(this=between)),
-    )
     scale = (kind.scale or 0) + digits
+    step: exp.Expr = exp.Mul(this=exp.Paren(this=spread), expression=exp.Paren(this=between))
+    # On Spark the sum with ``lower`` is one digit wider than the step, and past 38 digits it
+    # would round the scale: the step is kept in the digits its value needs, the gap's whole
+    # digits (one more than the value's) at the result's scale.
+    needed = (kind.precision or MAX_PRECISION) + 1 + digits
+    if sql.dialect == Dialect.SPARK and kind.scale is not None and needed <= MAX_PRECISION:
+        step = exp.Cast(this=step, to=sql_type(f"DECIMAL({needed}, {scale})"))
+    value = exp.Add(this=lower, expression=step)
     return exp.Cast(this=value, to=sql_type(f"DECIMAL({MAX_PRECISION}, {scale})"))
 
 

@@ -88,8 +88,8 @@ def where_of(
 def _filter_sql(item: ResolvedFilter, dimension: Dimension, sql: ExpressionSql) -> exp.Expr:
     """A caller's filter: every value bound as the dimension's type; NULL matches no value and
     no range (``is_null`` alone selects it)."""
-    target = sql.value(dimension.value)
-    values = [sql.constant(filter_constant(dimension, v)) for v in item.values]
+    constants = [filter_constant(dimension, v) for v in item.values]
+    target, *values = sql.alike(dimension.value, *constants)
     match item.op:
         case FilterOp.EQ:
             return target.eq(values[0])
