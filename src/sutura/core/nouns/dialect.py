@@ -38,6 +38,12 @@ class Traits(Frozen, frozen=True):
         instant_timestamps: A plain ``TIMESTAMP`` is an instant (a ``timestamptz``).
         rounded_averages: ``avg`` of a decimal is rounded to a fixed scale, so ``top`` ranks an
             average by its exact quotient instead.
+        rounded_wide_decimals: Decimal arithmetic or a comparison whose type would pass 38
+            digits silently rounds its scale (Spark's ``allowPrecisionLoss``), so a product, a
+            percentile's step and the sides of a comparison are cast to a type that holds them.
+        rounded_chosen_decimals: A value ``coalesce`` or ``case`` chooses between decimals of
+            different types is rounded where their common type passes 38 digits, so each is
+            cast to one that holds it.
     """
 
     schemas: bool = False
@@ -46,13 +52,21 @@ class Traits(Frozen, frozen=True):
     internal_type_names: bool = False
     instant_timestamps: bool = False
     rounded_averages: bool = False
+    rounded_wide_decimals: bool = False
+    rounded_chosen_decimals: bool = False
 
 
-_DUCKDB: Final = Traits()
+_DUCKDB: Final = Traits(rounded_chosen_decimals=True)
 _POSTGRES: Final = Traits(
     schemas=True, case_sensitive_names=True, percent_placeholders=True, internal_type_names=True
 )
-_SPARK: Final = Traits(schemas=True, instant_timestamps=True, rounded_averages=True)
+_SPARK: Final = Traits(
+    schemas=True,
+    instant_timestamps=True,
+    rounded_averages=True,
+    rounded_wide_decimals=True,
+    rounded_chosen_decimals=True,
+)
 
 
 def traits_of(dialect: Dialect) -> Traits:

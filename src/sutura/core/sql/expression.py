@@ -59,7 +59,7 @@ from sutura.core.expression.nodes import (
 )
 from sutura.core.expression.problem import ColumnTypes
 from sutura.core.expression.types import INTEGER_PRECISION, MAX_PRECISION, SqlType, traits
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.sql.arithmetic import (
     cast_decimal,
     integer,
@@ -255,7 +255,8 @@ class ExpressionSql:
     def _kept(self, computed: exp.Expr, kind: SqlType) -> exp.Expr:
         """A decimal product on Spark, cast to ``kind`` (the catalog's type of it)."""
         exact = traits(kind.family)
-        if self._dialect != Dialect.SPARK or kind.scale is None or not exact.exact:
+        rounds = traits_of(self._dialect).rounded_wide_decimals
+        if not rounds or kind.scale is None or not exact.exact:
             return computed
         return cast_decimal(computed, kind.precision or MAX_PRECISION, kind.scale)
 
@@ -311,8 +312,8 @@ class ExpressionSql:
 
     def _wide_scale(self, *values: Expr, chosen: bool) -> int | None:
         """The larger scale of ``values`` where the engine would cut it, else None."""
-        cuts = self._dialect == Dialect.SPARK or (chosen and self._dialect == Dialect.DUCKDB)
-        if not cuts:
+        engine = traits_of(self._dialect)
+        if not (engine.rounded_wide_decimals or (chosen and engine.rounded_chosen_decimals)):
             return None
         typed = [check_expression(value, self._types) for value in values]
         if not all(is_successful(kind) for kind in typed):

@@ -21,7 +21,7 @@ from sqlglot import exp
 from sutura.core.definitions.model import ExpressionTerm
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import MAX_PRECISION, traits
-from sutura.core.nouns.dialect import Dialect
+from sutura.core.nouns.dialect import traits_of
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import sql_type
 
@@ -69,7 +69,8 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
     # would round the scale: the step is kept in the digits its value needs, the gap's whole
     # digits (one more than the value's) at the result's scale.
     needed = (kind.precision or MAX_PRECISION) + 1 + digits
-    if sql.dialect == Dialect.SPARK and kind.scale is not None and needed <= MAX_PRECISION:
+    rounds = traits_of(sql.dialect).rounded_wide_decimals
+    if rounds and kind.scale is not None and needed <= MAX_PRECISION:
         step = exp.Cast(this=step, to=sql_type(f"DECIMAL({needed}, {scale})"))
     value = exp.Add(this=lower, expression=step)
     return exp.Cast(this=value, to=sql_type(f"DECIMAL({MAX_PRECISION}, {scale})"))
