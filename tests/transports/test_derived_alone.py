@@ -10,20 +10,14 @@ order; asked beside it, ``paid`` shows ``0`` in that region (a count over nothin
 metric brings the group in), and ``tot`` must still be NULL, not ``0 + 2``.
 """
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-import anyio
 import duckdb
 import pytest
 
-from sutura import api
-from sutura.core.tool.capability import Capability
-from tests.postgres import copy_from_duckdb, scratch_database
-from tests.spark_server import load_tables
-from tests.spark_server import require_server as require_spark
+from tests.engines import ENGINES, Deployed, Rows, answer_of, deployed_on, outcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -93,63 +87,29 @@ DOCUMENTS: Final = {
 }
 
 
-def _config(root: Path, source: dict[str, object]) -> Path:
-    catalog = root / "catalog"
-    catalog.mkdir(parents=True)
-    for name, text in DOCUMENTS.items():
-        (catalog / f"{name}.md").write_text(text, encoding="utf-8")
-    document = {
-        "catalog": {"dir": "catalog", "version": "alone-1"},
-        "sources": {"main": source},
-        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
-    }
-    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
-    return root
-
-
-@pytest.fixture(
-    params=[
-        "duckdb",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("spark", marks=pytest.mark.spark),
-    ]
-)
-def deployed(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Path, dict[str, str]]]:
+@pytest.fixture(params=ENGINES)
+def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
     """The settings directory on each engine, and the environment it reads."""
     data = tmp_path / "shop.duckdb"
     with duckdb.connect(str(data)) as connection:
         for statement in DATA:
             connection.execute(statement)
-    if request.param == "duckdb":
-        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
-        return
-    if request.param == "spark":
-        remote = require_spark()
-        load_tables(data, remote)
-        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(data, scratch, tmp_path)
-        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
-        yield config, {PASSWORD_VAR: scratch.reader_password}
+    with deployed_on(
+        request, tmp_path, data, DOCUMENTS, version="alone-1", password_var=PASSWORD_VAR
+    ) as found:
+        yield found
 
 
-async def _answers(
-    deployed: tuple[Path, dict[str, str]], *questions: dict[str, object]
-) -> list[tuple[list[str], list[list[str | None]]]]:
-    config, environ = deployed
-    found = []
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            for question in questions:
-                answered = await api.call(started.unwrap(), Capability.ASK_METRIC, question)
-                outcome = api.outcome_of(answered)
-                assert isinstance(outcome, api.Answer), outcome
-                found.append((list(outcome.columns), [list(row) for row in outcome.rows]))
-    return found
+Answered = tuple[list[str], Rows]
+"""An answer's columns and rows."""
+
+
+async def _answers(deployed: Deployed, *questions: dict[str, object]) -> list[Answered]:
+    """Each question's columns and rows, asked of one service."""
+    return [
+        (list(answer.columns), [list(row) for row in answer.rows])
+        for answer in map(answer_of, await outcomes(deployed, *questions))
+    ]
 
 
 def _by(metrics: list[str], **rest: object) -> dict[str, object]:
@@ -157,7 +117,7 @@ def _by(metrics: list[str], **rest: object) -> dict[str, object]:
 
 
 async def test_a_derived_metric_keeps_its_value_alone_beside_a_metric_of_its_leaf_s_model(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     alone, beside, everything = await _answers(
         deployed,
@@ -175,7 +135,7 @@ async def test_a_derived_metric_keeps_its_value_alone_beside_a_metric_of_its_lea
     assert rows[1] == ["east", "1", "5", "0.250000", "10.00"]
 
 
-async def test_by_period_too(deployed: tuple[Path, dict[str, str]]) -> None:
+async def test_by_period_too(deployed: Deployed) -> None:
     alone, beside = await _answers(
         deployed, _by(["tot"], grain="month"), _by(["revenue", "tot"], grain="month")
     )

@@ -10,7 +10,6 @@ A ``CHAR(n)`` column is unpadded once, in the statement, whether or not it decla
 column.
 """
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
@@ -22,9 +21,7 @@ import pytest
 
 from sutura import api
 from sutura.core.tool.capability import Capability
-from tests.postgres import copy_from_duckdb, scratch_database
-from tests.spark_server import load_tables
-from tests.spark_server import require_server as require_spark
+from tests.engines import ENGINES, Deployed, deployed_on, outcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -146,55 +143,40 @@ EXPECTED: Final[dict[str, list[list[str | None]]]] = {
 }
 
 
-def _config(root: Path, source: dict[str, object]) -> Path:
-    catalog = root / "catalog"
-    catalog.mkdir(parents=True)
-    (catalog / "shops.md").write_text(MODEL, encoding="utf-8")
-    (catalog / "units.md").write_text(METRIC, encoding="utf-8")
-    (catalog / "visits.md").write_text(VISITS_MODEL, encoding="utf-8")
-    (catalog / "visitors.md").write_text(VISITS_METRIC, encoding="utf-8")
-    (catalog / "footfall.md").write_text(FOOTFALL, encoding="utf-8")
-    (catalog / "bare_footfall.md").write_text(BARE_FOOTFALL, encoding="utf-8")
-    document = {
-        "catalog": {"dir": "catalog", "version": "fixed-1"},
-        "sources": {"main": source},
-        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
-    }
-    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
-    return root
+DOCUMENTS: Final = {
+    "shops": MODEL,
+    "units": METRIC,
+    "visits": VISITS_MODEL,
+    "visitors": VISITS_METRIC,
+    "footfall": FOOTFALL,
+    "bare_footfall": BARE_FOOTFALL,
+}
 
 
-@pytest.fixture(
-    params=[
-        "duckdb",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("spark", marks=pytest.mark.spark),
-    ]
-)
-def deployed(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Path, dict[str, str]]]:
+def _fixed_length(admin_dsn: str) -> None:
+    """The copied columns PostgreSQL holds as ``CHAR(n)``."""
+    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        for statement in FIXED_LENGTH:
+            admin.execute(statement)
+
+
+@pytest.fixture(params=ENGINES)
+def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
     """The settings directory on each engine, and the environment it reads."""
     data = tmp_path / "shops.duckdb"
     with duckdb.connect(str(data)) as connection:
         connection.execute(ROWS)
         connection.execute(VISITS)
-    if request.param == "duckdb":
-        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
-        return
-    if request.param == "spark":
-        remote = require_spark()
-        load_tables(data, remote)
-        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(data, scratch, tmp_path)
-        with psycopg.connect(scratch.admin_dsn, autocommit=True) as admin:
-            for statement in FIXED_LENGTH:
-                admin.execute(statement)
-        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
-        yield config, {PASSWORD_VAR: scratch.reader_password}
+    with deployed_on(
+        request,
+        tmp_path,
+        data,
+        DOCUMENTS,
+        version="fixed-1",
+        password_var=PASSWORD_VAR,
+        on_postgres=_fixed_length,
+    ) as found:
+        yield found
 
 
 def _question(dimension: str, **extra: object) -> dict[str, object]:
@@ -213,18 +195,18 @@ def _rows(outcome: object) -> list[list[str | None]]:
 
 
 async def test_an_expression_over_a_char_column_answers_its_values_without_padding(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     await _answered_unpadded(deployed, EXPRESSIONS)
 
 
 async def test_a_char_column_answers_its_values_without_padding_whatever_it_declares(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     await _answered_unpadded(deployed, COLUMNS)
 
 
-async def _answered_unpadded(deployed: tuple[Path, dict[str, str]], names: tuple[str, ...]) -> None:
+async def _answered_unpadded(deployed: Deployed, names: tuple[str, ...]) -> None:
     """Each dimension of ``names`` answers, filters and lists its values as DuckDB does."""
     config, environ = deployed
     with anyio.fail_after(120):
@@ -250,19 +232,15 @@ def _sorted(rows: list[list[str | None]]) -> list[list[str | None]]:
 
 
 async def test_a_varchar_value_ending_in_blanks_keeps_them_beside_a_char_column(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # ``footfall`` adds shops' units and visitors by region, each model grouped alone and the
     # two joined on region. Shops' ``region`` is held CHAR(8) (declared VARCHAR): the statement
     # trims it. The visits' own ``region`` (VARCHAR) keeps 'east  ' as the data holds it, a
     # region apart from the shops' 'east', as DuckDB answers.
-    config, environ = deployed
-    question = _question("region", metrics=["footfall"])
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            answered = await api.call(started.unwrap(), Capability.ASK_METRIC, question)
+    (answered,) = await outcomes(deployed, _question("region", metrics=["footfall"]))
     # A region one side lacks has no sum; the two easts are two regions.
-    assert _sorted(_rows(api.outcome_of(answered))) == [
+    assert _sorted(_rows(answered)) == [
         ["east", None],
         ["east  ", None],
         ["west", "33"],
@@ -271,25 +249,18 @@ async def test_a_varchar_value_ending_in_blanks_keeps_them_beside_a_char_column(
 
 
 async def test_a_varchar_value_ending_in_blanks_keeps_them_beside_an_untyped_char_column(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # ``bare_footfall`` joins shops' ``bare_region`` (held CHAR(8), no declared type) with the
     # visits' region (VARCHAR, holding 'east  '): the statement trims the one, not the other,
     # so the two easts stay two regions on every engine, as DuckDB answers.
-    config, environ = deployed
     question = _question("bare_region", metrics=["bare_footfall"])
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            service = started.unwrap()
-            answered = await api.call(service, Capability.ASK_METRIC, question)
-            east = {"dimension": "bare_region", "op": "eq", "value": "east"}
-            filtered = await api.call(
-                service, Capability.ASK_METRIC, {**question, "filters": [east]}
-            )
-    assert _sorted(_rows(api.outcome_of(answered))) == [
+    east = {"dimension": "bare_region", "op": "eq", "value": "east"}
+    answered, filtered = await outcomes(deployed, question, {**question, "filters": [east]})
+    assert _sorted(_rows(answered)) == [
         ["east", None],
         ["east  ", None],
         ["west", "33"],
         [None, None],
     ]
-    assert _rows(api.outcome_of(filtered)) == [["east", None]]
+    assert _rows(filtered) == [["east", None]]

@@ -11,20 +11,14 @@ product is kept in the precision its value needs (the gap's whole digits and one
 stays within 38 digits.
 """
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-import anyio
 import duckdb
 import pytest
 
-from sutura import api
-from sutura.core.tool.capability import Capability
-from tests.postgres import copy_from_duckdb, scratch_database
-from tests.spark_server import load_tables
-from tests.spark_server import require_server as require_spark
+from tests.engines import ENGINES, Deployed, Rows, answer_rows, deployed_on
 
 pytestmark = pytest.mark.anyio
 
@@ -89,70 +83,33 @@ audience: open
 """
 
 
-def _config(root: Path, source: dict[str, object]) -> Path:
-    catalog = root / "catalog"
-    catalog.mkdir(parents=True)
-    (catalog / "hs_readings.md").write_text(MODEL, encoding="utf-8")
-    (catalog / "median_level.md").write_text(MEDIAN, encoding="utf-8")
-    (catalog / "drift_quartile.md").write_text(QUARTILE, encoding="utf-8")
-    document = {
-        "catalog": {"dir": "catalog", "version": "percentile-1"},
-        "sources": {"main": source},
-        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
-    }
-    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
-    return root
+DOCUMENTS: Final = {"hs_readings": MODEL, "median_level": MEDIAN, "drift_quartile": QUARTILE}
 
 
-@pytest.fixture(
-    params=[
-        "duckdb",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("spark", marks=pytest.mark.spark),
-    ]
-)
-def deployed(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Path, dict[str, str]]]:
+@pytest.fixture(params=ENGINES)
+def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
     """The settings directory on each engine, and the environment it reads."""
     data = tmp_path / "readings.duckdb"
     with duckdb.connect(str(data)) as connection:
         connection.execute(TABLE)
         connection.executemany("INSERT INTO hs_readings VALUES (?, ?, ?, ?, ?)", ROWS)
-    if request.param == "duckdb":
-        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
-        return
-    if request.param == "spark":
-        remote = require_spark()
-        load_tables(data, remote)
-        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(data, scratch, tmp_path)
-        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
-        yield config, {PASSWORD_VAR: scratch.reader_password}
+    with deployed_on(
+        request, tmp_path, data, DOCUMENTS, version="percentile-1", password_var=PASSWORD_VAR
+    ) as found:
+        yield found
 
 
-async def _ask(
-    deployed: tuple[Path, dict[str, str]], metric: str, dimension: str
-) -> list[list[str | None]]:
-    config, environ = deployed
+async def _ask(deployed: Deployed, metric: str, dimension: str) -> Rows:
     question = {
         "metrics": [metric],
         "dimensions": [dimension],
         "range": {"start": "2024-01-01", "end": "2025-01-01"},
     }
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            answered = await api.call(started.unwrap(), Capability.ASK_METRIC, question)
-    outcome = api.outcome_of(answered)
-    assert isinstance(outcome, api.Answer), outcome
-    return [list(row) for row in outcome.rows]
+    return await answer_rows(deployed, question)
 
 
 async def test_an_interpolated_percentile_of_a_decimal_keeps_every_place(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # north: 0.000001 and 0.000002; south: -0.000004, -0.000001 and a large level.
     assert await _ask(deployed, "median_level", "sensor") == [

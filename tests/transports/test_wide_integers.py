@@ -6,20 +6,15 @@ gives: not a refusal on one engine (or in one shape of question) and an answer o
 Past 38 digits every engine refuses alike.
 """
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-import anyio
 import duckdb
 import pytest
 
 from sutura import api
-from sutura.core.tool.capability import Capability
-from tests.postgres import copy_from_duckdb, scratch_database
-from tests.spark_server import load_tables
-from tests.spark_server import require_server as require_spark
+from tests.engines import ENGINES, Deployed, Rows, answer_rows, deployed_on, outcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -77,49 +72,23 @@ METRICS: Final = {
 }
 
 
-def _config(root: Path, source: dict[str, object]) -> Path:
-    catalog = root / "catalog"
-    catalog.mkdir(parents=True)
-    (catalog / "hi_readings.md").write_text(MODEL, encoding="utf-8")
-    for name, of in METRICS.items():
-        (catalog / f"{name}.md").write_text(METRIC.format(name=name, of=of), encoding="utf-8")
-    document = {
-        "catalog": {"dir": "catalog", "version": "wide-integers-1"},
-        "sources": {"main": source},
-        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
-    }
-    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
-    return root
+DOCUMENTS: Final = {
+    "hi_readings": MODEL,
+    **{name: METRIC.format(name=name, of=of) for name, of in METRICS.items()},
+}
 
 
-@pytest.fixture(
-    params=[
-        "duckdb",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("spark", marks=pytest.mark.spark),
-    ],
-)
-def deployed(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Path, dict[str, str]]]:
+@pytest.fixture(params=ENGINES)
+def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
     """The settings directory on each engine, and the environment it reads."""
     data = tmp_path / "hi_readings.duckdb"
     with duckdb.connect(str(data)) as connection:
         connection.execute(TABLE)
         connection.executemany("INSERT INTO hi_readings VALUES (?, ?, ?, ?, ?)", ROWS)
-    if request.param == "duckdb":
-        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
-        return
-    if request.param == "spark":
-        remote = require_spark()
-        load_tables(data, remote)
-        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(data, scratch, tmp_path)
-        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
-        yield config, {PASSWORD_VAR: scratch.reader_password}
+    with deployed_on(
+        request, tmp_path, data, DOCUMENTS, version="wide-integers-1", password_var=PASSWORD_VAR
+    ) as found:
+        yield found
 
 
 def _question(metric: str, *dimensions: str) -> dict[str, object]:
@@ -130,22 +99,8 @@ def _question(metric: str, *dimensions: str) -> dict[str, object]:
     }
 
 
-async def _outcome(
-    deployed: tuple[Path, dict[str, str]], question: dict[str, object]
-) -> api.Outcome | object:
-    config, environ = deployed
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            answered = await api.call(started.unwrap(), Capability.ASK_METRIC, question)
-    return api.outcome_of(answered)
-
-
-async def _ask(
-    deployed: tuple[Path, dict[str, str]], metric: str, *dimensions: str
-) -> list[list[str | None]]:
-    outcome = await _outcome(deployed, _question(metric, *dimensions))
-    assert isinstance(outcome, api.Answer), outcome
-    return [list(row) for row in outcome.rows]
+async def _ask(deployed: Deployed, metric: str, *dimensions: str) -> Rows:
+    return await answer_rows(deployed, _question(metric, *dimensions))
 
 
 def _total(values: list[int]) -> list[list[str | None]]:
@@ -157,7 +112,7 @@ def _by_host(values: list[int]) -> list[list[str | None]]:
 
 
 async def test_an_integer_plus_one_past_its_type_is_the_whole_number_with_or_without_dimensions(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     plus = [row[3] + 1 for row in ROWS]  # 2147483648, -2147483647, 2147483648
     assert await _ask(deployed, "hi_plus_one") == _total(plus)
@@ -170,7 +125,7 @@ async def test_an_integer_plus_one_past_its_type_is_the_whole_number_with_or_wit
 
 
 async def test_products_negations_and_differences_of_integers_are_whole_numbers(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     squares = [row[3] * row[3] for row in ROWS]
     assert await _ask(deployed, "hi_square") == _total(squares)
@@ -183,7 +138,7 @@ async def test_products_negations_and_differences_of_integers_are_whole_numbers(
 
 
 async def test_a_bigint_past_2_to_the_63_is_the_whole_number(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     past = [row[4] + 1 for row in ROWS]
     assert await _ask(deployed, "hi_past_bigint") == _total(past)
@@ -193,8 +148,9 @@ async def test_a_bigint_past_2_to_the_63_is_the_whole_number(
 
 
 async def test_past_38_digits_every_engine_refuses_alike(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # (2^63 - 1)^2 × 100 has 40 digits: no engine computes it exactly, so none answers.
-    outcome = await _outcome(deployed, _question("hi_past_38_digits", "host"))
-    assert not isinstance(outcome, api.Answer), outcome
+    (outcome,) = await outcomes(deployed, _question("hi_past_38_digits", "host"))
+    assert isinstance(outcome, api.Refused), outcome
+    assert outcome.reason.code is api.RefusalCode.SOURCE_REFUSED

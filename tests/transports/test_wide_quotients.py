@@ -8,21 +8,15 @@ and an answer on the other, nor, on Spark (whose ``DIV`` answers a ``BIGINT`` an
 without an error), a wrong number.
 """
 
-import json
 from collections.abc import Iterator
 from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
 from typing import Final
 
-import anyio
 import duckdb
 import pytest
 
-from sutura import api
-from sutura.core.tool.capability import Capability
-from tests.postgres import copy_from_duckdb, scratch_database
-from tests.spark_server import load_tables
-from tests.spark_server import require_server as require_spark
+from tests.engines import ENGINES, Deployed, answer_rows, deployed_on
 
 pytestmark = pytest.mark.anyio
 
@@ -96,49 +90,20 @@ def _sum(values: list[Decimal | None]) -> str:
     return str(sum(value for value in values if value is not None))
 
 
-def _config(root: Path, source: dict[str, object]) -> Path:
-    catalog = root / "catalog"
-    catalog.mkdir(parents=True)
-    (catalog / "transfers.md").write_text(MODEL, encoding="utf-8")
-    (catalog / "rate.md").write_text(RATE, encoding="utf-8")
-    (catalog / "cost_rate.md").write_text(COST_RATE, encoding="utf-8")
-    document = {
-        "catalog": {"dir": "catalog", "version": "wide-1"},
-        "sources": {"main": source},
-        "security": {"identity": "single-user", "single_user_because": "one user runs the tests"},
-    }
-    (root / "base.yaml").write_text(json.dumps(document), encoding="utf-8")
-    return root
+DOCUMENTS: Final = {"transfers": MODEL, "rate": RATE, "cost_rate": COST_RATE}
 
 
-@pytest.fixture(
-    params=[
-        "duckdb",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("spark", marks=pytest.mark.spark),
-    ]
-)
-def deployed(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Path, dict[str, str]]]:
+@pytest.fixture(params=ENGINES)
+def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
     """The settings directory on each engine, and the environment it reads."""
     data = tmp_path / "transfers.duckdb"
     with duckdb.connect(str(data)) as connection:
         connection.execute(TABLE)
         connection.executemany("INSERT INTO transfers VALUES (?, ?, ?, ?, ?, ?)", ROWS)
-    if request.param == "duckdb":
-        yield _config(tmp_path / "config", {"kind": "duckdb", "path": str(data)}), {}
-        return
-    if request.param == "spark":
-        remote = require_spark()
-        load_tables(data, remote)
-        yield _config(tmp_path / "config", {"kind": "spark", "remote": remote}), {}
-        return
-    dsn: str = request.getfixturevalue("postgres_dsn")
-    with scratch_database(dsn) as scratch:
-        copy_from_duckdb(data, scratch, tmp_path)
-        config = _config(tmp_path / "config", scratch.source_settings(PASSWORD_VAR))
-        yield config, {PASSWORD_VAR: scratch.reader_password}
+    with deployed_on(
+        request, tmp_path, data, DOCUMENTS, version="wide-1", password_var=PASSWORD_VAR
+    ) as found:
+        yield found
 
 
 def _question(metric: str, *dimensions: str) -> dict[str, object]:
@@ -149,40 +114,28 @@ def _question(metric: str, *dimensions: str) -> dict[str, object]:
     }
 
 
-async def _ask(
-    deployed: tuple[Path, dict[str, str]], question: dict[str, object]
-) -> list[list[str | None]]:
-    config, environ = deployed
-    with anyio.fail_after(120):
-        async with api.opened(config, environ=environ, anchors=False) as started:
-            answered = await api.call(started.unwrap(), Capability.ASK_METRIC, question)
-    outcome = api.outcome_of(answered)
-    assert isinstance(outcome, api.Answer), outcome
-    return [list(row) for row in outcome.rows]
-
-
 async def test_a_bigint_past_what_scaling_in_its_own_type_holds_divides_exactly(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # 9 000 000 000 000 000 001 / 7 is 1 285 714 285 714 285 714.428571, which scaled by 10^6
     # in a BIGINT overflows on either engine.
     sent = [_quotient(row[3], row[5]) for row in ROWS]
-    assert await _ask(deployed, _question("rate")) == [[_sum(sent)]]
-    assert await _ask(deployed, _question("rate", "host")) == [
+    assert await answer_rows(deployed, _question("rate")) == [[_sum(sent)]]
+    assert await answer_rows(deployed, _question("rate", "host")) == [
         ["alpha", _sum(sent[:2])],
         ["beta", None],
     ]
 
 
 async def test_a_decimal_near_the_top_of_its_precision_divides_exactly(
-    deployed: tuple[Path, dict[str, str]],
+    deployed: Deployed,
 ) -> None:
     # 999 999 999 999 999.99 / 7 scaled by 10^6 has 23 digits: past DuckDB's DECIMAL(18), which
     # holds a DECIMAL(17,2) times a literal; PostgreSQL's NUMERIC held it already.
     cost = [_quotient(str(row[4]), row[5]) for row in ROWS]
-    assert await _ask(deployed, _question("cost_rate", "host")) == [
+    assert await answer_rows(deployed, _question("cost_rate", "host")) == [
         ["alpha", _sum(cost[:2])],
         ["beta", None],
     ]
-    by_cost = await _ask(deployed, _question("cost_rate", "cost_per_second"))
+    by_cost = await answer_rows(deployed, _question("cost_rate", "cost_per_second"))
     assert [row[0] for row in by_cost] == [str(cost[1]), str(cost[0]), None]
