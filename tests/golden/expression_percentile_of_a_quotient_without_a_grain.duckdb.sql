@@ -25,7 +25,7 @@ SELECT
       )
       THEN "w"."i0.0"
     END
-  ) + (
+  ) + CAST((
     MIN(
       CASE
         WHEN "w"."i0.0.rank" = (
@@ -49,7 +49,7 @@ SELECT
         THEN "w"."i0.0"
       END
     )
-  ) * (
+  ) AS DECIMAL(38, 6)) * (
     CAST(MAX(MOD((
       "w"."i0.0.count" - 1
     ) * ?, ?)) AS DECIMAL(1, 0)) * ?

@@ -15,17 +15,19 @@ SELECT
     CASE
       WHEN "t1"."p_type" LIKE ?
       THEN (
-        "t0"."l_extendedprice" * (
+        CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * (
           ? - "t0"."l_discount"
         )
       )
     END
   ) AS "promo_revenue.numerator",
-  SUM((
-    "t0"."l_extendedprice" * (
-      ? - "t0"."l_discount"
+  SUM(
+    (
+      CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * (
+        ? - "t0"."l_discount"
+      )
     )
-  )) AS "promo_revenue.denominator"
+  ) AS "promo_revenue.denominator"
 FROM "lineitem" AS "t0"
 LEFT JOIN "part" AS "t1"
   ON "t0"."l_partkey" = "t1"."p_partkey"

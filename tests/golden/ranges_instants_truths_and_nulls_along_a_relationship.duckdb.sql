@@ -8,9 +8,11 @@
 SELECT
   CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
   "t1"."o_orderpriority" AS "priority",
-  SUM((
-    "t0"."l_extendedprice" * "t0"."l_discount"
-  )) AS "line_revenue"
+  SUM(
+    CAST((
+      CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * "t0"."l_discount"
+    ) AS DECIMAL(30, 4))
+  ) AS "line_revenue"
 FROM "lineitem" AS "t0"
 LEFT JOIN "orders" AS "t1"
   ON "t0"."l_orderkey" = "t1"."o_orderkey"

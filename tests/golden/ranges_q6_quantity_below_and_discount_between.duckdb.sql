@@ -9,9 +9,11 @@
 --   6: date 1994-01-01
 SELECT
   CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
-  SUM((
-    "t0"."l_extendedprice" * "t0"."l_discount"
-  )) AS "line_revenue"
+  SUM(
+    CAST((
+      CAST("t0"."l_extendedprice" AS DECIMAL(38, 2)) * "t0"."l_discount"
+    ) AS DECIMAL(30, 4))
+  ) AS "line_revenue"
 FROM "lineitem" AS "t0"
 WHERE
   "t0"."l_shipdate" >= ?

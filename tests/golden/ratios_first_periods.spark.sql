@@ -9,7 +9,7 @@ SELECT
   `t0`.`channel` AS `channel`,
   COUNT(CASE WHEN `t0`.`is_paid` THEN 1 END) AS `paid_share.numerator`,
   COUNT(`t0`.`order_id`) AS `paid_share.denominator`,
-  SUM(`t0`.`quantity`) AS `items_per_paid_order.numerator`,
+  SUM(CAST(`t0`.`quantity` AS DECIMAL(38, 0))) AS `items_per_paid_order.numerator`,
   COUNT(CASE WHEN `t0`.`is_paid` THEN 1 END) AS `items_per_paid_order.denominator`
 FROM `orders` AS `t0`
 WHERE

@@ -11,7 +11,7 @@ SELECT
   CAST(DATE_TRUNC('quarter', `t0`.`created_at`) AS DATE) AS `period`,
   `t1`.`region` AS `region`,
   SUM(`t0`.`amount`) AS `revenue_per_unit.numerator`,
-  SUM(`t0`.`quantity`) AS `revenue_per_unit.denominator`,
+  SUM(CAST(`t0`.`quantity` AS DECIMAL(38, 0))) AS `revenue_per_unit.denominator`,
   SUM(`t0`.`amount`) AS `revenue`
 FROM `orders` AS `t0`
 INNER JOIN `customers` AS `t1`
@@ -25,7 +25,7 @@ GROUP BY
   CAST(DATE_TRUNC('quarter', `t0`.`created_at`) AS DATE),
   `t1`.`region`
 ORDER BY
-  CAST(SUM(`t0`.`amount`) AS DOUBLE) / NULLIF(CAST(SUM(`t0`.`quantity`) AS DOUBLE), 0) DESC,
+  CAST(SUM(`t0`.`amount`) AS DOUBLE) / NULLIF(CAST(SUM(CAST(`t0`.`quantity` AS DECIMAL(38, 0))) AS DOUBLE), 0) DESC,
   1 NULLS LAST,
   2 NULLS LAST
 LIMIT ?

@@ -15,11 +15,14 @@ FROM (
     CAST(DATE_TRUNC('quarter', `t0`.`created_at`) AS DATE) AS `period`,
     `t1`.`region` AS `region`,
     SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS `revenue_per_unit.numerator`,
-    SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`quantity` END) AS `revenue_per_unit.denominator`,
-    SUM(`t0`.`quantity`) AS `units`,
+    SUM(CAST(CASE WHEN `t0`.`status` = ? THEN `t0`.`quantity` END AS DECIMAL(38, 0))) AS `revenue_per_unit.denominator`,
+    SUM(CAST(`t0`.`quantity` AS DECIMAL(38, 0))) AS `units`,
     ROW_NUMBER() OVER (
       PARTITION BY CAST(DATE_TRUNC('quarter', `t0`.`created_at`) AS DATE)
-      ORDER BY CAST(SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS DOUBLE) / NULLIF(CAST(SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`quantity` END) AS DOUBLE), 0) DESC, `t1`.`region` NULLS LAST
+      ORDER BY CAST(SUM(CASE WHEN `t0`.`status` = ? THEN `t0`.`amount` END) AS DOUBLE) / NULLIF(
+        CAST(SUM(CAST(CASE WHEN `t0`.`status` = ? THEN `t0`.`quantity` END AS DECIMAL(38, 0))) AS DOUBLE),
+        0
+      ) DESC, `t1`.`region` NULLS LAST
     ) AS `top.rank`
   FROM `orders` AS `t0`
   LEFT JOIN `customers` AS `t1`

@@ -8,7 +8,7 @@
 SELECT
   CAST(DATE_TRUNC('month', `t0`.`created_at`) AS DATE) AS `period`,
   `t0`.`channel` AS `channel`,
-  SUM(`t0`.`quantity`) AS `units`,
+  SUM(CAST(`t0`.`quantity` AS DECIMAL(38, 0))) AS `units`,
   COUNT(CASE WHEN `t0`.`status` IS DISTINCT FROM ? THEN `t0`.`order_id` END) AS `order_count`
 FROM `orders` AS `t0`
 WHERE

@@ -211,7 +211,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/catalog/checks/expressions.py": 1,
             "core/catalog/checks/paths.py": 1,
             "core/catalog/view/formula.py": 1,
-            "core/sql/measures.py": 2,
+            "core/sql/measures.py": 3,
             "core/sql/ranked.py": 4,
             "core/catalog/checks/semi.py": 1,
             "core/sql/semi.py": 2,

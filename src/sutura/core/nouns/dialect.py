@@ -44,6 +44,14 @@ class Traits(Frozen, frozen=True):
         rounded_chosen_decimals: A value ``coalesce`` or ``case`` chooses between decimals of
             different types is rounded where their common type passes 38 digits, so each is
             cast to one that holds it.
+        narrow_integer_sums: ``SUM`` of an integer is a 64-bit integer that overflows past
+            2^63 (Spark's ``BIGINT``, an error under ANSI), where the others' is wider (DuckDB's
+            ``HUGEINT``, PostgreSQL's ``NUMERIC``), so an integer is summed as a
+            ``DECIMAL(38, 0)``.
+        narrow_decimal_products: A product of two decimals of at most 18 digits (or of one and
+            an ``INTEGER``) is computed in 64 bits and overflows past 18 digits (DuckDB), so
+            where the catalog's type of the product is wider, one factor is first read as a
+            ``DECIMAL(38, its scale)``.
     """
 
     schemas: bool = False
@@ -54,9 +62,11 @@ class Traits(Frozen, frozen=True):
     rounded_averages: bool = False
     rounded_wide_decimals: bool = False
     rounded_chosen_decimals: bool = False
+    narrow_integer_sums: bool = False
+    narrow_decimal_products: bool = False
 
 
-_DUCKDB: Final = Traits(rounded_chosen_decimals=True)
+_DUCKDB: Final = Traits(rounded_chosen_decimals=True, narrow_decimal_products=True)
 _POSTGRES: Final = Traits(
     schemas=True, case_sensitive_names=True, percent_placeholders=True, internal_type_names=True
 )
@@ -66,6 +76,7 @@ _SPARK: Final = Traits(
     rounded_averages=True,
     rounded_wide_decimals=True,
     rounded_chosen_decimals=True,
+    narrow_integer_sums=True,
 )
 
 

@@ -39,6 +39,11 @@ engine raises an error (DuckDB's and Spark's decimal arithmetic, PostgreSQL's ca
 never a column's own ``INTEGER`` or ``BIGINT``, which would overflow at 2^31 or 2^63."""
 
 
+NARROW_DECIMAL: Final = 18
+"""The most digits DuckDB holds a decimal in as a 64-bit integer, in which it multiplies two
+such decimals (or one and an ``INTEGER``), raising an error where the product passes them."""
+
+
 def widened(value: exp.Expr) -> exp.Expr:
     """``CAST(value AS DECIMAL(38, 0))``: an integer operand, widened before it computes."""
     return exp.Cast(this=value, to=sql_type(WIDE_INTEGER))

@@ -61,6 +61,7 @@ from sutura.core.expression.problem import ColumnTypes
 from sutura.core.expression.types import INTEGER_PRECISION, MAX_PRECISION, SqlType, traits
 from sutura.core.nouns.dialect import Dialect, traits_of
 from sutura.core.sql.arithmetic import (
+    NARROW_DECIMAL,
     cast_decimal,
     integer,
     number,
@@ -148,6 +149,21 @@ class ExpressionSql:
             raise LookupError("an expression was not checked against this catalog")
         return typed.unwrap().type
 
+    def summed(self, value: exp.Expr, of: Expr) -> exp.Expr:
+        """What ``SUM`` adds up for ``value``, the SQL of ``of`` (or of a column holding it).
+
+        An engine whose ``SUM`` of an integer is a 64-bit integer (Spark's ``BIGINT``, an error
+        past 2^63) adds it up as a ``DECIMAL(38, 0)``, as DuckDB (``HUGEINT``) and PostgreSQL
+        (``NUMERIC``) do without a cast; integer arithmetic is computed so already, and a
+        column declaring no type is summed as it is.
+        """
+        if not traits_of(self._dialect).narrow_integer_sums or _computed_wide(of):
+            return value
+        typed = check_expression(of, self._types)
+        if not is_successful(typed) or not traits(typed.unwrap().type.family).integer:
+            return value
+        return widened(value)
+
     def value(self, expr: Expr) -> exp.Expr:
         """``expr`` as a SQL value."""
         match expr:
@@ -207,12 +223,19 @@ class ExpressionSql:
         (``allowPrecisionLoss``): on Spark each decimal product is kept in the type the catalog
         gives it (which holds every product of its factors), so the next step multiplies what
         every engine holds.
+
+        DuckDB multiplies two decimals of at most 18 digits (or one and an ``INTEGER``) in 64
+        bits and raises an error past 18 digits, where the others answer: there, where the
+        catalog's type of a product passes 18 digits, its left factor is first read as a
+        ``DECIMAL(38, its scale)``, and the product is cast back to the catalog's type (a
+        later step is wide already).
         """
         if _divides(expr.op):
             return self._quotient(expr)
         whole = self._whole(expr)
         result = paren(self._operand(expr.operands[0], whole))
         kind = self.type_of(expr.operands[0])
+        wide = False  # the left factor is a product computed wide already
         for operand in expr.operands[1:]:
             right = paren(self._operand(operand, whole))
             step: exp.Expr
@@ -222,11 +245,8 @@ class ExpressionSql:
                 case ArithmeticOp.SUBTRACT:
                     step = exp.Sub(this=result, expression=right)
                 case ArithmeticOp.MULTIPLY:
-                    product = product_type(kind, self.type_of(operand))
-                    if isinstance(product, str):
-                        raise LookupError("an expression was not checked against this catalog")
-                    kind = product
-                    step = exp.Mul(this=result, expression=right)
+                    left, kind, wide = self._factor(result, kind, operand, wide=wide, whole=whole)
+                    step = exp.Mul(this=left, expression=right)
                 case ArithmeticOp.DIVIDE:
                     raise AssertionError("a quotient is built by _quotient")
                 case _:
@@ -234,7 +254,7 @@ class ExpressionSql:
             if whole:
                 result = wide_step(self._dialect, step)
             elif isinstance(step, exp.Mul):
-                result = self._kept(exp.Paren(this=step), kind)
+                result = self._kept(exp.Paren(this=step), kind, wide)
             else:
                 result = exp.Paren(this=step)
         return result
@@ -252,13 +272,40 @@ class ExpressionSql:
             return value
         return widened(value)
 
-    def _kept(self, computed: exp.Expr, kind: SqlType) -> exp.Expr:
-        """A decimal product on Spark, cast to ``kind`` (the catalog's type of it)."""
+    def _factor(
+        self, left: exp.Expr, kind: SqlType, operand: Expr, *, wide: bool, whole: bool
+    ) -> tuple[exp.Expr, SqlType, bool]:
+        """The left factor of a product by ``operand`` (``left``, of the catalog's type
+        ``kind``, a product computed ``wide`` already or not), the product's type, and whether
+        it is computed wide."""
+        product = product_type(kind, self.type_of(operand))
+        if isinstance(product, str):
+            raise LookupError("an expression was not checked against this catalog")
+        widens = not whole and self._widens(product)
+        if widens and not wide:
+            left = cast_decimal(left, MAX_PRECISION, kind.scale or 0)
+        return left, product, widens
+
+    def _widens(self, product: SqlType) -> bool:
+        """Whether a decimal product of the catalog's type ``product`` is computed with its left
+        factor widened: on an engine that multiplies narrow decimals in 64 bits, past them."""
+        if not traits_of(self._dialect).narrow_decimal_products or product.scale is None:
+            return False
+        return (
+            traits(product.family).exact and (product.precision or MAX_PRECISION) > NARROW_DECIMAL
+        )
+
+    def _kept(self, computed: exp.Expr, kind: SqlType, wide: bool) -> exp.Expr:
+        """A decimal product cast to ``kind`` (the catalog's type of it) on Spark, and where it
+        was computed ``wide`` (``DECIMAL(38, its scale)``) in a type narrower than that."""
         exact = traits(kind.family)
         rounds = traits_of(self._dialect).rounded_wide_decimals
-        if not rounds or kind.scale is None or not exact.exact:
+        if kind.scale is None or not exact.exact:
             return computed
-        return cast_decimal(computed, kind.precision or MAX_PRECISION, kind.scale)
+        precision = kind.precision or MAX_PRECISION
+        if not (rounds or (wide and precision < MAX_PRECISION)):
+            return computed
+        return cast_decimal(computed, precision, kind.scale)
 
     def _quotient(self, expr: Arithmetic) -> exp.Expr:
         """``a / b``: NULL where ``b`` is zero; a float, or a decimal cut toward zero."""

@@ -24,6 +24,7 @@ from sutura.core.definitions.model import (
     Term,
     ZeroDenominator,
 )
+from sutura.core.expression.nodes import Column
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import column, sql_type
 from sutura.core.sql.percentile import percentile_sql
@@ -54,20 +55,20 @@ def _term_columns(term: Term, guard: Guard, sql: ExpressionSql) -> list[exp.Expr
             return [_count_if(term, guard)]
         case AggregateTerm(aggregate=Aggregate.AVG):
             return [
-                exp.Sum(this=_guarded(column(term.column), guard)),
+                sum_of(term, _guarded(column(term.column), guard), sql),
                 exp.Count(this=_guarded(column(term.column), guard)),
             ]
         case AggregateTerm():
-            return [_aggregate(term.aggregate, _guarded(column(term.column), guard))]
+            return [_aggregate(term, _guarded(column(term.column), guard), sql)]
         case ExpressionTerm(aggregate=Aggregate.AVG):
             return [
-                exp.Sum(this=_term_input(term, guard, sql)),
+                sum_of(term, _term_input(term, guard, sql), sql),
                 exp.Count(this=_term_input(term, guard, sql)),
             ]
         case ExpressionTerm(aggregate=Aggregate.MEDIAN | Aggregate.PERCENTILE):
             return [percentile_sql(term, sql)]
         case ExpressionTerm():
-            return [_aggregate(term.aggregate, _term_input(term, guard, sql))]
+            return [_aggregate(term, _term_input(term, guard, sql), sql)]
         case _:
             assert_never(term)
 
@@ -95,11 +96,28 @@ def _count_if(term: CountIfTerm, guard: Guard) -> exp.Expr:
     return exp.Count(this=exp.Case().when(condition, exp.Literal.number(1), copy=False))
 
 
-def _aggregate(aggregate: Aggregate, value: exp.Expr) -> exp.Expr:
-    """``aggregate`` over ``value``; ``avg`` is the engine's own (for ordering only)."""
-    match aggregate:
-        case Aggregate.SUM:
+def sum_of(term: Term, value: exp.Expr, sql: ExpressionSql) -> exp.Expr:
+    """``SUM(value)``, ``value`` being what ``term`` reads in a row (or a column holding it):
+    an integer is added up in 38 digits where the engine's own sum of it is 64-bit
+    (:meth:`~sutura.core.sql.expression.ExpressionSql.summed`)."""
+    match term:
+        case AggregateTerm():
+            return exp.Sum(this=sql.summed(value, Column(name=term.column)))
+        case ExpressionTerm():
+            return exp.Sum(this=value if term.of is None else sql.summed(value, term.of))
+        case CountIfTerm():
             return exp.Sum(this=value)
+        case _:
+            assert_never(term)
+
+
+def _aggregate(
+    term: AggregateTerm | ExpressionTerm, value: exp.Expr, sql: ExpressionSql
+) -> exp.Expr:
+    """The term's aggregate over ``value``; ``avg`` is the engine's own (for ordering only)."""
+    match term.aggregate:
+        case Aggregate.SUM:
+            return sum_of(term, value, sql)
         case Aggregate.COUNT:
             return exp.Count(this=value)
         case Aggregate.COUNT_DISTINCT:
@@ -113,7 +131,7 @@ def _aggregate(aggregate: Aggregate, value: exp.Expr) -> exp.Expr:
         case Aggregate.MEDIAN | Aggregate.PERCENTILE:
             raise AssertionError("a percentile is computed over ranked rows (percentile.py)")
         case _:
-            assert_never(aggregate)
+            assert_never(term.aggregate)
 
 
 def _guard(metric: Metric, inline: bool, sql: ExpressionSql) -> Guard:
@@ -175,13 +193,13 @@ def order_key(
     match metric.measure:
         case SimpleMeasure(term=AggregateTerm(aggregate=Aggregate.AVG) as term):
             if average_as_quotient:
-                total = exp.Sum(this=_guarded(column(term.column), guard))
+                total = sum_of(term, _guarded(column(term.column), guard), sql)
                 count = exp.Count(this=_guarded(column(term.column), guard))
                 return _double_quotient(total, count)
             return exp.Avg(this=_guarded(column(term.column), guard))
         case SimpleMeasure(term=ExpressionTerm(aggregate=Aggregate.AVG) as term):
             if average_as_quotient:
-                total = exp.Sum(this=_term_input(term, guard, sql))
+                total = sum_of(term, _term_input(term, guard, sql), sql)
                 count = exp.Count(this=_term_input(term, guard, sql))
                 return _double_quotient(total, count)
             return exp.Avg(this=_term_input(term, guard, sql))
@@ -206,11 +224,11 @@ def _natural(term: Term, guard: Guard, sql: ExpressionSql) -> exp.Expr:
         case CountIfTerm():
             return _count_if(term, guard)
         case AggregateTerm():
-            return _aggregate(term.aggregate, _guarded(column(term.column), guard))
+            return _aggregate(term, _guarded(column(term.column), guard), sql)
         case ExpressionTerm(aggregate=Aggregate.MEDIAN | Aggregate.PERCENTILE):
             return percentile_sql(term, sql)
         case ExpressionTerm():
-            return _aggregate(term.aggregate, _term_input(term, guard, sql))
+            return _aggregate(term, _term_input(term, guard, sql), sql)
         case _:
             assert_never(term)
 

@@ -22,6 +22,7 @@ from sutura.core.definitions.model import ExpressionTerm
 from sutura.core.expression.nodes import Column
 from sutura.core.expression.types import MAX_PRECISION, traits
 from sutura.core.nouns.dialect import traits_of
+from sutura.core.sql.arithmetic import NARROW_DECIMAL, cast_decimal, paren
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import sql_type
 
@@ -48,7 +49,7 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
         parts.pick(False),
         parts.remainder(),
     )
-    spread = exp.Sub(this=upper, expression=again)
+    spread: exp.Expr = exp.Sub(this=upper, expression=again)
     between: exp.Expr
     if not traits(kind.family).exact:
         between = exp.Div(
@@ -64,11 +65,16 @@ def percentile_sql(term: ExpressionTerm, sql: ExpressionSql) -> exp.Expr:
         expression=sql.bind(Decimal(1).scaleb(-digits)),
     )
     scale = (kind.scale or 0) + digits
-    step: exp.Expr = exp.Mul(this=exp.Paren(this=spread), expression=exp.Paren(this=between))
+    needed = (kind.precision or MAX_PRECISION) + 1 + digits
+    # DuckDB multiplies decimals of at most 18 digits in 18 digits, raising an error past them:
+    # where the step needs more, the gap is read as a DECIMAL(38, its scale) first.
+    narrow = traits_of(sql.dialect).narrow_decimal_products
+    if narrow and kind.scale is not None and needed > NARROW_DECIMAL:
+        spread = cast_decimal(exp.Paren(this=spread), MAX_PRECISION, kind.scale)
+    step: exp.Expr = exp.Mul(this=paren(spread), expression=exp.Paren(this=between))
     # On Spark the sum with ``lower`` is one digit wider than the step, and past 38 digits it
     # would round the scale: the step is kept in the digits its value needs, the gap's whole
     # digits (one more than the value's) at the result's scale.
-    needed = (kind.precision or MAX_PRECISION) + 1 + digits
     rounds = traits_of(sql.dialect).rounded_wide_decimals
     if rounds and kind.scale is not None and needed <= MAX_PRECISION:
         step = exp.Cast(this=step, to=sql_type(f"DECIMAL({needed}, {scale})"))

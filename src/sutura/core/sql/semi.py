@@ -41,6 +41,7 @@ from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
 from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.measures import sum_of
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import catalog_held, catalog_types
@@ -82,7 +83,7 @@ def semi_statement(
     keys = list(resolved.keys)
     term = _term(metric)
     items: list[exp.Expr] = [_inner(k).as_(k, quoted=True, copy=False) for k in keys]
-    items.append(_outer(term).as_(metric.name, quoted=True, copy=False))
+    items.append(_outer(term, sql).as_(metric.name, quoted=True, copy=False))
     inner = _rows(resolved, model, metric, semi, dimensions, joins, term, sql)
     tree = exp.select(*items).from_(
         inner.subquery(exp.to_identifier(INNER, quoted=True), copy=False), copy=False
@@ -181,8 +182,9 @@ def _value(term: Term, sql: ExpressionSql) -> exp.Expr:
             assert_never(term)
 
 
-def _outer(term: Term) -> exp.Expr:
-    """The term's aggregate across the rows (or entities' values) kept."""
+def _outer(term: Term, sql: ExpressionSql) -> exp.Expr:
+    """The term's aggregate across the rows (or entities' values) kept (a sum of integers in
+    38 digits where the engine's own is 64-bit: :func:`~sutura.core.sql.measures.sum_of`)."""
     value = _inner(VALUE)
     match term:
         case CountIfTerm():
@@ -192,7 +194,7 @@ def _outer(term: Term) -> exp.Expr:
                 case Aggregate.COUNT:
                     return exp.Count(this=value)
                 case Aggregate.SUM:
-                    return exp.Sum(this=value)
+                    return sum_of(term, value, sql)
                 case (
                     Aggregate.COUNT_DISTINCT
                     | Aggregate.MIN
