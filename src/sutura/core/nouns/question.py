@@ -380,6 +380,8 @@ def decode_question_json(data: bytes | str) -> Result[Question, QuestionError]:
         return Failure(_describe(str(err)))
     except msgspec.DecodeError:
         return Failure(QuestionError(field="$", problem="not a JSON object"))
+    except UnicodeEncodeError:  # JSON handed over as a str holding a lone surrogate
+        return Failure(QuestionError(field="$", problem="a lone surrogate is not text"))
 
 
 def convert_question(arguments: object) -> Result[Question, QuestionError]:

@@ -86,14 +86,43 @@ def decode_values_request(arguments: Arguments) -> Result[ValuesRequest, Malform
 
 
 def decode_question(arguments: Arguments) -> Result[Question, QuestionError]:
-    """``ask_metric``'s input: a question."""
-    if isinstance(arguments, Question):
-        return Success(arguments)
+    r"""``ask_metric``'s input: a question, every text of it text.
+
+    >>> decode_question({"metrics": ["rev\ud800"], "grain": "day", "range": {}}).failure()
+    QuestionError(field='$.metrics[0]', problem='a lone surrogate is not text')
+    """
     if isinstance(arguments, bytes | str):
-        return decode_question_json(arguments)
-    if isinstance(arguments, Mapping):
-        return convert_question(dict(arguments))
-    return convert_question({} if arguments is None else arguments)
+        return decode_question_json(arguments)  # strict UTF-8 JSON: no lone surrogate passes
+    if isinstance(arguments, Question):
+        decoded: Result[Question, QuestionError] = Success(arguments)
+    elif isinstance(arguments, Mapping):
+        decoded = convert_question(dict(arguments))
+    else:
+        decoded = convert_question({} if arguments is None else arguments)
+    return decoded.bind(_question_text)
+
+
+def _question_text(question: Question) -> Result[Question, QuestionError]:
+    """The question, or the path of its first text holding a lone surrogate (JSON decoders
+    other than msgspec, a command line's undecodable bytes and a Python caller's Struct pass
+    one; no statement, digest or audit record can carry it)."""
+    field = _surrogate_at(msgspec.to_builtins(question), "$")
+    if field is None:
+        return Success(question)
+    return Failure(QuestionError(field=field, problem="a lone surrogate is not text"))
+
+
+def _surrogate_at(value: object, path: str) -> str | None:
+    """The path of the first text under ``value`` that holds a lone surrogate, if any."""
+    if isinstance(value, str):
+        return path if has_lone_surrogate(value) else None
+    if isinstance(value, list):
+        items = ((f"{path}[{i}]", item) for i, item in enumerate(value))
+    elif isinstance(value, dict):
+        items = ((f"{path}.{key}", item) for key, item in value.items())
+    else:
+        return None
+    return next((found for at, item in items if (found := _surrogate_at(item, at))), None)
 
 
 def decode_statement_arguments(arguments: Arguments) -> Result[RawStatement, Malformed]:

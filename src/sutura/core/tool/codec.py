@@ -218,6 +218,8 @@ def _decode(decoder: msgspec.json.Decoder[T], data: bytes | str) -> Result[T, Co
         return Failure(_codec_error(str(err)))
     except msgspec.DecodeError:
         return Failure(CodecError(path="$", problem="not valid JSON"))
+    except UnicodeEncodeError:  # JSON handed over as a str holding a lone surrogate
+        return Failure(CodecError(path="$", problem="a lone surrogate is not text"))
 
 
 _OUTCOME_DECODER: Final = msgspec.json.Decoder(Outcome)

@@ -5,7 +5,9 @@ break could grow until memory runs out. So this module hands it stdin itself, re
 daemon thread in lines of at most :data:`LINE_CAP` bytes. A longer line is dropped in bounded
 chunks, never held whole, and answered with a JSON-RPC error (``id: null``, as the request's id was
 never read). Lines are handed on as bytes, so a line that is not strict UTF-8 is refused by the
-SDK's decoder rather than read with replacement characters.
+SDK's decoder rather than read with replacement characters; a line the SDK's decoder refuses is
+answered with a JSON-RPC error before it reaches the SDK, which would answer nothing
+(:mod:`.unreadable`).
 
 stdout is written from the event loop, not through a worker thread per write
 (:mod:`.wire_out`): while it serves, fd 1 points at stderr, so nothing but JSON-RPC ever
@@ -33,6 +35,7 @@ from mcp.shared.message import SessionMessage
 
 from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
+from sutura.transports.mcp.unreadable import unreadable
 from sutura.transports.mcp.wire_out import claimed_stdout
 
 LINE_CAP: Final = 1024 * 1024
@@ -146,11 +149,19 @@ class StdinLines:
         return self
 
     async def __anext__(self) -> bytes:
-        """The next line the SDK decodes; a skipped line is answered here and not handed on."""
+        """The next line the SDK decodes; a skipped line, or one the SDK could not read, is
+        answered here and not handed on (:mod:`.unreadable`)."""
         async for item in self._receive:
             if isinstance(item, bytes):
-                return item
-            await self._refuse(item)
+                refused = unreadable(item)
+                if refused is None:
+                    return item
+                log.warning("stdin: a line was not read: %s", refused.error.message)
+                await self._reply(refused)
+                continue
+            log.warning("stdin: %s: %s", item.value, OVER_CAP_MESSAGE)
+            error = types.ErrorData(code=types.INVALID_REQUEST, message=OVER_CAP_MESSAGE)
+            await self._reply(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
         raise StopAsyncIteration
 
     def _pump(self, token: Any) -> None:
@@ -161,11 +172,8 @@ class StdinLines:
         except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return  # the server has stopped; nobody reads any more
 
-    async def _refuse(self, skipped: Skipped) -> None:
-        log.warning("stdin: %s: %s", skipped.value, OVER_CAP_MESSAGE)
+    async def _reply(self, message: types.JSONRPCError) -> None:
         await self._replies_set.wait()
-        error = types.ErrorData(code=types.INVALID_REQUEST, message=OVER_CAP_MESSAGE)
-        message = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
         if self._replies is not None:
             try:
                 await self._replies.send(SessionMessage(message))
