@@ -247,6 +247,29 @@ def test_the_catalog_as_the_agent_reads_it_is_the_describe_catalog_text_half(
     assert "data: from 2023-01-01 to 2025-12-31 (as of " in shown
 
 
+def test_each_metric_shows_its_formula_only_when_the_operator_shows_formulas(
+    page: Page, example_url: str, example_dir: Path
+) -> None:
+    _sign_in(page, example_url)
+    assert page.locator("#metrics li .formula").count() == 0  # prompt.formulas: hidden
+    page.close()
+    shown = page.context.new_page()
+    shown.set_default_timeout(WAIT_MS)
+    with serving(
+        example_dir, SUTURA__SECURITY__ACCESS_TOKEN=TOKEN, SUTURA__PROMPT__FORMULAS="shown"
+    ) as url:
+        _sign_in(shown, url)
+        catalog = _api(url, "GET", "/v1/catalog").json()
+        formulas = {m["name"]: m["formula"] for m in catalog["metrics"]}
+        found: dict[str, str] = shown.eval_on_selector_all(
+            "#metrics > li",
+            "items => Object.fromEntries(items.map("
+            "i => [i.dataset.metric, i.querySelector('.formula').textContent]))",
+        )
+    assert found == {name: "formula: " + escape_text(f) for name, f in formulas.items()}
+    assert "formula: sum(amount) where order_status != 'cancelled'" in found["revenue"]
+
+
 def test_time_to_first_answer_of_the_example_is_measured(page: Page, example_url: str) -> None:
     """Navigation to answer shown, by the page's own clock (reported in measures.json, not
     asserted: speed belongs to the bench, not to a loaded test machine)."""

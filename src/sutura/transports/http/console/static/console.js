@@ -182,6 +182,8 @@
     const item = h("li", { "data-metric": metric.name },
       h("h3", {}, escaped(metric.name)),
       prose(metric.description, "description (author's prose)"),
+      // Shown only when the operator shows formulas (prompt.formulas): author text, escaped.
+      metric.formula !== undefined ? h("p", { class: "formula" }, escaped("formula: " + metric.formula)) : null,
       h("p", {}, "grains: " + metric.grains.join(", ")),
       metric.data ? h("p", { class: "data" }, escaped("data: from " + metric.data.first + " to " +
         metric.data.last + " (as of " + metric.data.as_of + ")")) : null,
