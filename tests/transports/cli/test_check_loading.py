@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.edited_example import BASE, customers_on_crm, edited_example
 
 SCRIPT = [sys.executable, "-c", "import sys; from sutura.root import main; sys.exit(main())"]
@@ -84,3 +86,43 @@ def test_check_and_catalog_leave_the_loaded_catalog_out_of_later_collections(
         assert done.returncode == 0, done.stderr
         collecting, frozen = json.loads(done.stderr.rsplit("GC ", 1)[1])
         assert collecting and frozen > 10_000, (command, frozen)
+
+
+@pytest.mark.parametrize(
+    ("form", "column", "value", "problem"),
+    [
+        (
+            "equals",
+            "amount",
+            "'10.005'",
+            "10.005 has 3 decimal places; the column is decimal(12,2)",
+        ),
+        ("not_equals", "customer_id", "'7.5'", "7.5 is not an integer, and the column is one"),
+        ("equals", "customer_id", "abc", "expected a number written with digits"),
+        ("equals", "ordered_on", "'2024-1-5'", "expected a date written YYYY-MM-DD"),
+        ("equals", "is_paid", "'yes'", "expected true or false, as the column is boolean"),
+    ],
+)
+def test_check_refuses_an_older_filter_value_its_typed_column_cannot_hold(
+    example_dir: Path, tmp_path: Path, form: str, column: str, value: str, problem: str
+) -> None:
+    # Bound as text, each engine converted such a value its own way: DuckDB rounded 7.5 into
+    # the INTEGER 8 and counted that customer, PostgreSQL refused to compare.
+    def added(name: str, text: str) -> str:
+        rule = f"      value: cancelled\n  - {form}:\n      column: {column}\n      value: {value}"
+        return text.replace("      value: cancelled", rule) if name == "revenue.md" else text
+
+    checked = _check(edited_example(example_dir, tmp_path, added))
+    assert checked.returncode == 1
+    assert f"sutura: revenue.md:17: required_filters[1].{form}.value: {problem}" in checked.stderr
+
+
+def test_check_takes_an_older_filter_value_of_its_typed_column(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    def added(name: str, text: str) -> str:
+        rule = "      value: cancelled\n  - not_equals:\n      column: amount\n      value: '10.5'"
+        return text.replace("      value: cancelled", rule) if name == "revenue.md" else text
+
+    checked = _check(edited_example(example_dir, tmp_path, added))
+    assert "required_filters[1]" not in checked.stderr

@@ -17,7 +17,7 @@ import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from sutura.core.catalog.checks.older import older_filter
+from sutura.core.catalog.checks.older import older_filter, older_value_problem
 from sutura.core.catalog.checks.paths import step_key, walk
 from sutura.core.catalog.document.parse import Document
 from sutura.core.catalog.error import CatalogError, quoted
@@ -269,7 +269,16 @@ def _is_median(aggregate: Aggregate) -> bool:
 
 def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes) -> RequiredFilter:
     match rule:
-        case FilterEquals() | FilterNotEquals() | FilterIsTrue() | FilterIsNotNull():
+        case FilterEquals() | FilterNotEquals():
+            # The older forms: their columns are checked with the metric; a value must be one
+            # of the column's type, which every engine then reads alike.
+            declared = columns(Column(name=rule.column)).value_or(None)
+            problem = older_value_problem(rule.value, declared)
+            if problem is not None:
+                form = "equals" if isinstance(rule, FilterEquals) else "not_equals"
+                raise _error(doc, f"{key}.{form}", ExpressionError(key="value", problem=problem))
+            return rule
+        case FilterIsTrue() | FilterIsNotNull():
             return rule  # the older forms: their columns are checked with the metric
         case FilterPredicate():
             older = older_filter(rule, columns)
