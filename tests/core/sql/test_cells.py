@@ -78,3 +78,7 @@ def test_decimals_are_exact_and_keep_their_scale_without_an_exponent(value: D) -
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_floats_round_trip_through_their_text(value: float) -> None:
     assert float(cell_text(value) or "x") == value
+
+
+def test_negative_zero_is_the_one_cell_of_zero_sql_holds_it_equal_to() -> None:
+    assert [cell_text(v) for v in (-0.0, 0.0, -1e-300 * 1e-300)] == ["0.0", "0.0", "0.0"]

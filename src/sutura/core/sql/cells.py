@@ -5,7 +5,8 @@ Integers and decimals are exact and never pass through a float; a decimal keeps 
 point and is written as its shortest round-trip text. A number that is not finite (a float's,
 or PostgreSQL ``numeric``'s) is ``NaN``, ``Infinity`` or ``-Infinity`` whatever its type: the
 spelling DuckDB, PostgreSQL, Python's ``float`` and ``Decimal`` and JavaScript's ``Number``
-all read back as the same value (``nan`` and ``inf`` are not read by the last). Dates and
+all read back as the same value (``nan`` and ``inf`` are not read by the last); ``-0.0`` is the
+cell ``0.0``, the value SQL holds it equal to. Dates and
 timestamps are ISO 8601. SQL NULL is ``None``, distinct from the empty string. A value of any
 other type is refused with :class:`UnsupportedCellError` rather than guessed at.
 
@@ -14,7 +15,7 @@ other type is refused with :class:`UnsupportedCellError` rather than guessed at.
 >>> cell_text(datetime.datetime(2024, 1, 2, 3, 4, 5))
 '2024-01-02T03:04:05'
 >>> [cell_text(v) for v in (math.nan, -math.inf, decimal.Decimal("Infinity"), -0.0)]
-['NaN', '-Infinity', 'Infinity', '-0.0']
+['NaN', '-Infinity', 'Infinity', '0.0']
 """
 
 import datetime
@@ -51,6 +52,10 @@ def _text_of_decimal(value: decimal.Decimal) -> str:
 def _text_of_float(value: float) -> str:
     if not math.isfinite(value):
         return _non_finite(math.isnan(value), value < 0)
+    if value == 0:
+        # -0.0 is 0.0 to SQL (one group, equal in every filter): one value, one cell, on every
+        # engine (Spark gives 0.0 where DuckDB gives whichever of the two its group met first).
+        return "0.0"
     return repr(value)
 
 
