@@ -89,7 +89,13 @@ DOCUMENTS: Final = {
         _SHARED + "  - {name: price, column: price}\n  - {name: shipped, column: shipped}\n"
         "  - {name: note, column: note}\n"
         "  - {name: tag, type: text, expression:"
-        " {buckets: {of: {column: size}, edges: [0, 50], labels: [low, Mid, _high]}}}\n",
+        " {buckets: {of: {column: size}, edges: [5, 50], labels: [b_low, Mid, a_high]}}}\n",
+    ),
+    "closing": _metric(
+        "closing",
+        "sales",
+        "{aggregate: sum, column: amount}\nsemi_additive: {rule: last, entity: id}",
+        _SHARED,
     ),
     "visitors": _metric("visitors", "visits", "{aggregate: sum, column: visitors}", _SHARED),
     "traffic": (
@@ -146,7 +152,8 @@ async def test_grouped_rows_order_by_each_type_s_value(deployed: Deployed) -> No
     )
     assert [row[0] for row in by_label] == LABELS
     assert [row[0] for row in by_note] == LABELS  # a column declared without a type
-    assert by_tag == [["Mid", "5.00"], ["_high", "2.00"], ["low", "2.00"], [None, "2.00"]]
+    # An expression's text, grouped by position: en-US would start a_high, b_low, Mid.
+    assert by_tag == [["Mid", "4.00"], ["a_high", "2.00"], ["b_low", "3.00"], [None, "2.00"]]
     assert by_size == [
         ["-1", "2.00"],
         ["2", "1.00"],
@@ -175,12 +182,14 @@ async def test_grouped_rows_order_by_each_type_s_value(deployed: Deployed) -> No
 
 async def test_top_cuts_a_tie_by_code_point_and_value(deployed: Deployed) -> None:
     top = {"n": 3, "by": "revenue"}
-    by_label, by_size, per_month, by_two = await _rows(
+    by_label, by_size, per_month, by_two, tag_per_month = await _rows(
         deployed,
         _ask(["revenue"], "label", top=top),
         _ask(["revenue"], "size", top={"n": 2, "by": "revenue"}),
         _ask(["revenue"], "label", grain="month", top={**top, "per": "period"}),
         _ask(["revenue"], "size", "label", top={"n": 4, "by": "revenue"}),
+        # An expression ranked per period: the statement that ranks rows first.
+        _ask(["revenue"], "tag", grain="month", top={"n": 1, "by": "revenue", "per": "period"}),
     )
     assert by_label == [["10", "1.00"], ["9", "1.00"], ["B", "1.00"]]
     assert by_size == [["-1", "2.00"], ["9", "2.00"]]
@@ -192,6 +201,8 @@ async def test_top_cuts_a_tie_by_code_point_and_value(deployed: Deployed) -> Non
         ["2024-02-01", "9", "1.00"],
         ["2024-02-01", "a-c", "1.00"],
     ]
+    # January's Mid and b_low tie at 2.00: Mid first by code point.
+    assert tag_per_month == [["2024-01-01", "Mid", "2.00"], ["2024-02-01", "Mid", "2.00"]]
     assert by_two == [
         ["-1", "a-c", "1.00"],
         ["-1", "b", "1.00"],
@@ -201,13 +212,17 @@ async def test_top_cuts_a_tie_by_code_point_and_value(deployed: Deployed) -> Non
 
 
 async def test_rows_derived_after_the_statement_order_alike(deployed: Deployed) -> None:
-    by_label, by_size, compared, top_derived = await _rows(
+    by_label, by_size, compared, top_derived, closing, closing_top = await _rows(
         deployed,
         _ask(["traffic"], "label"),
         _ask(["traffic"], "size"),
         _ask(["revenue"], "size", grain="month", compare={"to": "previous_period"}),
         _ask(["traffic"], "size", top={"n": 3, "by": "traffic", "direction": "asc"}),
+        _ask(["closing"], "label"),
+        _ask(["closing"], "size", top={"n": 2, "by": "closing"}),
     )
+    assert [row[0] for row in closing] == LABELS
+    assert closing_top == [["-1", "2.00"], ["9", "2.00"]]
     assert [row[0] for row in by_label] == [
         "10",
         "9",
