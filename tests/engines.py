@@ -68,10 +68,12 @@ def deployed_on(
     version: str,
     password_var: str,
     on_postgres: Callable[[str], None] | None = None,
+    postgres_icu_locale: str | None = None,
 ) -> Iterator[Deployed]:
     """``documents`` over the tables of the DuckDB file ``data``, on the engine
     ``request.param`` names; ``on_postgres`` is given the scratch database's admin DSN once
-    the tables are copied (to change a column's type, say)."""
+    the tables are copied (to change a column's type, say); ``postgres_icu_locale`` collates
+    the scratch database's text by that ICU locale (``en-US``)."""
     config = tmp_path / "config"
     match request.param:
         case "duckdb":
@@ -88,7 +90,7 @@ def deployed_on(
             )
         case "postgres":
             dsn: str = request.getfixturevalue("postgres_dsn")
-            with scratch_database(dsn) as scratch:
+            with scratch_database(dsn, icu_locale=postgres_icu_locale) as scratch:
                 copy_from_duckdb(data, scratch, tmp_path)
                 if on_postgres is not None:
                     on_postgres(scratch.admin_dsn)

@@ -99,13 +99,20 @@ class Scratch(NamedTuple):
 
 
 @contextmanager
-def scratch_database(dsn: str) -> Iterator[Scratch]:
-    """A fresh database with a read-only role, both dropped on exit."""
+def scratch_database(dsn: str, *, icu_locale: str | None = None) -> Iterator[Scratch]:
+    """A fresh database with a read-only role, both dropped on exit; with ``icu_locale`` its
+    text is collated by that ICU locale (``en-US``: ``'a'`` before ``'B'``) instead of the
+    server's default."""
     name = f"sutura_test_{secrets.token_hex(5)}"
     password = secrets.token_hex(12)
     info = conninfo_to_dict(dsn)
     with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        created = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if icu_locale is not None:
+            created = sql.SQL("{} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE {}").format(
+                created, sql.Literal(icu_locale)
+            )
+        admin.execute(created)
         admin.execute(
             sql.SQL(
                 "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"

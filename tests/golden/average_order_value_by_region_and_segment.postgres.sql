@@ -6,8 +6,8 @@
 --   3: str "complete"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t1"."region" AS "region",
-  "t1"."segment" AS "segment",
+  "t1"."region" COLLATE "C" AS "region",
+  "t1"."segment" COLLATE "C" AS "segment",
   SUM("t0"."amount") AS "revenue",
   SUM("t0"."amount") AS "average_order_value.sum",
   COUNT("t0"."amount") AS "average_order_value.count"

@@ -9,7 +9,7 @@
 --   6: str "cancelled"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue",
   COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN "t0"."order_id" END) AS "order_count"
 FROM "orders" AS "t0"

@@ -8,7 +8,7 @@
 --   5: str "complete"
 --   6: str "cancelled"
 SELECT
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue",
   COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN "t0"."order_id" END) AS "order_count"
 FROM "orders" AS "t0"

@@ -25,8 +25,8 @@ SELECT
     THEN %s
     WHEN "t0"."l_quantity" >= %s
     THEN %s
-  END AS "size",
-  COALESCE(RTRIM("t1"."o_orderpriority"), %s) AS "priority",
+  END COLLATE "C" AS "size",
+  COALESCE(RTRIM("t1"."o_orderpriority"), %s) COLLATE "C" AS "priority",
   COUNT(
     CASE
       WHEN (

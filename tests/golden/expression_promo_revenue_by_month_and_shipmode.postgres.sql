@@ -10,7 +10,7 @@
 --   7: str "SHIP"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."l_shipdate") AS DATE) AS "period",
-  RTRIM("t0"."l_shipmode") AS "shipmode",
+  RTRIM("t0"."l_shipmode") COLLATE "C" AS "shipmode",
   SUM(
     CASE
       WHEN "t1"."p_type" LIKE %s

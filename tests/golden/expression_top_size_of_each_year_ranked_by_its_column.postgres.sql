@@ -32,7 +32,7 @@ FROM (
         THEN %s
         WHEN "t0"."l_quantity" >= %s
         THEN %s
-      END AS "size",
+      END COLLATE "C" AS "size",
       CASE
         WHEN (
           "t0"."l_commitdate" < "t0"."l_receiptdate"

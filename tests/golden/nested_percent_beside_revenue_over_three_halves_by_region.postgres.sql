@@ -24,7 +24,7 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-    "t1"."region" AS "region",
+    "t1"."region" COLLATE "C" AS "region",
     COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN "t0"."order_id" END) AS "order_count",
     SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue",
     COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN 1 END) AS "orders_per_signup_percent.counted.0"
@@ -42,7 +42,7 @@ FROM (
 FULL OUTER JOIN (
   SELECT
     CAST(DATE_TRUNC('month', "t0"."signed_up_on") AS DATE) AS "period",
-    "t0"."region" AS "region",
+    "t0"."region" COLLATE "C" AS "region",
     COUNT("t0"."customer_id") AS "signups"
   FROM "customers" AS "t0"
   WHERE
@@ -55,7 +55,7 @@ FULL OUTER JOIN (
 FULL OUTER JOIN (
   SELECT
     CAST(DATE_TRUNC('month', "t1"."signed_up_on") AS DATE) AS "period",
-    "t1"."region" AS "region",
+    "t1"."region" COLLATE "C" AS "region",
     COUNT("t0"."order_id") AS "orders_by_signup_day"
   FROM "orders" AS "t0"
   INNER JOIN "customers" AS "t1"

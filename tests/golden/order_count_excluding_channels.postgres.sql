@@ -8,7 +8,7 @@
 --   5: str ""
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   COUNT("t0"."order_id") AS "order_count"
 FROM "orders" AS "t0"
 WHERE

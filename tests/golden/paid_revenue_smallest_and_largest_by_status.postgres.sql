@@ -5,7 +5,7 @@
 --   2: date 2025-01-01
 SELECT
   CAST(DATE_TRUNC('year', "t0"."created_at") AS DATE) AS "period",
-  "t0"."status" AS "status",
+  "t0"."status" COLLATE "C" AS "status",
   SUM(CASE WHEN "t0"."is_paid" IS TRUE THEN "t0"."amount" END) AS "paid_revenue",
   MIN("t0"."amount") AS "smallest_order",
   MAX("t0"."amount") AS "largest_order"

@@ -7,7 +7,7 @@
 --   4: bool true
 SELECT
   CAST(DATE_TRUNC('year', "t0"."l_shipdate") AS DATE) AS "period",
-  RTRIM("t1"."o_orderpriority") AS "priority",
+  RTRIM("t1"."o_orderpriority") COLLATE "C" AS "priority",
   SUM((
     "t0"."l_extendedprice" * "t0"."l_discount"
   )) AS "line_revenue"

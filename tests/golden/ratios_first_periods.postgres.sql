@@ -6,7 +6,7 @@
 --   3: int 5
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   COUNT(CASE WHEN "t0"."is_paid" THEN 1 END) AS "paid_share.numerator",
   COUNT("t0"."order_id") AS "paid_share.denominator",
   SUM("t0"."quantity") AS "items_per_paid_order.numerator",

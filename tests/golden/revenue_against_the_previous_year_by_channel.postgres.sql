@@ -8,7 +8,7 @@
 --   5: str "complete"
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM("t0"."amount") AS "revenue",
   SUM("t0"."amount") AS "average_order_value.sum",
   COUNT("t0"."amount") AS "average_order_value.count"

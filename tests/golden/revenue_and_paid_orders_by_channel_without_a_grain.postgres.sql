@@ -6,7 +6,7 @@
 --   3: date 2024-03-10
 --   4: int 2
 SELECT
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue",
   COUNT(CASE WHEN "t0"."is_paid" THEN 1 END) AS "paid_orders"
 FROM "orders" AS "t0"

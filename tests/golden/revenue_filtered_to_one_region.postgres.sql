@@ -7,7 +7,7 @@
 --   4: str "EU"
 SELECT
   CAST(DATE_TRUNC('quarter', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM("t0"."amount") AS "revenue"
 FROM "orders" AS "t0"
 INNER JOIN "customers" AS "t1"

@@ -9,7 +9,7 @@
 --   6: int 1
 SELECT
   CAST(DATE_TRUNC('quarter', "t0"."created_at") AS DATE) AS "period",
-  "t1"."region" AS "region",
+  "t1"."region" COLLATE "C" AS "region",
   SUM("t0"."amount") AS "revenue_per_unit.numerator",
   SUM("t0"."quantity") AS "revenue_per_unit.denominator",
   SUM("t0"."amount") AS "revenue"

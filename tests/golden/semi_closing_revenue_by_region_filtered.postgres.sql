@@ -13,7 +13,7 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-    "t1"."region" AS "region",
+    "t1"."region" COLLATE "C" AS "region",
     "t0"."amount" AS "value",
     "t0"."created_at" AS "at",
     MAX("t0"."created_at") OVER (

@@ -20,7 +20,7 @@ FROM (
   FROM (
     SELECT
       CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-      "t0"."channel" AS "channel",
+      "t0"."channel" COLLATE "C" AS "channel",
       MAX("t0"."amount") AS "value"
     FROM "orders" AS "t0"
     WHERE
@@ -37,7 +37,7 @@ FROM (
 FULL OUTER JOIN (
   SELECT
     CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-    "t0"."channel" AS "channel",
+    "t0"."channel" COLLATE "C" AS "channel",
     SUM("t0"."amount") AS "revenue"
   FROM "orders" AS "t0"
   WHERE

@@ -10,12 +10,12 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-    "t0"."channel" AS "channel",
+    "t0"."channel" COLLATE "C" AS "channel",
     SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue",
     COUNT(CASE WHEN "t0"."is_paid" THEN 1 END) AS "paid_orders",
     ROW_NUMBER() OVER (
       PARTITION BY CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE)
-      ORDER BY COUNT(CASE WHEN "t0"."is_paid" THEN 1 END) ASC, "t0"."channel"
+      ORDER BY COUNT(CASE WHEN "t0"."is_paid" THEN 1 END) ASC, "t0"."channel" COLLATE "C"
     ) AS "top.rank"
   FROM "orders" AS "t0"
   WHERE

@@ -13,7 +13,7 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('quarter', "t0"."created_at") AS DATE) AS "period",
-    "t1"."region" AS "region",
+    "t1"."region" COLLATE "C" AS "region",
     SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS "revenue_per_unit.numerator",
     SUM(CASE WHEN "t0"."status" = %s THEN "t0"."quantity" END) AS "revenue_per_unit.denominator",
     SUM("t0"."quantity") AS "units",
@@ -22,7 +22,7 @@ FROM (
       ORDER BY CAST(SUM(CASE WHEN "t0"."status" = %s THEN "t0"."amount" END) AS DOUBLE PRECISION) / NULLIF(
         CAST(SUM(CASE WHEN "t0"."status" = %s THEN "t0"."quantity" END) AS DOUBLE PRECISION),
         0
-      ) DESC NULLS LAST, "t1"."region"
+      ) DESC NULLS LAST, "t1"."region" COLLATE "C"
     ) AS "top.rank"
   FROM "orders" AS "t0"
   LEFT JOIN "customers" AS "t1"

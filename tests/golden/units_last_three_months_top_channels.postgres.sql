@@ -7,7 +7,7 @@
 --   4: int 2
 SELECT
   CAST(DATE_TRUNC('month', "t0"."created_at") AS DATE) AS "period",
-  "t0"."channel" AS "channel",
+  "t0"."channel" COLLATE "C" AS "channel",
   SUM("t0"."quantity") AS "units",
   COUNT(CASE WHEN "t0"."status" IS DISTINCT FROM %s THEN "t0"."order_id" END) AS "order_count"
 FROM "orders" AS "t0"

@@ -30,7 +30,11 @@ from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
-from sutura.core.catalog.checks.source_schema import model_problems, padded_columns
+from sutura.core.catalog.checks.source_schema import (
+    model_problems,
+    padded_columns,
+    text_columns,
+)
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model, table_label
 from sutura.core.nouns.source_facts import ModelColumn
@@ -102,9 +106,14 @@ async def _opened_service(
                 errors = [*errors, traced.failure()]
         if not errors and data:
             held: dict[str, set[ModelColumn]] = {}
-            errors = await _checked(_model_problems(loaded, sources, held))
+            texts: dict[str, set[ModelColumn]] = {}
+            errors = await _checked(_model_problems(loaded, sources, held, texts))
             service.facts = {
-                alias: msgspec.structs.replace(facts, fixed_length=frozenset(held.get(alias, ())))
+                alias: msgspec.structs.replace(
+                    facts,
+                    fixed_length=frozenset(held.get(alias, ())),
+                    text=frozenset(texts.get(alias, ())),
+                )
                 for alias, facts in service.facts.items()
             }
         if not errors and data and anchors:
@@ -158,18 +167,26 @@ async def _open_all(
 
 
 async def _model_problems(
-    loaded: Loaded, sources: Mapping[str, Source], held: dict[str, set[ModelColumn]]
+    loaded: Loaded,
+    sources: Mapping[str, Source],
+    held: dict[str, set[ModelColumn]],
+    texts: dict[str, set[ModelColumn]],
 ) -> list[str]:
     """Every model checked against the table its source really has; the columns a source holds
-    as ``CHAR(n)`` added to ``held`` under the source's alias."""
+    as ``CHAR(n)`` added to ``held``, and those it holds as text to ``texts``, under the
+    source's alias."""
     errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source], held))
+        errors.extend(await _model_errors(loaded, model, sources[model.source], held, texts))
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
 async def _model_errors(
-    loaded: Loaded, model: Model, source: Source, held: dict[str, set[ModelColumn]]
+    loaded: Loaded,
+    model: Model,
+    source: Source,
+    held: dict[str, set[ModelColumn]],
+    texts: dict[str, set[ModelColumn]],
 ) -> list[CatalogError]:
     document = loaded.catalog.model_document(model.name)
     if document is None:  # every model comes from a document
@@ -187,6 +204,10 @@ async def _model_errors(
     fixed = padded_columns(model, found, source.dialect)
     held.setdefault(model.source, set()).update(
         ModelColumn(model=model.name, column=name) for name in fixed
+    )
+    texts.setdefault(model.source, set()).update(
+        ModelColumn(model=model.name, column=name)
+        for name in text_columns(model, found, source.dialect)
     )
     return [
         document.error(key, problem)

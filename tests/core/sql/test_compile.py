@@ -274,7 +274,8 @@ def test_a_column_held_as_char_is_trimmed_in_the_statement_where_the_engine_pads
     # ``region`` is read along ``customer``; its source holds it as CHAR(n), whether the model
     # declares it VARCHAR or declares no type: PostgreSQL and Spark read it without the padding
     # (in the selected value and in a caller's filter alike), DuckDB (which pads nothing) and a
-    # statement compiled without the source's facts read it as it is.
+    # statement compiled without the source's facts read it as it is. PostgreSQL selects it
+    # under the ``C`` collation (text ordered by code point, as the other engines order it).
     columns = tuple(
         Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
     )
@@ -286,12 +287,38 @@ def test_a_column_held_as_char_is_trimmed_in_the_statement_where_the_engine_pads
         dimensions=["region"], filters=[{"op": "eq", "dimension": "region", "value": "EU"}]
     )
     for dialect in DIALECTS:
-        trimmed = compile_question(asked, catalog, SourceFacts(dialect=dialect, fixed_length=held))
+        facts = SourceFacts(dialect=dialect, fixed_length=held, text=held)
+        trimmed = compile_question(asked, catalog, facts)
         unknown = compile_question(asked, catalog, SourceFacts(dialect=dialect))
         read = 'RTRIM("t1"."region")' if dialect != Dialect.DUCKDB else '"t1"."region"'
-        assert f'{read} AS "region"' in _squash(trimmed.sql).replace("`", '"'), dialect
+        collated = ' COLLATE "C"' if dialect == Dialect.POSTGRES else ""
+        assert f'{read}{collated} AS "region"' in _squash(trimmed.sql).replace("`", '"'), dialect
         assert f"{read} = {MARKER[dialect]}" in _squash(trimmed.sql).replace("`", '"'), dialect
         assert "RTRIM" not in unknown.sql
+
+
+@pytest.mark.parametrize("declared", ["VARCHAR", None])
+def test_postgres_selects_a_text_dimension_under_the_c_collation_and_nothing_else(
+    declared: str | None,
+) -> None:
+    # PostgreSQL orders text by the database's collation (en_US puts 'a' before 'B'): a text
+    # dimension is selected COLLATE "C", so ORDER BY and a rank order it by code point as
+    # DuckDB and Spark do. A column declaring no type is text where the source says so.
+    columns = tuple(
+        Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
+    )
+    catalog = msgspec.structs.replace(
+        CATALOG, models=(msgspec.structs.replace(CUSTOMERS, columns=columns), ORDERS)
+    )
+    text = frozenset({ModelColumn(model="customers", column="region")})
+    asked = resolved(dimensions=["region"], top={"n": 2, "by": "revenue"})
+    for dialect in DIALECTS:
+        sql = _squash(compile_question(asked, catalog, SourceFacts(dialect=dialect, text=text)).sql)
+        collated = '"t1"."region" COLLATE "C" AS "region"' in sql
+        assert collated == (dialect == Dialect.POSTGRES), (dialect, sql)
+        assert "COLLATE" not in sql.replace('"t1"."region" COLLATE "C" AS', ""), sql
+    unknown = compile_question(asked, catalog, SourceFacts(dialect=Dialect.POSTGRES)).sql
+    assert ("COLLATE" in unknown) == (declared is not None)
 
 
 def test_a_relationship_used_by_several_dimensions_is_joined_once() -> None:

@@ -52,6 +52,11 @@ class Traits(Frozen, frozen=True):
             an ``INTEGER``) is computed in 64 bits and overflows past 18 digits (DuckDB), so
             where the catalog's type of the product is wider, one factor is first read as a
             ``DECIMAL(38, its scale)``.
+        collated_text: Text orders by the database's (or the column's) collation, which may
+            be linguistic (``en_US.UTF-8`` puts ``'a'`` before ``'B'`` and skips punctuation),
+            where the others order it by code point; so a text dimension is selected under the
+            ``C`` collation (``COLLATE "C"``), which orders by code point, and every ORDER BY
+            over it (the rows, a rank, a page of values) agrees with the other engines.
     """
 
     schemas: bool = False
@@ -64,11 +69,16 @@ class Traits(Frozen, frozen=True):
     rounded_chosen_decimals: bool = False
     narrow_integer_sums: bool = False
     narrow_decimal_products: bool = False
+    collated_text: bool = False
 
 
 _DUCKDB: Final = Traits(rounded_chosen_decimals=True, narrow_decimal_products=True)
 _POSTGRES: Final = Traits(
-    schemas=True, case_sensitive_names=True, percent_placeholders=True, internal_type_names=True
+    schemas=True,
+    case_sensitive_names=True,
+    percent_placeholders=True,
+    internal_type_names=True,
+    collated_text=True,
 )
 _SPARK: Final = Traits(
     schemas=True,

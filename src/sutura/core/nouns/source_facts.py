@@ -27,8 +27,11 @@ class ModelColumn(Frozen, frozen=True):
 
 
 class SourceFacts(Frozen, frozen=True):
-    """The source a statement is compiled for: its dialect, and the models' columns it holds as
-    ``CHAR(n)`` (learnt at startup; none when no source was opened)."""
+    """The source a statement is compiled for: its dialect, the models' columns it holds as
+    ``CHAR(n)``, and those it holds as text of any kind (``text``: a dimension over one is
+    ordered by code point, whether or not the catalog declares its type); both learnt at
+    startup, none when no source was opened."""
 
     dialect: Dialect
     fixed_length: frozenset[ModelColumn] = frozenset()
+    text: frozenset[ModelColumn] = frozenset()

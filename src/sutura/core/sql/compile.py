@@ -80,7 +80,7 @@ from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, none_held
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
@@ -142,7 +142,12 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, source: SourceFacts) -
     if resolved.derives:
         metric, derived = lookups(metrics, resolved.derived)
         filled = (adds_up(metric, derived, n, zero_filled) for n in resolved.metric_names)
-        derivation = Derivation(resolved=resolved, zero_filled=tuple(filled), presence=presence)
+        derivation = Derivation(
+            resolved=resolved,
+            zero_filled=tuple(filled),
+            presence=presence,
+            text_keys=_text_keys(resolved, catalog, source),
+        )
     plan = plan_lines(resolved, model, joins.all(), shared=shared)
     if resolved.joined:
         plan = (*plan, _JOINED_PLAN)
@@ -159,6 +164,24 @@ def _compile_cached(resolved: Resolved, key: _ByIdentity, source: SourceFacts) -
         dialect=dialect,
         derivation=derivation,
     )
+
+
+def _text_keys(resolved: Resolved, catalog: Catalog, source: SourceFacts) -> tuple[bool, ...]:
+    """Per key column of ``resolved`` (period, then dimensions), whether its values are text
+    (the rows derived after the statement order a text key by code point, any other by its
+    value), as the first half's statement reads them."""
+    metrics = halves(resolved.metrics)[0]
+    model = metrics[0].model
+    dimensions = asked_dimensions(resolved, metrics)
+    sql = ExpressionSql(
+        Binder(),
+        lambda _via: "",
+        source.dialect,
+        catalog_types(catalog, model, source),
+        none_held,
+        catalog_text(catalog, model, source),
+    )
+    return tuple(key != PERIOD and sql.textual(dimensions[key]) for key in resolved.keys)
 
 
 _JOINED_PLAN = (
@@ -188,7 +211,8 @@ def _grouped(
     joins = joins_for(resolved, dimensions, catalog)
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held)
+    text = catalog_text(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.
@@ -420,7 +444,7 @@ def _rank(
         expressions=[
             exp.Ordered(this=key, desc=descending(top.direction), nulls_first=False),
             *(
-                exp.Ordered(this=sql.value(dimensions[n].value), nulls_first=False)
+                exp.Ordered(this=sql.keyed(dimensions[n]), nulls_first=False)
                 for n in resolved.dimensions
             ),
         ]
@@ -459,7 +483,7 @@ def _select(
         p.as_(PERIOD, quoted=True, copy=False) for p in periods_of(resolved, joins)
     ]
     items.extend(
-        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+        sql.keyed(dimensions[n]).as_(n, quoted=True, copy=False) for n in resolved.dimensions
     )
     outputs: list[Output] = [Passthrough(index=i) for i in range(len(items))]
     for metric in metrics:

@@ -55,11 +55,15 @@ class Derivation(Frozen, frozen=True):
         resolved: The question (its range, grain, compare, window, fill and top).
         zero_filled: Per metric, whether a filled period holds zero (sums and counts) or NULL.
         presence: Where an asked derived metric's leaves counted a row (joined statements only).
+        text_keys: Per key column (period, then dimensions), whether its values are text,
+            ordered by code point; any other value is ordered by its value (a number as a
+            number, not as its text).
     """
 
     resolved: Resolved
     zero_filled: tuple[bool, ...]
     presence: tuple[Presence, ...] = ()
+    text_keys: tuple[bool, ...] = ()
 
 
 class CompiledQuery(Frozen, frozen=True):

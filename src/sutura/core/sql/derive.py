@@ -19,6 +19,10 @@ engine:
 - ``top``: ordered by the metric's value (NULLs last), ties by period then dimensions, the first
   ``n`` of the answer or, with ``per``, of each period.
 
+Rows are ordered as a statement orders them on every engine: by period, then each dimension,
+ascending, NULLs last, each by its type's value (text by code point, a number by its value:
+``-5`` before ``-1`` before ``10``, never by its text), whichever engine gave the rows.
+
 Rows outside the question's range are read only to compute these and never returned. A value
 that refuses where shown (a ratio at a zero denominator under ``fails``) refuses the answer
 only where a row the answer returns holds it: never from the prior range, the periods a window
@@ -36,7 +40,7 @@ import datetime
 import decimal
 from collections.abc import Callable
 from fractions import Fraction
-from typing import assert_never
+from typing import Final, assert_never
 
 from returns.result import Failure, Result, Success
 
@@ -61,6 +65,9 @@ not a number (a first or last day), a value that refuses the answer where shown,
 
 Key = tuple[str | None, ...]
 """The dimension values of a group."""
+
+TextKeys = tuple[bool, ...]
+"""Per key column (period, then dimensions), whether its values are text."""
 
 _EXACT = decimal.Context(prec=4000, traps=[decimal.Inexact, decimal.InvalidOperation])
 
@@ -95,9 +102,10 @@ def derive_rows(
         _combined(groups, resolved, derivation.presence)
     if resolved.fill:
         _fill(groups, resolved, zero_filled)
-    rows = _answer_rows(groups, resolved)
+    orders = derivation.text_keys or (False,) * width
+    rows = _answer_rows(groups, resolved, orders)
     if resolved.top is not None:
-        rows = _top(rows, resolved, width)
+        rows = _top(rows, resolved, orders)
     if len(rows) > max_rows:
         return Failure(refusal(RefusalCode.RESULT_TOO_LARGE))
     refused = next((v for row in rows for v in row if isinstance(v, Refuses)), None)
@@ -210,7 +218,7 @@ def _zero(groups: Groups, index: int) -> decimal.Decimal:
     return decimal.Decimal(0)
 
 
-def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
+def _answer_rows(groups: Groups, resolved: Resolved, orders: TextKeys) -> list[list[Value]]:
     start, end = resolved.start.isoformat(), resolved.end.isoformat()
     grain = resolved.grain
     rows: list[list[Value]] = []
@@ -235,7 +243,7 @@ def _answer_rows(groups: Groups, resolved: Resolved) -> list[list[Value]]:
                 if sums is not None:
                     row.append(sums.total(index, _window_start(period, resolved), period))
             rows.append(row)
-    rows.sort(key=lambda row: _group_order(row, len(resolved.keys)))
+    rows.sort(key=lambda row: _group_order(row, orders))
     return rows
 
 
@@ -314,13 +322,45 @@ def _relative(change: Value, prior: Value) -> Fraction | None:
             return None
 
 
-def _group_order(row: list[Value], width: int) -> tuple[tuple[bool, str], ...]:
-    """Period then dimension values ascending, NULLs last (by code point on every engine)."""
-    return tuple((cell is None, str(cell or "")) for cell in row[:width])
+Sorted = tuple[bool, bool, decimal.Decimal, str]
+"""A key cell as it sorts: NULL last; NaN after every other number; a number by its value;
+anything else by its text (text by code point, a date or timestamp by its ISO text, a
+boolean ``false`` before ``true``)."""
+
+_NOT_A_NUMBER: Final = decimal.Decimal(0)
 
 
-def _top(rows: list[list[Value]], resolved: Resolved, width: int) -> list[list[Value]]:
+def _group_order(row: list[Value], orders: TextKeys) -> tuple[Sorted, ...]:
+    """Period then dimension values ascending, NULLs last, each by its type's value.
+
+    >>> def by(orders, *cells):
+    ...     return [c for c, in sorted(([c] for c in cells), key=lambda r: _group_order(r, orders))]
+    >>> by((False,), "10", "-5", None, "9", "NaN", "-Infinity")
+    ['-Infinity', '-5', '9', '10', 'NaN', None]
+    >>> by((True,), "b", None, "B", "_x", "10", "9", "é")
+    ['10', '9', 'B', '_x', 'b', 'é', None]
+    """
+    return tuple(_sorted_as(cell, text) for cell, text in zip(row, orders, strict=False))
+
+
+def _sorted_as(cell: Value, text: bool) -> Sorted:
+    if cell is None:
+        return (True, False, _NOT_A_NUMBER, "")
+    shown = str(cell)
+    if text:
+        return (False, False, _NOT_A_NUMBER, shown)
+    try:
+        number = decimal.Decimal(shown)
+    except decimal.InvalidOperation:  # a date, a timestamp, a boolean: ISO text orders alike
+        return (False, False, _NOT_A_NUMBER, shown)
+    if number.is_nan():
+        return (False, True, _NOT_A_NUMBER, "")
+    return (False, False, number, "")
+
+
+def _top(rows: list[list[Value]], resolved: Resolved, orders: TextKeys) -> list[list[Value]]:
     top = resolved.top
+    width = len(orders)
     if top is None:
         return rows
     columns_per_metric = (
@@ -328,8 +368,8 @@ def _top(rows: list[list[Value]], resolved: Resolved, width: int) -> list[list[V
     )
     desc = descending(top.direction)
     if top.by == "period":
-        ranked = sorted(rows, key=lambda row: _group_order(row, width)[1:])
-        ranked.sort(key=lambda row: (row[0] is None, str(row[0])), reverse=desc)
+        ranked = sorted(rows, key=lambda row: _group_order(row, orders)[1:])
+        ranked.sort(key=lambda row: _group_order(row, orders)[0], reverse=desc)
         return ranked[: top.n]
     column = width + columns_per_metric * resolved.metric_names.index(top.by)
 
@@ -341,7 +381,7 @@ def _top(rows: list[list[Value]], resolved: Resolved, width: int) -> list[list[V
         exact = Fraction(number)
         return (False, -exact if desc else exact)
 
-    ranked = sorted(rows, key=lambda row: (key(row), _group_order(row, width)))
+    ranked = sorted(rows, key=lambda row: (key(row), _group_order(row, orders)))
     if not top.per_period:
         return ranked[: top.n]
     kept: dict[Value, int] = {}
@@ -351,7 +391,7 @@ def _top(rows: list[list[Value]], resolved: Resolved, width: int) -> list[list[V
         if seen < top.n:
             kept[row[0]] = seen + 1
             chosen.append(row)
-    chosen.sort(key=lambda row: _group_order(row, 1))
+    chosen.sort(key=lambda row: _group_order(row, orders[:1]))
     return chosen
 
 

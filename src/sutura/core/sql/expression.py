@@ -21,6 +21,7 @@ from returns.pipeline import is_successful
 from sqlglot import exp
 
 from sutura.core.definitions.model import (
+    Dimension,
     FilterEquals,
     FilterIsNotNull,
     FilterIsTrue,
@@ -90,6 +91,8 @@ class ExpressionSql:
         dialect: the statement's dialect.
         types: the declared type of a column node (the catalog's models).
         held: whether a column node reads a column the source holds as ``CHAR(n)``.
+        text: whether a column node reads a column the source holds as text (learnt at
+            startup; a column declaring its type is known by it without).
     """
 
     def __init__(
@@ -99,12 +102,14 @@ class ExpressionSql:
         dialect: Dialect,
         types: ColumnTypes,
         held: Callable[[Column], bool],
+        text: Callable[[Column], bool] | None = None,
     ) -> None:
         self.binder = binder
         self._alias = alias
         self._dialect = dialect
         self._types = types
         self._held = held
+        self._text = text
 
     @property
     def dialect(self) -> Dialect:
@@ -141,6 +146,29 @@ class ExpressionSql:
         if not is_successful(found):
             raise LookupError("a column was not checked against this catalog")
         return found.unwrap()
+
+    def keyed(self, dimension: Dimension) -> exp.Expr:
+        """A dimension's value as a statement selects and orders it: text under the ``C``
+        collation where the dialect orders text by the database's collation
+        (``collated_text``), so it orders by code point as on every other engine; any other
+        value, and text elsewhere, as it is (equality is the same under every collation)."""
+        value = self.value(dimension.value)
+        if not traits_of(self._dialect).collated_text or not self.textual(dimension):
+            return value
+        return exp.Collate(this=value, expression=exp.to_identifier("C", quoted=True))
+
+    def textual(self, dimension: Dimension) -> bool:
+        """Whether ``dimension``'s values are text: by its type, its column's declared type,
+        or else the type its source holds the column as (unknown without a source: not)."""
+        if dimension.type is not None:
+            return traits(dimension.type).text
+        if dimension.expression is not None:  # declares its type; settled, it has one
+            return traits(self.type_of(dimension.expression).family).text
+        read = Column(name=dimension.column or "", via=dimension.via)
+        declared = self.column_type(read)
+        if declared is not None:
+            return traits(declared.family).text
+        return self._text is not None and self._text(read)
 
     def type_of(self, expr: Expr) -> SqlType:
         """The type of a settled expression (the catalog checked it when it was loaded)."""

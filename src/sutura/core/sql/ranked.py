@@ -52,7 +52,7 @@ from sutura.core.sql.ordering import (
 )
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_types, none_held
+from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, none_held
 
 INNER = "w"
 KEPT = "kept"
@@ -163,7 +163,8 @@ def ranked_statement(
     dialect = source.dialect
     reads = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    inner = ExpressionSql(binder, joins.alias, dialect, reads, held)
+    text = catalog_text(catalog, model.name, source)
+    inner = ExpressionSql(binder, joins.alias, dialect, reads, held, text)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}
@@ -283,7 +284,7 @@ def _rows(
         p.as_(PERIOD, quoted=True, copy=False) for p in periods_of(resolved, joins)
     ]
     items.extend(
-        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+        sql.keyed(dimensions[n]).as_(n, quoted=True, copy=False) for n in resolved.dimensions
     )
     for item in inputs:
         filters = item.metric.required_filters

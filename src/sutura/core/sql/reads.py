@@ -65,19 +65,32 @@ def catalog_held(catalog: Catalog, model: str, source: SourceFacts) -> HeldColum
     """Whether a column node read from the model ``model`` of ``catalog`` reads, at the end of
     its ``via`` chain, a column ``source`` holds as ``CHAR(n)`` (whatever its declared type, and
     whether it declares one: the statement reads it without the padding, its type is kept)."""
-    if not source.fixed_length:
+    return _among(catalog, model, source.fixed_length)
+
+
+def catalog_text(catalog: Catalog, model: str, source: SourceFacts) -> HeldColumns:
+    """Whether a column node read from the model ``model`` of ``catalog`` reads, at the end of
+    its ``via`` chain, a column ``source`` holds as text (whether the catalog declares its type
+    or not)."""
+    return _among(catalog, model, source.text)
+
+
+def _among(catalog: Catalog, model: str, columns: frozenset[ModelColumn]) -> HeldColumns:
+    """Whether a column node read from ``model`` reads one of ``columns`` at the end of its
+    ``via`` chain."""
+    if not columns:
         return none_held
     relationships = {r.name: r for r in catalog.relationships}
 
-    def held(read: Column) -> bool:
+    def among(read: Column) -> bool:
         reached = walk(relationships, model, read.via)
         found = catalog.model(reached.unwrap()) if is_successful(reached) else None
         declared = None if found is None else found.column(read.name)
         if found is None or declared is None:
             return False
-        return ModelColumn(model=found.name, column=declared.name) in source.fixed_length
+        return ModelColumn(model=found.name, column=declared.name) in columns
 
-    return held
+    return among
 
 
 def none_held(_read: Column) -> bool:

@@ -44,7 +44,7 @@ from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.measures import sum_of
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types
 
 INNER = "w"
 VALUE = "value"
@@ -79,6 +79,7 @@ def semi_statement(
         source.dialect,
         catalog_types(catalog, model.name, source),
         catalog_held(catalog, model.name, source),
+        catalog_text(catalog, model.name, source),
     )
     keys = list(resolved.keys)
     term = _term(metric)
@@ -119,7 +120,7 @@ def _rows(
     periods = periods_of(resolved, joins)  # none without a grain: the range is one period
     items: list[exp.Expr] = [p.as_(PERIOD, quoted=True, copy=False) for p in periods]
     items.extend(
-        sql.value(dimensions[n].value).as_(n, quoted=True, copy=False) for n in resolved.dimensions
+        sql.keyed(dimensions[n]).as_(n, quoted=True, copy=False) for n in resolved.dimensions
     )
     value = _value(term, sql)
     time = column(metric.time_column, joins.alias(metric.time_via))

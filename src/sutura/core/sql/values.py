@@ -42,7 +42,7 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
-from sutura.core.sql.reads import catalog_held, catalog_types, inner_chains
+from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, inner_chains
 
 _UPPER: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER: Final = "abcdefghijklmnopqrstuvwxyz"
@@ -110,9 +110,10 @@ def values_statement(
     dialect = source.dialect
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, dialect, types, held)
+    text = catalog_text(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text)
     inside = (
-        exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True, copy=False))
+        exp.select(sql.keyed(dimension).as_(_VALUE, quoted=True, copy=False))
         .distinct()
         .from_(base_table(model))
     )

@@ -106,6 +106,27 @@ def padded_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect)
     return {column.name for column in model.columns if _fixed_length(types.get(fold(column.name)))}
 
 
+def text_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect) -> set[str]:
+    """The model's columns whose source type is text of any kind (``VARCHAR``, ``TEXT``,
+    ``CHAR(n)``, Spark's ``STRING``), declared or not: a dimension over one is ordered by code
+    point.
+
+    >>> model = Model(name="nation", source="main", table="nation",
+    ...     columns=(Column(name="n_name"), Column(name="n_key")))
+    >>> found = [("n_name", "character varying"), ("n_key", "int4")]
+    >>> sorted(text_columns(model, found, "postgres"))
+    ['n_name']
+    """
+    fold = column_fold(dialect)
+    types = {fold(name): spelled for name, spelled in found}
+    return {
+        column.name
+        for column in model.columns
+        if (spelled := types.get(fold(column.name))) is not None
+        and type_name(spelled, dialect).family == "text"
+    }
+
+
 def _fixed_length(spelled: str | None) -> bool:
     if spelled is None:
         return False
