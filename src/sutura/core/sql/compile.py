@@ -80,7 +80,7 @@ from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_types
+from sutura.core.sql.reads import catalog_held, catalog_types, catalog_zoned
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
@@ -188,7 +188,8 @@ def _grouped(
     joins = joins_for(resolved, dimensions, catalog)
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held)
+    zoned = catalog_zoned(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, zoned)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

@@ -52,7 +52,7 @@ from sutura.core.sql.ordering import (
 )
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_types, none_held
+from sutura.core.sql.reads import catalog_held, catalog_types, catalog_zoned, none_held
 
 INNER = "w"
 KEPT = "kept"
@@ -163,7 +163,8 @@ def ranked_statement(
     dialect = source.dialect
     reads = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    inner = ExpressionSql(binder, joins.alias, dialect, reads, held)
+    zoned = catalog_zoned(catalog, model.name, source)
+    inner = ExpressionSql(binder, joins.alias, dialect, reads, held, zoned)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}

@@ -42,7 +42,7 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
-from sutura.core.sql.reads import catalog_held, catalog_types, inner_chains
+from sutura.core.sql.reads import catalog_held, catalog_types, catalog_zoned, inner_chains
 
 _UPPER: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER: Final = "abcdefghijklmnopqrstuvwxyz"
@@ -110,7 +110,8 @@ def values_statement(
     dialect = source.dialect
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, dialect, types, held)
+    zoned = catalog_zoned(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, held, zoned)
     inside = (
         exp.select(sql.value(dimension.value).as_(_VALUE, quoted=True, copy=False))
         .distinct()
