@@ -265,7 +265,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "core/expression/infer.py": 2,
             "core/expression/nodes.py": 2,
             "core/expression/reroot.py": 1,
-            "core/sql/expression.py": 3,
+            "core/sql/expression.py": 5,
             "core/sql/reads.py": 1,
         },
     ),

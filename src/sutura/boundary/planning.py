@@ -13,6 +13,7 @@ hidden metric is refused exactly as a missing one: the view simply lacks it.
 """
 
 import datetime
+import zoneinfo
 from collections.abc import Callable, Mapping
 
 from returns.pipeline import is_successful
@@ -32,6 +33,12 @@ ViewKey = tuple[str, ...] | None
 """Which view a plan is made in (its audiences, sorted; None for every audience)."""
 
 
+def known_facts(settings: Settings) -> dict[str, SourceFacts]:
+    """What is known of each source before startup opens it: its dialect, and the zone its
+    sessions run in (``catalog.time_zone``, a zone the system knows: checked at load)."""
+    return unopened_facts(settings, zoneinfo.ZoneInfo(settings.catalog.time_zone))
+
+
 class Planner:
     """Plans questions over a deployment's settings, on the day ``today`` says."""
 
@@ -44,7 +51,7 @@ class Planner:
     ) -> None:
         self._settings = settings
         self._today = today
-        known = unopened_facts(settings)
+        known = known_facts(settings)
         self._sources = (lambda: known) if sources is None else sources
         """What is known of each source (its dialect, the columns it holds as ``CHAR(n)``), as
         startup has learnt it; without it, each source's dialect alone."""

@@ -30,7 +30,7 @@ from sutura.boundary.answer_cache import AnswerCaches, CacheCounts, cache_key
 from sutura.boundary.extents import DataExtents
 from sutura.boundary.logs import request_scope
 from sutura.boundary.observe import CallWatcher, Observers, Stage, Tracing
-from sutura.boundary.planning import Planner
+from sutura.boundary.planning import Planner, known_facts
 from sutura.boundary.prompts import Prompts
 from sutura.boundary.sources.skeleton import Capacity, RawRunner, Source, run_certified, run_raw
 from sutura.boundary.values import ValueLookup
@@ -45,7 +45,7 @@ from sutura.core.nouns.values import Values
 from sutura.core.outcome.provenance import provenance_for
 from sutura.core.raw.outcome import RawOutcome, RawRefusal, RawRefusalCode, RawRows, raw_refusal
 from sutura.core.settings import Settings
-from sutura.core.sql.planning import Plan, unopened_facts
+from sutura.core.sql.planning import Plan
 from sutura.core.sql.shape import shape_rows
 from sutura.core.tool.arguments import (
     Arguments,
@@ -117,7 +117,7 @@ class Service:
         self._prompts = self._prompts_over(self._views)
         self._planner = Planner(settings, today, self._observers, lambda: self.facts)
         self._answers = AnswerCaches(settings.sources)
-        self.facts: Mapping[str, SourceFacts] = unopened_facts(settings) if facts is None else facts
+        self.facts: Mapping[str, SourceFacts] = known_facts(settings) if facts is None else facts
         """What is known of each source: its dialect, and the models' columns it holds as
         ``CHAR(n)``, learnt when startup checks the models (the statements compiled for it read
         them without the padding: core/sql/expression.py)."""

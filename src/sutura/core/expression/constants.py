@@ -39,7 +39,8 @@ _NUL_PROBLEM: Final = (
 
 BoundValue = decimal.Decimal | int | str | bool | datetime.date
 """What a constant is bound as: numbers exactly, text, truth values, days (a timestamp is
-bound as its text and cast by the engine, in the catalog's time zone)."""
+bound as its text and cast by the engine, in the catalog's time zone; compared with an instant,
+as the instant it means there: ``core/sql/reads.py``)."""
 
 
 def canonical_text(kind: ConstantKind, text: str) -> Result[str, str]:

@@ -80,7 +80,13 @@ from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, none_held
+from sutura.core.sql.reads import (
+    catalog_held,
+    catalog_text,
+    catalog_types,
+    catalog_zoned,
+    none_held,
+)
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
@@ -212,7 +218,8 @@ def _grouped(
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text)
+    zoned = catalog_zoned(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text, zoned)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

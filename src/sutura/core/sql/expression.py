@@ -1,11 +1,13 @@
 """Expressions, predicates and required filters as SQL, the same meaning on every dialect.
 
 Every constant is a bind parameter (a timestamp is bound as its text and cast by the engine, in
-the catalog's time zone); every column is one quoted identifier on the alias of the model its
-``via`` chain reaches. A predicate is compiled for a place where NULL and false mean the same
-(``WHERE``, ``CASE WHEN``); where they would not, under ``not``, ``not_equals`` and
-``not_in``, the compiled SQL first makes NULL false, so a predicate is never unknown
-(``docs/catalog.md``). The older required filters compile exactly as they always did.
+the catalog's time zone; compared with an instant, a ``timestamp with time zone`` column, it is
+bound as the instant it means there, by one rule: ``reads.instant_of``); every column is one
+quoted identifier on the alias of the model its ``via`` chain reaches. A predicate is compiled
+for a place where NULL and false mean the same (``WHERE``, ``CASE WHEN``); where they would
+not, under ``not``, ``not_equals`` and ``not_in``, the compiled SQL first makes NULL false, so
+a predicate is never unknown (``docs/catalog.md``). The older required filters compile exactly
+as they always did.
 
 Where engines differ, the SQL says what to do: a quotient is computed by integer division on
 each engine (truncated toward zero, so no engine's rounding enters), a value a node chooses
@@ -14,6 +16,7 @@ each value's own scale), a date part is cast to an integer, and integer arithmet
 computed in ``DECIMAL(38, 0)`` (the whole number, never a column's own width run past it).
 """
 
+import datetime
 from collections.abc import Callable
 from typing import Final, assert_never
 
@@ -72,6 +75,7 @@ from sutura.core.sql.arithmetic import (
     widened,
 )
 from sutura.core.sql.parts import Binder, column, sql_type
+from sutura.core.sql.reads import Zoned, instant_of
 
 _EXTRACTED: Final = {
     Part.YEAR: "YEAR",
@@ -93,6 +97,8 @@ class ExpressionSql:
         held: whether a column node reads a column the source holds as ``CHAR(n)``.
         text: whether a column node reads a column the source holds as text (learnt at
             startup; a column declaring its type is known by it without).
+        zoned: the session's zone and the column nodes that read instants, where the zone is
+            known (a timestamp compared with such a column is bound as the instant it means).
     """
 
     def __init__(
@@ -103,8 +109,10 @@ class ExpressionSql:
         types: ColumnTypes,
         held: Callable[[Column], bool],
         text: Callable[[Column], bool] | None = None,
+        zoned: Zoned | None = None,
     ) -> None:
         self.binder = binder
+        self._zoned = zoned
         self._alias = alias
         self._dialect = dialect
         self._types = types
@@ -226,11 +234,16 @@ class ExpressionSql:
             return exp.Anonymous(this="RTRIM", expressions=[value])
         return value
 
-    def constant(self, constant: Constant) -> exp.Expr:
-        """A bound constant; a timestamp is cast from its bound text."""
-        bound = self.bind(bound_value(constant))
+    def constant(self, constant: Constant, beside_instant: bool = False) -> exp.Expr:
+        """A bound constant; a timestamp is cast from its bound text, or, ``beside_instant``
+        (compared with an instant) where the zone is known, from the instant it means."""
         match constant.kind:
             case ConstantKind.TIMESTAMP:
+                if beside_instant and self._zoned is not None:
+                    wall = datetime.datetime.fromisoformat(constant.text)
+                    instant = self.bind(instant_of(wall, self._zoned.zone))
+                    return exp.Cast(this=instant, to=sql_type("TIMESTAMPTZ"))
+                bound = self.bind(bound_value(constant))
                 return exp.Cast(this=bound, to=sql_type("TIMESTAMP"))
             case (
                 ConstantKind.NUMBER
@@ -239,9 +252,32 @@ class ExpressionSql:
                 | ConstantKind.BOOLEAN
                 | ConstantKind.INFERRED
             ):
-                return bound
+                return self.bind(bound_value(constant))
             case _:
                 assert_never(constant.kind)
+
+    def reads_instant(self, expr: Expr) -> bool:
+        """Whether ``expr`` is a column read as an instant (where the zone is known)."""
+        match expr:
+            case Column():
+                return self._zoned is not None and self._zoned.reads_instant(expr)
+            case (
+                Constant() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets()
+            ):
+                return False
+            case _:
+                assert_never(expr)
+
+    def day_start(self, day: datetime.date, time: Column) -> exp.Expr:
+        """The first moment of ``day`` as a range bound on the time column ``time``: the day
+        itself, or, on an instant, its midnight's instant in the session's zone (where the
+        zone skips midnight, the first instant after the gap; where it repeats it, the
+        earlier), so a range holds exactly the rows its days bucket."""
+        if not self.reads_instant(time) or self._zoned is None:
+            return self.bind(day)
+        midnight = datetime.datetime.combine(day, datetime.time())
+        instant = self.bind(instant_of(midnight, self._zoned.zone))
+        return exp.Cast(this=instant, to=sql_type("TIMESTAMPTZ"))
 
     def _arithmetic(self, expr: Arithmetic) -> exp.Expr:
         """``a + b …``, ``a - b …`` or ``a * b …``, one step at a time, left to right.
@@ -383,7 +419,18 @@ class ExpressionSql:
         a value too large for it overflows (an error), never a rounded comparison.
         """
         wide = self._wide_scale(*values, chosen=chosen)
-        return [self._widened(self.value(value), wide) for value in values]
+        instant = any(self.reads_instant(value) for value in values)
+        return [self._widened(self._alike_value(value, instant), wide) for value in values]
+
+    def _alike_value(self, value: Expr, beside_instant: bool) -> exp.Expr:
+        """``value`` as SQL; a constant compared with an instant as one."""
+        match value:
+            case Constant():
+                return self.constant(value, beside_instant)
+            case Column() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets():
+                return self.value(value)
+            case _:
+                assert_never(value)
 
     def _wide_scale(self, *values: Expr, chosen: bool) -> int | None:
         """The larger scale of ``values`` where the engine would cut it, else None."""

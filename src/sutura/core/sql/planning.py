@@ -5,6 +5,7 @@ composition of resolving and compiling, which every surface uses (``ask_metric``
 plans, ``compile_question`` shows it), is :class:`sutura.boundary.planning.Planner`.
 """
 
+import datetime
 from collections.abc import Mapping
 from typing import assert_never
 
@@ -38,10 +39,16 @@ def dialect_of(source: SourceSettings) -> Dialect:
             assert_never(source)
 
 
-def unopened_facts(settings: Settings) -> dict[str, SourceFacts]:
-    """What is known of each configured source without opening it: its dialect alone (which
-    columns it holds as ``CHAR(n)`` is learnt when startup describes its tables)."""
-    return {alias: SourceFacts(dialect=dialect_of(s)) for alias, s in settings.sources.items()}
+def unopened_facts(
+    settings: Settings, zone: datetime.tzinfo | None = None
+) -> dict[str, SourceFacts]:
+    """What is known of each configured source without opening it: its dialect, and ``zone``
+    (``catalog.time_zone``, as the boundary reads it) its sessions run in (which columns it
+    holds as ``CHAR(n)`` is learnt when startup describes its tables)."""
+    return {
+        alias: SourceFacts(dialect=dialect_of(s), zone=zone)
+        for alias, s in settings.sources.items()
+    }
 
 
 def source_alias(resolved: Resolved, pinned: PinnedDefinitions) -> str:

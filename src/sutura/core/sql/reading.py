@@ -67,10 +67,12 @@ def where_of(
     sql: ExpressionSql,
 ) -> exp.Expr:
     """The half-open range (or ranges), the shared required filters, then the caller's
-    filters."""
+    filters. A range of days over an instant starts each day at its first instant in the
+    session's zone (:meth:`ExpressionSql.day_start`)."""
     time = column(metric.time_column, joins.alias(metric.time_via))
     ranges: list[list[exp.Expr]] = [
-        [time >= sql.bind(start), time < sql.bind(end)] for start, end in resolved.read_ranges
+        [time >= sql.day_start(start, metric.time), time < sql.day_start(end, metric.time)]
+        for start, end in resolved.read_ranges
     ]
     conditions: list[exp.Expr] = (
         ranges[0]

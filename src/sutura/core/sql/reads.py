@@ -1,9 +1,11 @@
 """What a statement reads besides its dimensions' columns: the types of a model's columns and
-which of them its source holds as ``CHAR(n)``, the ``via`` chains of a metric's time column,
+which of them its source holds as ``CHAR(n)`` or as instants (and the instant a wall time means
+there), the ``via`` chains of a metric's time column,
 measure and required filters, and a caller's filter value bound as its dimension's type."""
 
+import datetime
 from collections.abc import Callable, Iterator
-from typing import assert_never
+from typing import NamedTuple, assert_never
 
 from returns.pipeline import is_successful
 
@@ -46,10 +48,54 @@ from sutura.core.expression.nodes import (
     Test,
 )
 from sutura.core.expression.problem import ColumnTypes
+from sutura.core.expression.types import FAMILY_OF_NAME, spelled_base
 from sutura.core.nouns.source_facts import ModelColumn, SourceFacts
 
 HeldColumns = Callable[[Column], bool]
 """Whether a column node reads a column its source holds as ``CHAR(n)``."""
+
+
+class Zoned(NamedTuple):
+    """Where a statement reads instants: the zone its sessions run in, and whether a column
+    node reads a column declared ``timestamp with time zone``."""
+
+    zone: datetime.tzinfo
+    reads_instant: Callable[[Column], bool]
+
+
+def instant_of(wall: datetime.datetime, zone: datetime.tzinfo) -> str:
+    """The instant the wall time ``wall`` means in ``zone``, as UTC text every engine reads:
+    where the zone repeats it (falling back), the earlier of the two; where it skips it
+    (springing forward), the wall time shifted forward by the gap (``fold=0``, PEP 495, as
+    java.time reads it). PostgreSQL and DuckDB would take the later of two.
+
+    >>> import zoneinfo
+    >>> new_york = zoneinfo.ZoneInfo("America/New_York")
+    >>> instant_of(datetime.datetime(2024, 11, 3, 1, 30), new_york)
+    '2024-11-03 05:30:00+00:00'
+    >>> instant_of(datetime.datetime(2024, 3, 10, 2, 30), new_york)
+    '2024-03-10 07:30:00+00:00'
+    """
+    return wall.replace(tzinfo=zone, fold=0).astimezone(datetime.UTC).isoformat(sep=" ")
+
+
+def catalog_zoned(catalog: Catalog, model: str, source: SourceFacts) -> Zoned | None:
+    """Which column nodes read from the model ``model`` of ``catalog`` read instants (declared
+    ``TIMESTAMPTZ``, ``timestamp with time zone``, ``TIMESTAMP_LTZ``), in ``source``'s zone;
+    None where the zone is not known (the engine then reads a wall time itself)."""
+    if source.zone is None:
+        return None
+    relationships = {r.name: r for r in catalog.relationships}
+
+    def reads_instant(read: Column) -> bool:
+        reached = walk(relationships, model, read.via)
+        found = catalog.model(reached.unwrap()) if is_successful(reached) else None
+        declared = None if found is None else found.column(read.name)
+        if declared is None or declared.type is None:
+            return False
+        return FAMILY_OF_NAME.get(spelled_base(declared.type)) == "timestamptz"
+
+    return Zoned(source.zone, reads_instant)
 
 
 def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTypes:

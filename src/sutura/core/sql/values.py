@@ -42,7 +42,13 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
-from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, inner_chains
+from sutura.core.sql.reads import (
+    catalog_held,
+    catalog_text,
+    catalog_types,
+    catalog_zoned,
+    inner_chains,
+)
 
 _UPPER: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER: Final = "abcdefghijklmnopqrstuvwxyz"
@@ -111,7 +117,8 @@ def values_statement(
     types = catalog_types(catalog, model.name, source)
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text)
+    zoned = catalog_zoned(catalog, model.name, source)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text, zoned)
     inside = (
         exp.select(sql.keyed(dimension).as_(_VALUE, quoted=True, copy=False))
         .distinct()
