@@ -37,6 +37,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from sutura.transports.http.auth import is_loopback
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.replies import NO_STORE
+from sutura.transports.http.request_ids import header_of
 from sutura.transports.http.wire import FailureCode, encode_wire, failure_body
 
 LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
@@ -101,8 +102,7 @@ class Gate:
 
 async def json_guard(connection: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
     """Refuse a body that is not declared ``application/json`` (415), before reading it."""
-    content_type = connection.headers.get("content-type")
-    if not is_json(None if content_type is None else content_type.encode("latin-1")):
+    if not is_json(header_of(connection.scope, b"content-type")):
         raise HttpFailureError.of(FailureCode.UNSUPPORTED_MEDIA_TYPE)
 
 
