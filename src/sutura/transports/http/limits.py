@@ -99,7 +99,7 @@ class _Shedding:
 class RequestDeadline:
     """ASGI middleware: starts the request's clock and bounds the wait for its body.
 
-    The clock is the event loop's (``anyio.current_time()`` on asyncio), read directly, and the
+    The clock is the event loop's (anyio's own clock on asyncio), read directly, and the
     wait is bounded by ``asyncio.timeout_at``: nothing but the server's ``receive`` runs inside
     it, and an anyio cancel scope with its lookups cost each question more than the rest of
     this module."""
