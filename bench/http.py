@@ -4,8 +4,9 @@ Run with ``python -m bench.http`` (not as a file path: the module's name would s
 standard library's ``http``). It writes the example catalog to a temporary directory, starts
 ``sutura serve`` there on a free loopback port as a subprocess, and drives it from this process
 with a small keep-alive HTTP/1.1 client over raw sockets at each concurrency for a bounded time
-(``BENCH_HTTP_SECONDS``, default 5). Goals at concurrency 16 on a 2-core machine: ≥ 1,000 req/s,
-p99 ≤ 50 ms, no errors. The run at 64 goes past ``server.max_concurrent_queries`` on purpose:
+(``BENCH_HTTP_SECONDS``, default 5), with no errors. (An older goal, ≥ 1,000 req/s and p99
+≤ 50 ms at 16 on a 2-core machine, was out of reach of the floor itself, below: the goals at 16
+are set against the floor.) The run at 64 goes past ``server.max_concurrent_queries`` on purpose:
 overload must be answered at once with ``503`` and ``Retry-After``, never with timeouts, and the
 questions admitted must still be answered (goal: at least half the answers a second of 16
 alone). So must 16 clients' questions while 16 more connections send a wrong token back to back
@@ -15,9 +16,11 @@ The floor is measured in the same run (:data:`bench.floors.HTTP_FLOOR`): a minim
 same stack (uvicorn with the same loop and parser, Litestar, the same worker-thread pool, the same
 switch interval) whose one route runs the same compiled statement on the same DuckDB file and
 returns the same JSON. The server and the floor are driven at 16 in alternating turns of half a
-second (goals: answers/s ≥ 0.85 × the floor's, the server's CPU per answer ≤ 1.3 × the floor's,
-p99 ≤ 1.2 × the floor's); the CPU each answer cost is each process's own, read from ``/proc``:
-on a shared machine answers/s swing with the neighbours' load, CPU per answer far less.
+second, the one going first alternating too (goals: answers/s ≥ 0.85 × the floor's, the
+server's CPU per answer ≤ 1.3 × the floor's, p99 ≤ 1.2 × the floor's), for
+:data:`FLOOR_BURSTS` turns each; the CPU each answer cost is each process's own, read from
+``/proc``: on a shared machine answers/s swing with the neighbours' load, CPU per answer far
+less. ``python -m bench.http`` prints the three goals beside the floor under its table.
 Last, the server (its DuckDB source at its default statements at once, one per CPU) and a
 second one over a copy running 32 at once are driven at 16 in turns of half a second, so the
 default is measured beside the alternative at the same moments of the machine.
@@ -41,6 +44,7 @@ from pathlib import Path
 
 from bench.floors import HTTP_FLOOR, http_query_floor, script
 from bench.table import Figure
+from bench.table import render as render_table
 
 TOKEN = "bench-token-0123456789abcdef"
 QUESTION = (
@@ -53,6 +57,8 @@ REQUEST_TIMEOUT = 10.0
 QUERY = ("POST", "/v1/query", QUESTION)
 HEALTH = ("GET", "/health", b"")
 WRONG_TOKEN = "not-the-bench-token-0123456789ab"
+ALONE_16 = "query c=16"
+"""16 clients asking alone: what the overload and the flood are set against."""
 FLOODED = "query c=16 + 16 wrong tokens"
 """The run asking at 16 beside 16 connections sending a wrong token back to back: requests
 that cost the server almost nothing (``401``) must not starve the answers."""
@@ -172,13 +178,15 @@ def drive_in_bursts(
     ``bursts`` times: in a burst, ``concurrency`` keep-alive connections of that target send
     back to back for ``burst`` seconds, and the burst ends once every response has come. A
     tally's ``seconds`` grow by its bursts' own time, so targets taking turns a fraction of a
-    second long meet the same moments of a machine whose speed drifts."""
+    second long meet the same moments of a machine whose speed drifts; every other round goes
+    in the reverse order, so no target always follows the same one."""
 
     async def run() -> None:
         pools = [[_Connection(address) for _ in range(concurrency)] for address, _, _ in targets]
         try:
-            for _ in range(bursts):
-                for (_, payload, tally), pool in zip(targets, pools, strict=True):
+            for round_ in range(bursts):
+                turns = list(zip(targets, pools, strict=True))
+                for (_, payload, tally), pool in turns if round_ % 2 == 0 else turns[::-1]:
                     started = time.perf_counter()
                     until = started + burst
                     await asyncio.gather(*(_until(c, payload, until, tally) for c in pool))
@@ -309,7 +317,7 @@ def _runs(address: tuple[str, int], pid: int) -> list[tuple[str, Tally]]:
     drive(address, QUERY, 4, 1.0)  # warm-up: compile cache, DuckDB, first-use paths
     return [
         ("query c=1", drive(address, QUERY, 1, SECONDS)),
-        ("query c=16 (goal)", _with_cpu(pid, lambda: drive(address, QUERY, 16, SECONDS))),
+        (ALONE_16, _with_cpu(pid, lambda: drive(address, QUERY, 16, SECONDS))),
         ("query c=64 (overload)", drive(address, QUERY, 64, SECONDS)),
         ("health c=16 (ceiling)", drive(address, HEALTH, 16, SECONDS)),
         (FLOODED, drive_beside_flood(address, 16, SECONDS)[0]),
@@ -383,6 +391,9 @@ def _statements_in_turns(
 
 FLOORED = "query c=16, in turns with the floor"
 FLOOR = "floor c=16, in turns"
+FLOOR_BURSTS = max(4, round(4 * SECONDS))
+"""Turns of half a second each the server and the floor take (twice ``BENCH_HTTP_SECONDS``
+of each): their ratios are the goals, so they are measured over the longest run here."""
 
 
 def _answer_of(address: tuple[str, int]) -> bytes:
@@ -420,7 +431,7 @@ def _floor_in_turns(directory: Path, address: tuple[str, int], pid: int) -> list
             (address, _encoded(QUERY, *address), ours),
             (floor, _encoded(QUERY, *floor), theirs),
         ]
-        drive_in_bursts(targets, 16, 0.5, max(2, round(2 * SECONDS)))
+        drive_in_bursts(targets, 16, 0.5, FLOOR_BURSTS)
         after = process_cpu_seconds(pid), process_cpu_seconds(process.pid)
     for tally, start, end in zip((ours, theirs), before, after, strict=True):
         tally.cpu_seconds = None if start is None or end is None else end - start
@@ -443,50 +454,19 @@ def _measured() -> list[tuple[str, Tally]]:
 def measure() -> list[Figure]:
     """The project table's rows: each concurrency beside the HTTP stack's own ceiling."""
     runs = dict(_measured())
-    goal = runs["query c=16 (goal)"]
+    goal = runs[ALONE_16]
+    figures = floor_figures(runs[FLOORED], runs[FLOOR])
     health = runs["health c=16 (ceiling)"]
     reference = "GET /health, c=16"
-    figures: list[Figure] = []
-    for name, goal_rate, goal_p99 in (
-        ("query c=1", "report", "report"),
-        ("query c=16 (goal)", "≥ 1000", "≤ 50"),
-        ("query c=64 (overload)", "report", "report"),
-    ):
+    for name in ("query c=1", "query c=64 (overload)"):
         run, label = runs[name], "POST /v1/query " + name.split()[1]
         figures += [
-            Figure("http", f"{label} req/s", run.rate, health.rate, "req/s", goal_rate, reference),
-            Figure(
-                "http",
-                f"{label} p50",
-                run.percentile_ms(0.5),
-                health.percentile_ms(0.5),
-                "ms",
-                "report",
-                reference,
-            ),
-            Figure(
-                "http",
-                f"{label} p99",
-                run.percentile_ms(0.99),
-                health.percentile_ms(0.99),
-                "ms",
-                goal_p99,
-                reference,
-            ),
-        ]
-    ours, floor = runs[FLOORED], runs[FLOOR]
-    floor_name = "floor: same stack, statement, file, JSON; in turns"
-    figures += [
-        Figure("http", "c=16 answers/s vs the floor", ours.answer_rate, floor.answer_rate,
-               "answers/s", "≥ 0.85×", floor_name),
-        Figure("http", "c=16 p99 vs the floor", ours.percentile_ms(0.99),
-               floor.percentile_ms(0.99), "ms", "≤ 1.2×", floor_name),
-    ]  # fmt: skip
-    if ours.cpu_ms_per_answer is not None and floor.cpu_ms_per_answer is not None:
-        figures.append(
-            Figure("http", "c=16 server CPU per answer vs the floor", ours.cpu_ms_per_answer,
-                   floor.cpu_ms_per_answer, "ms", "≤ 1.3×", floor_name)
-        )  # fmt: skip
+            Figure("http", f"{label} req/s", run.rate, health.rate, "req/s", "report", reference),
+            Figure("http", f"{label} p50", run.percentile_ms(0.5), health.percentile_ms(0.5),
+                   "ms", "report", reference),
+            Figure("http", f"{label} p99", run.percentile_ms(0.99), health.percentile_ms(0.99),
+                   "ms", "report", reference),
+        ]  # fmt: skip
     default, many = runs[DEFAULT_STATEMENTS], runs[MANY_STATEMENTS]
     at_once = f"{STATEMENTS_AT_ONCE} statements at once, in turns"
     figures += [
@@ -528,14 +508,35 @@ def measure() -> list[Figure]:
     return figures
 
 
+def floor_figures(ours: Tally, floor: Tally) -> list[Figure]:
+    """The goals at 16, each beside the floor's own figure in the same turns."""
+    floor_name = "floor: same stack, statement, file, JSON; in turns"
+    figures = [
+        Figure("http", "c=16 answers/s vs the floor", ours.answer_rate, floor.answer_rate,
+               "answers/s", "≥ 0.85×", floor_name),
+        Figure("http", "c=16 p99 vs the floor", ours.percentile_ms(0.99),
+               floor.percentile_ms(0.99), "ms", "≤ 1.2×", floor_name),
+    ]  # fmt: skip
+    if ours.cpu_ms_per_answer is not None and floor.cpu_ms_per_answer is not None:
+        figures.append(
+            Figure("http", "c=16 server CPU per answer vs the floor", ours.cpu_ms_per_answer,
+                   floor.cpu_ms_per_answer, "ms", "≤ 1.3×", floor_name)
+        )  # fmt: skip
+    return figures
+
+
 def main() -> int:
-    """Start the server, drive it at each concurrency, print the table."""
+    """Start the server, drive it at each concurrency, print the table and, under it, the
+    goals beside the floor."""
     runs = _measured()
     print(
         f"POST /v1/query (one-row answer) against sutura serve, keep-alive, {SECONDS:.0f} s per "
         f"run, server.max_concurrent_queries = {MAX_CONCURRENT}, {os.cpu_count()} CPUs"
     )
     print(_table(runs))
+    named = dict(runs)
+    print()
+    print(render_table(floor_figures(named[FLOORED], named[FLOOR])))
     return 0
 
 

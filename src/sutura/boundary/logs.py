@@ -15,9 +15,7 @@ True
 import datetime
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Final
 
 from sutura.boundary.log_stream import UnheldStderr, unheld_stderr
@@ -34,14 +32,28 @@ def current_request_id() -> str | None:
     return _REQUEST_ID.get()
 
 
-@contextmanager
-def request_scope(request_id: str) -> Iterator[None]:
+class RequestScope:
+    """The block of one request: its id held as the current request's (a class, not a
+    generator: every call on every surface enters one)."""
+
+    __slots__ = ("_request_id", "_token")
+
+    def __init__(self, request_id: str) -> None:
+        self._request_id = request_id
+        self._token: Token[str | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _REQUEST_ID.set(self._request_id)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            _REQUEST_ID.reset(self._token)
+            self._token = None
+
+
+def request_scope(request_id: str) -> RequestScope:
     """Hold ``request_id`` as the current request's for the block."""
-    token = _REQUEST_ID.set(request_id)
-    try:
-        yield
-    finally:
-        _REQUEST_ID.reset(token)
+    return RequestScope(request_id)
 
 
 class RequestIdFilter(logging.Filter):

@@ -153,7 +153,9 @@ class TextStatements:
             if len(self._kept) >= _KEPT:  # bounded; the statements are the memo's own
                 self._kept.clear()
             known = _Known(statement, cast, rows)
-        self._kept[key] = known._replace(rows=rows)
+            self._kept[key] = known
+        elif known.rows != rows:
+            self._kept[key] = known._replace(rows=rows)
         if wrapped is not None:
             return wrapped.text_columns
         return frozenset(i for i, column in enumerate(description) if _type_id(column[1]) == _TEXT)

@@ -42,7 +42,7 @@ from sutura.core.tool.capability import Scope
 from sutura.core.tool.grant import grant
 from sutura.transports.http.discovery import metadata_url
 from sutura.transports.http.errors import HttpFailureError
-from sutura.transports.http.request_ids import request_id_of
+from sutura.transports.http.request_ids import header_of, request_id_of
 from sutura.transports.http.wire import FailureCode
 
 Guard = Callable[[ASGIConnection[Any, Any, Any, Any], BaseRouteHandler], Awaitable[None]]
@@ -159,9 +159,10 @@ class _StaticToken(Authentication):
         super().__init__("Bearer", TokenCarried("authorization", len(self._expected)))
 
     async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
-        presented = _bearer(connection.headers.get("authorization", "")) or ""
+        header = header_of(connection.scope, b"authorization")
         # Header values are latin-1 on the wire; compare their bytes, whatever they hold.
-        given = presented.encode("latin-1", errors="replace")
+        presented = None if header is None else _bearer(header.decode("latin-1"))
+        given = (presented or "").encode("latin-1", errors="replace")
         if not hmac.compare_digest(given, self._expected):
             return None
         return _everything("static-token", request_id)
@@ -183,14 +184,15 @@ class _AccessTokens(Authentication):
                 self._header = inbound.forwarded_header.lower()
             case _:
                 assert_never(inbound.mode)
+        self._header_bytes = self._header.encode("latin-1")
         super().__init__(
             f'Bearer resource_metadata="{metadata_url(inbound.resource)}"',
             TokenCarried(self._header, inbound.max_token_bytes),
         )
 
     async def _caller(self, connection: Connection, request_id: str) -> Caller | None:
-        values = connection.headers.getall(self._header, [])
-        token = _bearer(values[0]) if len(values) == 1 else None
+        values = [v for k, v in connection.scope["headers"] if k == self._header_bytes]
+        token = _bearer(values[0].decode("latin-1")) if len(values) == 1 else None
         if token is None:
             return None
         verified = await self._verifier.verify(token)

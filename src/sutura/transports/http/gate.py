@@ -37,6 +37,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from sutura.transports.http.auth import is_loopback
 from sutura.transports.http.errors import HttpFailureError
 from sutura.transports.http.replies import NO_STORE
+from sutura.transports.http.request_ids import header_of
 from sutura.transports.http.wire import FailureCode, encode_wire, failure_body
 
 LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1")
@@ -82,18 +83,35 @@ def _matches(pattern: str, name: str) -> bool:
     return name == pattern
 
 
+_DECIDED_HOSTS: Final = 64
+"""``Host`` headers a gate keeps its decision on (a client sends the same one every time)."""
+
+
 class Gate:
-    """ASGI middleware: refuses a ``Host`` that does not name this server (403)."""
+    """ASGI middleware: refuses a ``Host`` that does not name this server (403).
+
+    The decision on a ``Host`` header is kept (at most :data:`_DECIDED_HOSTS` of them, then
+    forgotten all at once): it depends on the header's bytes alone."""
 
     def __init__(self, app: ASGIApp, allowed: tuple[str, ...] | None) -> None:
         self.app = app
         self.allowed = allowed
+        self._decided: dict[bytes | None, bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a refused request here; hand every other one on."""
-        if scope["type"] == ScopeType.HTTP:
-            host = dict(scope["headers"]).get(b"host")
-            if not host_allowed(self.allowed, host):
+        if scope["type"] == ScopeType.HTTP and self.allowed is not None:
+            host = None
+            for name, value in scope["headers"]:
+                if name == b"host":
+                    host = value  # the last one, as a mapping of the headers would keep
+            allowed = self._decided.get(host)
+            if allowed is None:
+                allowed = host_allowed(self.allowed, host)
+                if len(self._decided) >= _DECIDED_HOSTS:
+                    self._decided.clear()
+                self._decided[host] = allowed
+            if not allowed:
                 await send_failure(send, FailureCode.HOST_NOT_ALLOWED)
                 return
         await self.app(scope, receive, send)
@@ -101,8 +119,7 @@ class Gate:
 
 async def json_guard(connection: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
     """Refuse a body that is not declared ``application/json`` (415), before reading it."""
-    content_type = connection.headers.get("content-type")
-    if not is_json(None if content_type is None else content_type.encode("latin-1")):
+    if not is_json(header_of(connection.scope, b"content-type")):
         raise HttpFailureError.of(FailureCode.UNSUPPORTED_MEDIA_TYPE)
 
 

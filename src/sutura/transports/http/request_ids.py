@@ -22,6 +22,7 @@ from sutura.boundary.logs import request_scope
 
 MAX_REQUEST_ID: Final = 128
 HEADER: Final = "x-request-id"
+_HEADER_BYTES: Final = HEADER.encode()
 _ID: Final = re.compile(rf"[A-Za-z0-9._:/+=@-]{{1,{MAX_REQUEST_ID}}}")
 _STATE_KEY: Final = "sutura.request_id"
 # Ids correlate log lines; they are not secrets. Drawn from a generator seeded once from the
@@ -55,12 +56,22 @@ def accepted(candidate: str) -> bool:
     return _ID.fullmatch(candidate) is not None
 
 
-def _from_headers(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", ()):
-        if name == HEADER.encode():
-            text = value.decode("latin-1")
-            return text if accepted(text) else None
+def header_of(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of the request header ``name`` (lowercase, as ASGI servers give header
+    names), read from the scope itself: building litestar's header mapping cost a question
+    more than every guard reading it."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value
     return None
+
+
+def _from_headers(scope: Scope) -> str | None:
+    value = header_of(scope, _HEADER_BYTES)
+    if value is None:
+        return None
+    text = value.decode("latin-1")
+    return text if accepted(text) else None
 
 
 def request_id_of(scope: Scope) -> str:
