@@ -19,11 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+import anyio
 import duckdb
 import pytest
 
 from sutura import api
-from tests.engines import ENGINES, Asked, Deployed, deployed_on, outcomes
+from sutura.core.catalog.view.catalog import CatalogBody, CatalogData
+from sutura.core.tool.capability import Capability
+from tests.engines import ASK_SECONDS, ENGINES, Asked, Deployed, deployed_on, outcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -97,7 +100,27 @@ audience: open
 """
     for name, wall in (("gap", GAP), ("fold", FOLD))
 }
-DOCUMENTS: Final = {"zone_events": MODEL, "units": METRIC, **CONSTANTS}
+# Counted before Havana's midnight of 2024-11-03, which it repeats: the earlier, 04:00 UTC.
+BEFORE_MIDNIGHT: Final = """---
+kind: metric
+name: before_midnight
+model: zone_events
+measure:
+  simple: {aggregate: sum, column: units}
+required_filters:
+  - {less_than: [{column: happened_at}, {timestamp: "2024-11-03 00:00"}]}
+time_column: happened_at
+grains: [day]
+dimensions: []
+audience: open
+---
+"""
+DOCUMENTS: Final = {
+    "zone_events": MODEL,
+    "units": METRIC,
+    "before_midnight": BEFORE_MIDNIGHT,
+    **CONSTANTS,
+}
 WHOLE_YEAR: Final = {"start": "2024-01-01", "end": "2025-01-01"}
 
 
@@ -226,3 +249,31 @@ async def test_a_wall_time_compared_with_a_column_without_a_zone_stays_a_wall_ti
         expected.append([[_units([w == at for w in walls])]] if at in walls else [])
         expected.append([[_units([w >= at for w in walls])]])
     assert [_rows(outcome) for outcome in answered] == expected
+
+
+async def test_a_catalog_constant_the_zone_repeats_bounds_the_data_a_metric_states(
+    deployed: Deployed,
+) -> None:
+    # Where a metric's data is (its first and last day) is found by a statement of its own,
+    # which reads the constant of its required filter by the same rule as a question.
+    zone = "America/Havana"
+    config, environ = _in(deployed, zone)
+    before = _wall("2024-11-03 00:00", zone)
+    days = [
+        _instant(text).astimezone(zoneinfo.ZoneInfo(zone)).date().isoformat()
+        for text in INSTANTS
+        if _instant(text) < before
+    ]
+    question = {"metrics": ["before_midnight"], "range": WHOLE_YEAR}
+    with anyio.fail_after(ASK_SECONDS):
+        async with api.opened(config, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            reply = await api.call(service, Capability.DESCRIBE_CATALOG, None)
+            answered = api.outcome_of(await api.call(service, Capability.ASK_METRIC, question))
+    assert isinstance(reply, api.Answered) and isinstance(reply.value, CatalogBody), reply
+    (stated,) = [m.data for m in reply.value.metrics if m.name == "before_midnight"]
+    assert isinstance(stated, CatalogData), stated
+    assert (stated.first, stated.last) == (min(days), max(days))
+    assert stated.last == "2024-11-02"
+    units = _units([_instant(text) < before for text in INSTANTS])
+    assert _rows(answered) == [[units]]
