@@ -76,6 +76,15 @@ grains: [day]
 dimensions:
   - {name: moment, column: happened_at}
   - {name: wall, column: local_at}
+  - name: moment_or_gap
+    expression: {coalesce: [{column: happened_at}, {timestamp: "2024-03-10 02:30"}]}
+    type: timestamp
+  - name: counted_moment
+    expression:
+      case:
+        - {when: {greater_than: [{column: units}, 0]}, then: {column: happened_at}}
+        - {else: {timestamp: "2024-03-10 02:30"}}
+    type: timestamp
 audience: open
 ---
 """
@@ -277,3 +286,27 @@ async def test_a_catalog_constant_the_zone_repeats_bounds_the_data_a_metric_stat
     assert stated.last == "2024-11-02"
     units = _units([_instant(text) < before for text in INSTANTS])
     assert _rows(answered) == [[units]]
+
+
+@pytest.mark.parametrize("dimension", ["moment_or_gap", "counted_moment"])
+async def test_a_wall_time_compared_with_an_instant_chosen_by_an_expression_is_one_instant(
+    deployed: Deployed, dimension: str
+) -> None:
+    # Every row has a time and units: each dimension is the row's instant, chosen beside a
+    # timestamp constant, which is an instant too.
+    zone = "America/New_York"
+    asked = [
+        {
+            "metrics": ["units"],
+            "range": WHOLE_YEAR,
+            "filters": [{"dimension": dimension, "op": op, "value": FOLD}],
+        }
+        for op in ("eq", "ge")
+    ]
+    answered = await outcomes(_in(deployed, zone), *asked)
+    instants = [_instant(text) for text in INSTANTS]
+    at = _wall(FOLD, zone)
+    assert [_rows(outcome) for outcome in answered] == [
+        [[_units([i == at for i in instants])]],
+        [[_units([i >= at for i in instants])]],
+    ]
