@@ -19,11 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+import anyio
 import duckdb
 import pytest
 
 from sutura import api
-from tests.engines import ENGINES, Asked, Deployed, deployed_on, outcomes
+from sutura.core.catalog.view.catalog import CatalogBody, CatalogData
+from sutura.core.tool.capability import Capability
+from tests.engines import ASK_SECONDS, ENGINES, Asked, Deployed, deployed_on, outcomes
 
 pytestmark = pytest.mark.anyio
 
@@ -73,6 +76,15 @@ grains: [day]
 dimensions:
   - {name: moment, column: happened_at}
   - {name: wall, column: local_at}
+  - name: moment_or_gap
+    expression: {coalesce: [{column: happened_at}, {timestamp: "2024-03-10 02:30"}]}
+    type: timestamp
+  - name: counted_moment
+    expression:
+      case:
+        - {when: {greater_than: [{column: units}, 0]}, then: {column: happened_at}}
+        - {else: {timestamp: "2024-03-10 02:30"}}
+    type: timestamp
 audience: open
 ---
 """
@@ -97,7 +109,27 @@ audience: open
 """
     for name, wall in (("gap", GAP), ("fold", FOLD))
 }
-DOCUMENTS: Final = {"zone_events": MODEL, "units": METRIC, **CONSTANTS}
+# Counted before Havana's midnight of 2024-11-03, which it repeats: the earlier, 04:00 UTC.
+BEFORE_MIDNIGHT: Final = """---
+kind: metric
+name: before_midnight
+model: zone_events
+measure:
+  simple: {aggregate: sum, column: units}
+required_filters:
+  - {less_than: [{column: happened_at}, {timestamp: "2024-11-03 00:00"}]}
+time_column: happened_at
+grains: [day]
+dimensions: []
+audience: open
+---
+"""
+DOCUMENTS: Final = {
+    "zone_events": MODEL,
+    "units": METRIC,
+    "before_midnight": BEFORE_MIDNIGHT,
+    **CONSTANTS,
+}
 WHOLE_YEAR: Final = {"start": "2024-01-01", "end": "2025-01-01"}
 
 
@@ -226,3 +258,55 @@ async def test_a_wall_time_compared_with_a_column_without_a_zone_stays_a_wall_ti
         expected.append([[_units([w == at for w in walls])]] if at in walls else [])
         expected.append([[_units([w >= at for w in walls])]])
     assert [_rows(outcome) for outcome in answered] == expected
+
+
+async def test_a_catalog_constant_the_zone_repeats_bounds_the_data_a_metric_states(
+    deployed: Deployed,
+) -> None:
+    # Where a metric's data is (its first and last day) is found by a statement of its own,
+    # which reads the constant of its required filter by the same rule as a question.
+    zone = "America/Havana"
+    config, environ = _in(deployed, zone)
+    before = _wall("2024-11-03 00:00", zone)
+    days = [
+        _instant(text).astimezone(zoneinfo.ZoneInfo(zone)).date().isoformat()
+        for text in INSTANTS
+        if _instant(text) < before
+    ]
+    question = {"metrics": ["before_midnight"], "range": WHOLE_YEAR}
+    with anyio.fail_after(ASK_SECONDS):
+        async with api.opened(config, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            reply = await api.call(service, Capability.DESCRIBE_CATALOG, None)
+            answered = api.outcome_of(await api.call(service, Capability.ASK_METRIC, question))
+    assert isinstance(reply, api.Answered) and isinstance(reply.value, CatalogBody), reply
+    (stated,) = [m.data for m in reply.value.metrics if m.name == "before_midnight"]
+    assert isinstance(stated, CatalogData), stated
+    assert (stated.first, stated.last) == (min(days), max(days))
+    assert stated.last == "2024-11-02"
+    units = _units([_instant(text) < before for text in INSTANTS])
+    assert _rows(answered) == [[units]]
+
+
+@pytest.mark.parametrize("dimension", ["moment_or_gap", "counted_moment"])
+async def test_a_wall_time_compared_with_an_instant_chosen_by_an_expression_is_one_instant(
+    deployed: Deployed, dimension: str
+) -> None:
+    # Every row has a time and units: each dimension is the row's instant, chosen beside a
+    # timestamp constant, which is an instant too.
+    zone = "America/New_York"
+    asked = [
+        {
+            "metrics": ["units"],
+            "range": WHOLE_YEAR,
+            "filters": [{"dimension": dimension, "op": op, "value": FOLD}],
+        }
+        for op in ("eq", "ge")
+    ]
+    answered = await outcomes(_in(deployed, zone), *asked)
+    instants = [_instant(text) for text in INSTANTS]
+    at = _wall(FOLD, zone)
+    assert [_rows(outcome) for outcome in answered] == [
+        [[_units([i == at for i in instants])]],
+        [[_units([i >= at for i in instants])]],
+    ]

@@ -14,6 +14,7 @@ log: a catalog is never refused for it.
 import datetime
 import logging
 import math
+import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Final, assert_never
 
@@ -76,6 +77,7 @@ class DataExtents:
     ) -> None:
         self._pinned = pinned
         self._settings = settings
+        self._zone = zoneinfo.ZoneInfo(settings.catalog.time_zone)  # checked at load
         self._sources = sources
         self._now = now
         self._instant = instant
@@ -127,7 +129,7 @@ class DataExtents:
             for index, (names, metric) in enumerate(batch):
                 cells = found.get(str(index)) if found is not None else None
                 if found is None:
-                    compiled = extent_statement(metric, catalog, source.dialect)
+                    compiled = extent_statement(metric, catalog, source.dialect, self._zone)
                     cells = await _one(source, names, compiled, deadline)
                 self._record(names, _extent(cells, self._instant(asked)))
 
@@ -138,7 +140,9 @@ class DataExtents:
         found them; None when it did not give one row per extent (each is then asked alone)."""
         if len(metrics) < 2:
             return None
-        compiled = batched_extent_statement(metrics, self._pinned.catalog, source.dialect)
+        compiled = batched_extent_statement(
+            metrics, self._pinned.catalog, source.dialect, self._zone
+        )
         try:
             rows = await run_certified(
                 source, compiled, deadline_seconds=deadline, max_rows=len(metrics)

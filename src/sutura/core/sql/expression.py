@@ -257,13 +257,18 @@ class ExpressionSql:
                 assert_never(constant.kind)
 
     def reads_instant(self, expr: Expr) -> bool:
-        """Whether ``expr`` is a column read as an instant (where the zone is known)."""
+        """Whether ``expr`` is an instant where the zone is known: a column read as one, or
+        what ``coalesce`` or ``case`` chooses between one and others (the engine reads them
+        all as instants, a timestamp constant among them too)."""
         match expr:
             case Column():
                 return self._zoned is not None and self._zoned.reads_instant(expr)
-            case (
-                Constant() | Arithmetic() | Negate() | Coalesce() | Case() | DatePart() | Buckets()
-            ):
+            case Coalesce():
+                return any(self.reads_instant(value) for value in expr.of)
+            case Case():
+                chosen = (*(branch.then for branch in expr.branches), expr.otherwise)
+                return any(self.reads_instant(value) for value in chosen)
+            case Constant() | Arithmetic() | Negate() | DatePart() | Buckets():
                 return False
             case _:
                 assert_never(expr)
@@ -402,10 +407,13 @@ class ExpressionSql:
     def _case(self, expr: Case) -> exp.Expr:
         case = exp.Case()
         wide = self._wide_scale(*(b.then for b in expr.branches), expr.otherwise, chosen=True)
+        instant = self.reads_instant(expr)
         for branch in expr.branches:  # built in reading order: the condition, then its value
             when = self.condition(branch.when)
-            case = case.when(when, self._widened(self.value(branch.then), wide), copy=False)
-        case = case.else_(self._widened(self.value(expr.otherwise), wide), copy=False)
+            then = self._alike_value(branch.then, instant)
+            case = case.when(when, self._widened(then, wide), copy=False)
+        otherwise = self._alike_value(expr.otherwise, instant)
+        case = case.else_(self._widened(otherwise, wide), copy=False)
         return self._as_own_type(case, expr)
 
     def alike(self, *values: Expr, chosen: bool = False) -> list[exp.Expr]:

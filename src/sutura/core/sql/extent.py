@@ -17,6 +17,7 @@ is, over the rows the metric counts. Its two cells are dates, or NULL when it co
 [(('revenue',), 'main')]
 """
 
+import datetime
 from collections.abc import Sequence
 
 from sqlglot import exp
@@ -29,7 +30,13 @@ from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, period_start, require
-from sutura.core.sql.reads import catalog_types, inner_chains, metric_chains, none_held
+from sutura.core.sql.reads import (
+    catalog_types,
+    catalog_zoned,
+    inner_chains,
+    metric_chains,
+    none_held,
+)
 
 ExtentKey = tuple[str, str, tuple[str, ...], tuple[RequiredFilter, ...]]
 """What an extent depends on: the model, the time column (and the chain that reaches it) and
@@ -63,10 +70,14 @@ def metric_source(catalog: Catalog, metric: Metric) -> str:
     return require(catalog.model(metric.model), metric.model).source
 
 
-def extent_statement(metric: Metric, catalog: Catalog, dialect: Dialect) -> CompiledQuery:
-    """The statement that finds ``metric``'s extent alone: one row of two cells."""
+def extent_statement(
+    metric: Metric, catalog: Catalog, dialect: Dialect, zone: datetime.tzinfo | None = None
+) -> CompiledQuery:
+    """The statement that finds ``metric``'s extent alone: one row of two cells (a timestamp
+    its required filters compare with an instant read as one in ``zone``, the sessions' zone,
+    where given: ``reads.instant_of``)."""
     binder = Binder()
-    tree, source = _tree(metric, catalog, dialect, binder)
+    tree, source = _tree(metric, catalog, SourceFacts(dialect=dialect, zone=zone), binder)
     return CompiledQuery(
         sql=render_statement(tree, dialect),
         params=binder.values(len(list(tree.find_all(exp.Placeholder)))),
@@ -80,7 +91,10 @@ def extent_statement(metric: Metric, catalog: Catalog, dialect: Dialect) -> Comp
 
 
 def batched_extent_statement(
-    metrics: Sequence[Metric], catalog: Catalog, dialect: Dialect
+    metrics: Sequence[Metric],
+    catalog: Catalog,
+    dialect: Dialect,
+    zone: datetime.tzinfo | None = None,
 ) -> CompiledQuery:
     """One statement finding the extents of ``metrics`` (all of one source) at once: each
     one's own statement, its position in ``metrics`` selected first, joined by ``UNION ALL``;
@@ -91,7 +105,7 @@ def batched_extent_statement(
     selects: list[exp.Select] = []
     sources: set[str] = set()
     for index, metric in enumerate(metrics):
-        tree, source = _tree(metric, catalog, dialect, binder)
+        tree, source = _tree(metric, catalog, SourceFacts(dialect=dialect, zone=zone), binder)
         sources.add(source)
         position = exp.Literal.number(index).as_(_POSITION, quoted=True, copy=False)
         tree.set("expressions", [position, *tree.expressions])
@@ -115,7 +129,7 @@ def batched_extent_statement(
 
 
 def _tree(
-    metric: Metric, catalog: Catalog, dialect: Dialect, binder: Binder
+    metric: Metric, catalog: Catalog, facts: SourceFacts, binder: Binder
 ) -> tuple[exp.Select, str]:
     """The statement finding ``metric``'s extent, its values bound by ``binder``; its source."""
     model = require(catalog.model(metric.model), metric.model)
@@ -127,8 +141,9 @@ def _tree(
         joins.add(chain, inner=chain in inner)
     # Only the bounds of the time column are selected; a CHAR(n) column its filters read keeps
     # its padding, which no engine's comparison of CHAR(n) heeds.
-    types = catalog_types(catalog, model.name, SourceFacts(dialect=dialect))
-    sql = ExpressionSql(binder, joins.alias, dialect, types, none_held)
+    types = catalog_types(catalog, model.name, facts)
+    zoned = catalog_zoned(catalog, model.name, facts)
+    sql = ExpressionSql(binder, joins.alias, facts.dialect, types, none_held, zoned)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
     # Every node is built here for this tree alone, so the builders need not copy it.
     tree = exp.select(
