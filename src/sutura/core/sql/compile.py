@@ -219,7 +219,7 @@ def _grouped(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text, zoned)
+    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text, zoned=zoned)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

@@ -109,6 +109,7 @@ class ExpressionSql:
         types: ColumnTypes,
         held: Callable[[Column], bool],
         text: Callable[[Column], bool] | None = None,
+        *,
         zoned: Zoned | None = None,
     ) -> None:
         self.binder = binder

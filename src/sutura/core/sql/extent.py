@@ -143,7 +143,7 @@ def _tree(
     # its padding, which no engine's comparison of CHAR(n) heeds.
     types = catalog_types(catalog, model.name, facts)
     zoned = catalog_zoned(catalog, model.name, facts)
-    sql = ExpressionSql(binder, joins.alias, facts.dialect, types, none_held, zoned)
+    sql = ExpressionSql(binder, joins.alias, facts.dialect, types, none_held, zoned=zoned)
     day = period_start(Grain.DAY, metric.time_column, joins.alias(metric.time_via))
     # Every node is built here for this tree alone, so the builders need not copy it.
     tree = exp.select(

@@ -171,7 +171,7 @@ def ranked_statement(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    inner = ExpressionSql(binder, joins.alias, dialect, reads, held, text, zoned)
+    inner = ExpressionSql(binder, joins.alias, dialect, reads, held, text, zoned=zoned)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}

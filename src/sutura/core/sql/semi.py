@@ -80,7 +80,7 @@ def semi_statement(
         catalog_types(catalog, model.name, source),
         catalog_held(catalog, model.name, source),
         catalog_text(catalog, model.name, source),
-        catalog_zoned(catalog, model.name, source),
+        zoned=catalog_zoned(catalog, model.name, source),
     )
     keys = list(resolved.keys)
     term = _term(metric)

@@ -118,7 +118,7 @@ def values_statement(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text, zoned)
+    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text, zoned=zoned)
     inside = (
         exp.select(sql.keyed(dimension).as_(_VALUE, quoted=True, copy=False))
         .distinct()
