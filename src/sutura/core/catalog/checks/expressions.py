@@ -269,15 +269,10 @@ def _is_median(aggregate: Aggregate) -> bool:
 
 def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes) -> RequiredFilter:
     match rule:
-        case FilterEquals() | FilterNotEquals():
-            # The older forms: their columns are checked with the metric; a value must be one
-            # of the column's type, which every engine then reads alike.
-            declared = columns(Column(name=rule.column)).value_or(None)
-            problem = older_value_problem(rule.value, declared)
-            if problem is not None:
-                form = "equals" if isinstance(rule, FilterEquals) else "not_equals"
-                raise _error(doc, f"{key}.{form}", ExpressionError(key="value", problem=problem))
-            return rule
+        case FilterEquals():
+            return _older_value(doc, f"{key}.equals", rule, columns)
+        case FilterNotEquals():
+            return _older_value(doc, f"{key}.not_equals", rule, columns)
         case FilterIsTrue() | FilterIsNotNull():
             return rule  # the older forms: their columns are checked with the metric
         case FilterPredicate():
@@ -290,6 +285,18 @@ def _filter(doc: Document, key: str, rule: RequiredFilter, columns: ColumnTypes)
             return FilterPredicate(predicate=checked.unwrap())
         case _:
             assert_never(rule)
+
+
+def _older_value(
+    doc: Document, key: str, rule: FilterEquals | FilterNotEquals, columns: ColumnTypes
+) -> RequiredFilter:
+    """An older form, whose column is checked with the metric; its value must be one of the
+    column's type, which every engine then reads alike."""
+    declared = columns(Column(name=rule.column)).value_or(None)
+    problem = older_value_problem(rule.value, declared)
+    if problem is not None:
+        raise _error(doc, key, ExpressionError(key="value", problem=problem))
+    return rule
 
 
 def _dimension(doc: Document, key: str, dimension: Dimension, columns: ColumnTypes) -> Dimension:
