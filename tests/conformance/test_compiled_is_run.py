@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, Source
+from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, RowTexts, Source
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.capability import Capability
@@ -55,11 +55,16 @@ class _Recording:
         return self._real.classify(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
         """Record what arrived, then fetch it from the real source."""
         self._received.append((statement, tuple(params)))
-        return await self._real.fetch(statement, params, max_rows, deadline_at)
+        return await self._real.fetch(statement, params, max_rows, deadline_at, texts)
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
         """The real source's description."""

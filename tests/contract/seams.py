@@ -37,6 +37,7 @@ from sutura.boundary.sources.skeleton import (
     Fetched,
     RawRunner,
     Rejected,
+    RowTexts,
     Source,
 )
 from sutura.core.nouns.dialect import Dialect
@@ -81,7 +82,12 @@ class _Seamed:
         return self._real.classify(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
         """Close the real source first (``spare``), or break (``broken``)."""
         if not self._closes:
@@ -89,7 +95,7 @@ class _Seamed:
         if not self._closed:
             self._closed = True
             await self._real.close()
-        return await self._real.fetch(statement, params, max_rows, deadline_at)
+        return await self._real.fetch(statement, params, max_rows, deadline_at, texts)
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
         """The real source's columns: startup's model check passes."""

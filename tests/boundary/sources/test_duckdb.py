@@ -16,7 +16,7 @@ from sutura.boundary.sources import duckdb as duckdb_source
 from sutura.boundary.sources import duckdb_text
 from sutura.boundary.sources.duckdb import DuckDBSource, open_duckdb
 from sutura.boundary.sources.open import open_source
-from sutura.boundary.sources.skeleton import Source, TextRows, run_certified
+from sutura.boundary.sources.skeleton import CHUNK_ROWS, Source, TextRows, run_certified
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal, RefusalCode
 from sutura.core.nouns.source_facts import SourceFacts
@@ -292,6 +292,41 @@ async def test_exactly_max_rows_rows_are_returned_whole(database: DuckDBSource) 
 async def test_one_row_over_max_rows_is_refused_never_truncated(database: DuckDBSource) -> None:
     outcome = await _run(database, _raw("SELECT * FROM range(11)", 1), max_rows=10)
     expect_refusal(outcome, RefusalCode.RESULT_TOO_LARGE)
+
+
+def _chunked(rows: int) -> list[list[str | None]]:
+    """What :data:`CHUNKED` answers: a repeating column with NULLs, and a unique one."""
+    return [[str(i), None if i % 5 == 0 else f"k{i % 3}", f"x{i}"] for i in range(rows)]
+
+
+CHUNKED = (
+    "SELECT i, CASE WHEN i % 5 = 0 THEN NULL ELSE 'k' || (i % 3) END, 'x' || i"
+    " FROM range(?) AS t(i) ORDER BY i"
+)
+
+
+@pytest.mark.parametrize("rows", [CHUNK_ROWS - 1, CHUNK_ROWS, 2 * CHUNK_ROWS, 2 * CHUNK_ROWS + 7])
+async def test_rows_fetched_over_several_chunks_are_whole_at_every_chunk_edge(
+    database: DuckDBSource, rows: int
+) -> None:
+    compiled = _raw(CHUNKED, 3, (rows,))
+    assert (await _run(database, compiled, max_rows=rows)).unwrap() == _chunked(rows)
+    over = await _run(database, compiled, max_rows=rows - 1)
+    expect_refusal(over, RefusalCode.RESULT_TOO_LARGE)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(duckdb_text, "WORTH_CASTING", 0)
+        assert (await _run(database, compiled, max_rows=rows)).unwrap() == _chunked(rows)
+
+
+async def test_a_value_without_canonical_text_past_the_first_chunk_is_refused(
+    database: DuckDBSource,
+) -> None:
+    blob = (
+        f"SELECT CASE WHEN i < {CHUNK_ROWS + 3} THEN NULL ELSE 'abc'::BLOB END FROM range(?) t(i)"
+    )
+    outcome = await _run(database, _raw(blob, 1, (CHUNK_ROWS + 5,)), max_rows=10_000)
+    expect_refusal(outcome, RefusalCode.VALUE_NOT_REPRESENTABLE)
+    assert (await _run(database, _raw("SELECT 1", 1))).unwrap() == [["1"]]
 
 
 async def test_a_slow_query_is_interrupted_at_the_deadline(database: DuckDBSource) -> None:

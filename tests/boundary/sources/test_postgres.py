@@ -15,7 +15,7 @@ import pytest
 from sutura.boundary.sources.duckdb import DuckDBSource
 from sutura.boundary.sources.postgres import open_postgres, postgres_fault
 from sutura.boundary.sources.postgres_connect import read_password
-from sutura.boundary.sources.skeleton import run_certified
+from sutura.boundary.sources.skeleton import CHUNK_ROWS, run_certified
 from sutura.core.nouns.refusal import RefusalCode
 from sutura.core.outcome.fault import certified_code
 from sutura.core.settings import PostgresSourceSettings
@@ -77,6 +77,54 @@ async def test_bound_values_arrive_as_parameters_of_their_own_type(
         with anyio.fail_after(10):
             outcome = await run_certified(source, params, deadline_seconds=5, max_rows=1)
     assert outcome.unwrap() == [["42", "it's; --", "2024-02-29"]]
+
+
+CHUNKED = (
+    "SELECT i, CASE WHEN i %% 5 = 0 THEN NULL ELSE 'k' || (i %% 3) END, 'x' || i"
+    " FROM generate_series(0, %s - 1) AS t(i) ORDER BY i"
+)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_rows_fetched_over_several_chunks_are_whole_at_every_chunk_edge(
+    server: PostgresSourceSettings,
+) -> None:
+    async with opened(server, unique_alias("chunks")) as source:
+        with anyio.fail_after(20):
+            for rows in (CHUNK_ROWS - 1, CHUNK_ROWS, 2 * CHUNK_ROWS, 2 * CHUNK_ROWS + 7):
+                expected = [
+                    [str(i), None if i % 5 == 0 else f"k{i % 3}", f"x{i}"] for i in range(rows)
+                ]
+                whole = await run_certified(
+                    source, statement(CHUNKED, rows), deadline_seconds=5, max_rows=rows
+                )
+                assert whole.unwrap() == expected
+                over = await run_certified(
+                    source, statement(CHUNKED, rows), deadline_seconds=5, max_rows=rows - 1
+                )
+                expect_refusal(over, RefusalCode.RESULT_TOO_LARGE)
+
+
+@pytest.mark.postgres
+@pytest.mark.anyio
+async def test_a_value_without_canonical_text_past_the_first_chunk_is_refused(
+    server: PostgresSourceSettings,
+) -> None:
+    blob = (
+        "SELECT CASE WHEN i < %s THEN NULL ELSE CAST('abc' AS bytea) END"
+        " FROM generate_series(0, 10000) AS t(i)"
+    )
+    async with opened(server, unique_alias("blob")) as source:
+        with anyio.fail_after(20):
+            outcome = await run_certified(
+                source, statement(blob, CHUNK_ROWS + 3), deadline_seconds=5, max_rows=10**6
+            )
+            after = await run_certified(
+                source, statement("SELECT %s", 1), deadline_seconds=5, max_rows=1
+            )
+    expect_refusal(outcome, RefusalCode.VALUE_NOT_REPRESENTABLE)
+    assert after.unwrap() == [["1"]]
 
 
 @pytest.mark.postgres

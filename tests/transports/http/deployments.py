@@ -21,7 +21,7 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.loading import load
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched
+from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, RowTexts
 from sutura.core.nouns.answer import Refused
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal
@@ -215,7 +215,12 @@ class DoubleSource:
         return None if self._classify is None else self._classify(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
         """Count the call and hand it to the test's function."""
         self.calls += 1

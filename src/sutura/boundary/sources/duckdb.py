@@ -24,8 +24,8 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
-from sutura.boundary.sources.duckdb_text import TextStatements
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched
+from sutura.boundary.sources.duckdb_text import TextStatements, text_columns
+from sutura.boundary.sources.skeleton import CHUNK_ROWS, Capacity, Classified, Fetched, RowTexts
 from sutura.boundary.sources.worker_threads import WorkerThreads
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
@@ -94,11 +94,19 @@ class DuckDBSource:
         return duckdb_fault(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
-        """Run on its own cursor in a worker thread; interrupted if the caller stops waiting."""
+        """Run on its own cursor in a worker thread; interrupted if the caller stops waiting.
+        Given ``texts``, each chunk of rows is added to it as it is fetched."""
         cursor = Cursor(self._connection)
-        job = functools.partial(_fetch, cursor, self._statements, statement, params, max_rows)
+        job = functools.partial(
+            _fetch, cursor, self._statements, statement, params, max_rows, texts
+        )
         return await run_interruptibly(self._threads, cursor, job)
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
@@ -155,17 +163,30 @@ def _fetch(
     sql: str,
     params: Sequence[object],
     max_rows: int,
+    texts: RowTexts | None,
 ) -> Fetched:
     """Execute and fetch up to ``max_rows + 1`` rows, the columns DuckDB writes as canonical
-    text cast in the engine (runs in a worker thread)."""
+    text cast in the engine (runs in a worker thread); into ``texts`` a chunk at a time, when
+    given, so the driver's values of one chunk at most are alive beside the text."""
     cursor = opening.opened()
     try:
         wrapped = statements.wrapped(sql, params)
         cursor.execute(sql if wrapped is None else wrapped.sql, list(params))
         description = cursor.description or ()
-        rows = cursor.fetchmany(max_rows + 1)
-        text = statements.ran(sql, params, description, len(rows), wrapped)
-        return Fetched([str(column[0]) for column in description], rows, text)
+        columns = [str(column[0]) for column in description]
+        if texts is None:
+            rows = cursor.fetchmany(max_rows + 1)
+            return Fetched(
+                columns, rows, statements.ran(sql, params, description, len(rows), wrapped)
+            )
+        text = text_columns(description, wrapped)
+        while len(texts.rows) <= max_rows:
+            chunk = cursor.fetchmany(min(CHUNK_ROWS, max_rows + 1 - len(texts.rows)))
+            if not chunk:
+                break
+            texts.add(chunk, text)
+        statements.ran(sql, params, description, len(texts.rows), wrapped)
+        return Fetched(columns, [], text)
     finally:
         cursor.close()
 

@@ -156,9 +156,17 @@ class TextStatements:
             self._kept[key] = known
         elif known.rows != rows:
             self._kept[key] = known._replace(rows=rows)
-        if wrapped is not None:
-            return wrapped.text_columns
-        return frozenset(i for i, column in enumerate(description) if _type_id(column[1]) == _TEXT)
+        return text_columns(description, wrapped)
+
+
+def text_columns(
+    description: Sequence[Sequence[object]], wrapped: TextStatement | None
+) -> frozenset[int]:
+    """The positions of the columns that come back as text: the wrapped statement's, or the
+    ``VARCHAR`` columns of the statement itself (of this ``description``)."""
+    if wrapped is not None:
+        return wrapped.text_columns
+    return frozenset(i for i, column in enumerate(description) if _type_id(column[1]) == _TEXT)
 
 
 def _type_id(kind: object) -> str:

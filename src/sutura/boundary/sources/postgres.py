@@ -59,11 +59,13 @@ from sutura.boundary.sources.postgres_connect import (
 )
 from sutura.boundary.sources.postgres_memory import memory_problem, work_mem_kb
 from sutura.boundary.sources.skeleton import (
+    CHUNK_ROWS,
     Capacity,
     Classified,
     Faulted,
     Fetched,
     Rejected,
+    RowTexts,
     SourceFaultError,
     raw_outcome,
 )
@@ -72,6 +74,7 @@ from sutura.core.outcome.fault import Fault
 from sutura.core.raw.check import check_statement
 from sutura.core.raw.outcome import RawOutcome, RawRefusal
 from sutura.core.settings import PostgresSourceSettings
+from sutura.core.sql.cells import UnsupportedCellError
 
 log = logging.getLogger("sutura.source")
 
@@ -135,21 +138,34 @@ def _timeout_ms(deadline_at: float) -> int:
 
 
 async def _stream(
-    connection: Connection, statement: str, params: Sequence[object] | None, max_rows: int
+    connection: Connection,
+    statement: str,
+    params: Sequence[object] | None,
+    max_rows: int,
+    texts: RowTexts | None = None,
 ) -> list[TupleRow]:
-    """The statement's rows, stopping (and cancelling the rest) after ``max_rows + 1``.
+    """The statement's rows, stopping (and cancelling the rest) after ``max_rows + 1``; given
+    ``texts``, added to it as text a chunk at a time instead (none returned), so the driver's
+    values of one chunk at most are alive beside the text.
 
     Streaming, unlike a server-side cursor or a row-limited portal, leaves the server free to
     plan the statement in parallel; it always uses the extended protocol.
     """
     rows: list[TupleRow] = []
+    converted = 0
     chunk = min(max_rows + 1, _CHUNK_ROWS) if capabilities.has_stream_chunked() else 1
     stream = connection.cursor().stream(statement, params, size=chunk)
     async with aclosing(cast("AsyncGenerator[TupleRow, None]", stream)) as rows_in:
         async for row in rows_in:
             rows.append(row)
-            if len(rows) > max_rows:
+            if converted + len(rows) > max_rows:
                 break
+            if texts is not None and len(rows) == CHUNK_ROWS:
+                texts.add(rows)
+                converted, rows = converted + len(rows), []
+    if texts is not None:
+        texts.add(rows)
+        return []
     return rows
 
 
@@ -219,10 +235,16 @@ class PostgresSource:
         return postgres_fault(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
-        """One statement in a read-only transaction on a pooled connection."""
-        rows = await self._attempt(statement, params, max_rows, deadline_at, retry=True)
+        """One statement in a read-only transaction on a pooled connection; its rows added to
+        ``texts`` as they arrive, when given."""
+        rows = await self._attempt(statement, params, max_rows, deadline_at, texts, retry=True)
         return Fetched([], rows)
 
     async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
@@ -255,6 +277,7 @@ class PostgresSource:
         params: Sequence[object],
         max_rows: int,
         deadline_at: float,
+        texts: RowTexts | None,
         *,
         retry: bool,
     ) -> list[TupleRow]:
@@ -269,18 +292,21 @@ class PostgresSource:
                 raise
             log.info("source %s: a pooled connection was dead (%s); checking", self.alias, error)
             await self._pool.check()
-            return await self._attempt(statement, params, max_rows, deadline_at, retry=False)
+            return await self._attempt(statement, params, max_rows, deadline_at, texts, retry=False)
         except BaseException:  # stopped mid-BEGIN (the deadline): nothing runs to cancel
             await self._discard(connection, None)
             raise
         canceller = _Canceller(connection)
         answered = False
         try:
-            rows = await _stream(connection, statement, params, max_rows)
+            rows = await _stream(connection, statement, params, max_rows, texts)
             answered = True
             return rows
         except psycopg.Error:
             answered = True  # the server's answer, an error
+            raise
+        except UnsupportedCellError:
+            answered = True  # a cell without a text: the stream was closed, as past max_rows
             raise
         finally:
             if answered:

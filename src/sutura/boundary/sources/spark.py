@@ -33,7 +33,13 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.context import SourceContext
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, SourceFaultError
+from sutura.boundary.sources.skeleton import (
+    Capacity,
+    Classified,
+    Fetched,
+    RowTexts,
+    SourceFaultError,
+)
 from sutura.boundary.sources.spark_session import (
     Connect,
     Sessions,
@@ -77,9 +83,15 @@ class SparkSource:
         return spark_fault(error)
 
     async def fetch(
-        self, statement: str, params: Sequence[object], max_rows: int, deadline_at: float
+        self,
+        statement: str,
+        params: Sequence[object],
+        max_rows: int,
+        deadline_at: float,
+        texts: RowTexts | None = None,
     ) -> Fetched:
-        """One statement under its own tag; once more on a new session if the server lost it."""
+        """One statement under its own tag; once more on a new session if the server lost it.
+        Its rows are returned whole (the caller turns them into text)."""
         return await self._attempt(
             lambda session: self._tagged(session).fetch(statement, params, max_rows),
             retry=True,

@@ -155,17 +155,19 @@ def _slice(rows: Sequence[Row], width: int) -> list[str] | None:
     full = list(map(all, rows))
     if not all(full):
         return _marked_slice(rows, width, full, list(map(_join_cells, compress(rows, full))))
-    lines = list(map(_join_cells, rows))
-    table = "\n".join(lines)
+    # The row lines are not kept beside the joined slice and its encoding: the clean slice,
+    # the common case, needs neither again.
+    table = "\n".join(map(_join_cells, rows))
     left = table.encode("utf-8", "surrogatepass").translate(None, _PLAIN_BYTES)
     separators = _separators(len(rows), width)
     if left == separators:
         return [table]
     if left.translate(None, _NOT_SEPARATORS) == separators:
         # No cell holds a tab or a line break: ``left`` keeps every line break, so its marks
-        # find the rows as the slice's would.
-        return _escaped_lines(rows, lines, _rows_marked(left.translate(_MARKS)))
-    return _marked_slice(rows, width, full, lines)
+        # find the rows as the slice's would, and the slice's line breaks split its rows.
+        dirty = _rows_marked(left.translate(_MARKS))
+        return _escaped_lines(rows, table.split("\n"), dirty)
+    return _marked_slice(rows, width, full, list(map(_join_cells, rows)))
 
 
 def _rows_marked(marked: bytes) -> list[int]:
