@@ -71,15 +71,20 @@ async def open_service(
         if not is_successful(sink):
             yield Failure([sink.failure()])
             return
-        async with _opened_service(loaded, anchors=anchors, data=data, now=now) as opened:
-            if extents and is_successful(opened):
-                await opened.unwrap().refresh_extents()
+        async with _opened_service(
+            loaded, anchors=anchors, data=data, now=now, extents=extents
+        ) as opened:
             yield opened
 
 
 @asynccontextmanager
 async def _opened_service(
-    loaded: Loaded, *, anchors: bool, data: bool, now: Callable[[], datetime.datetime] | None
+    loaded: Loaded,
+    *,
+    anchors: bool,
+    data: bool,
+    now: Callable[[], datetime.datetime] | None,
+    extents: bool,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     sources: dict[str, Source] = {}
     runner: list[RawRunner] = []
@@ -116,9 +121,9 @@ async def _opened_service(
                 )
                 for alias, facts in service.facts.items()
             }
-        if not errors and data and anchors:
+        if not errors and data:
             at_once = loaded.loaded.settings.server.max_concurrent_queries
-            errors = await _checked(anchor_problems(service, at_once))
+            errors = await _last_checks(service, at_once, anchors=anchors, extents=extents)
         yield Failure(errors) if errors else Success(service)
     finally:
         with anyio.CancelScope(shield=True):
@@ -126,6 +131,31 @@ async def _opened_service(
                 await source.close()
             for opened in runner:
                 await opened.close()
+
+
+async def _last_checks(
+    service: Service, at_once: int, *, anchors: bool, extents: bool
+) -> list[str]:
+    """The anchors reproduced (with ``anchors``) and where each metric's data is asked (with
+    ``extents``), side by side when more than one statement may run at once: neither reads
+    what the other finds (extents shape catalog pages and prompts, never an answer), so a
+    start waits for the longer of the two rather than for both in turn. The extents take one
+    of the ``at_once`` statements; the anchors share the rest."""
+    if not anchors:
+        if extents:
+            await service.refresh_extents()
+        return []
+    if not extents:
+        return await _checked(anchor_problems(service, at_once))
+    if at_once == 1:
+        problems = await _checked(anchor_problems(service, at_once))
+        if not problems:
+            await service.refresh_extents()
+        return problems
+    async with anyio.create_task_group() as group:
+        group.start_soon(service.refresh_extents)
+        problems = await _checked(anchor_problems(service, at_once - 1))
+    return problems
 
 
 def _authored_sql_problems(loaded: Loaded) -> list[str]:

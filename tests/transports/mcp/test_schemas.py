@@ -35,8 +35,7 @@ from sutura.core.nouns.values import Cut, Values
 from sutura.core.raw.outcome import RawRefusalCode, RawRows, raw_failure, raw_refusal
 from sutura.core.tool.capability import Capability, listed_to_agents, offered_by
 from sutura.core.tool.codec import catalog_halves, halves_of, raw_halves, values_halves
-from sutura.transports.mcp.tools import TOOLS as TOOL_OF
-from sutura.transports.mcp.tools import tools_for
+from sutura.transports.mcp.tools import tool_of, tools_for
 from tests.core.untrusted_samples import answer, pinned
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "tool_schemas.txt"
@@ -45,7 +44,7 @@ TOOLS = tools_for(frozenset(Capability))
 """Every tool, ``run_sql`` and ``compile_question`` included: all of them are pinned and checked."""
 DEFAULT_TOOLS = tools_for(listed_to_agents(offered_by(False), compile_question_enabled=False))
 WITH_RUN_SQL = tools_for(listed_to_agents(offered_by(True), compile_question_enabled=False))
-QUESTION_INPUT = TOOL_OF[Capability.ASK_METRIC].input_schema
+QUESTION_INPUT = tool_of(Capability.ASK_METRIC).input_schema
 # What every tools/list costs an agent's context: at most 8 KiB by default, 9 KiB with
 # run_sql, 13.5 KiB with compile_question too (its input is a question, like ask_metric's).
 # Each grew by 512 bytes for the range and NULL filters and by 1.5 KiB for list_values

@@ -9,6 +9,7 @@ default); while one is off a call to it is an unknown tool, as for any name the 
 not offer.
 """
 
+import functools
 from typing import Final, assert_never
 
 import mcp_types as types
@@ -69,8 +70,10 @@ def _input_schema(capability: Capability) -> dict[str, object]:
             assert_never(capability)
 
 
+@functools.cache
 def tool_of(capability: Capability) -> types.Tool:
-    """The tool ``tools/list`` shows for ``capability``."""
+    """The tool ``tools/list`` shows for ``capability``, built once, when first listed: a
+    tool this deployment does not offer costs no schema generation on the handshake's path."""
     return types.Tool(
         name=capability.value,
         description=_description(capability),
@@ -80,14 +83,10 @@ def tool_of(capability: Capability) -> types.Tool:
     )
 
 
-TOOLS: Final = {capability: tool_of(capability) for capability in Capability}
-"""Every capability's tool, built once."""
-
-
 def tools_for(offered: frozenset[Capability]) -> tuple[types.Tool, ...]:
     """The tools of the offered capabilities, in the vocabulary's order.
 
     >>> [tool.name for tool in tools_for(frozenset({Capability.ASK_METRIC}))]
     ['ask_metric']
     """
-    return tuple(TOOLS[capability] for capability in Capability if capability in offered)
+    return tuple(tool_of(capability) for capability in Capability if capability in offered)
