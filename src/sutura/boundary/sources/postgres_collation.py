@@ -5,10 +5,11 @@ whatever the database's collation (``core/sql/expression.py``). An index on a co
 order only in the column's own collation, so a column that orders so already is selected as it
 is: one whose collation orders as ``"C"`` does. That is ``"C"`` and ``"POSIX"`` (``strcmp``:
 byte order, which in UTF-8 is code point order), libc's ``C.UTF-8`` (glibc 2.35 and later,
-Debian's, musl's: code point order, and only in a UTF-8 database), and the builtin provider's
-``C``, ``C.UTF-8`` and ``PG_UNICODE_FAST`` (PostgreSQL 17 and 18; ``ucs_basic`` is the
-builtin ``C`` there, libc's ``C`` before). Any ICU collation is linguistic. A column of the
-default collation orders by the database's (``datlocprovider``, ``datcollate``, ``datlocale``).
+Debian's, musl's: code point order, and only in a UTF-8 database), and the builtin
+provider's ``C``, ``C.UTF-8`` and ``PG_UNICODE_FAST`` (PostgreSQL 17 and 18; the predefined
+"ucs_basic" is the builtin ``C`` there, libc's ``C`` before). Any ICU collation is linguistic.
+A column of the default collation orders by the database's (``datlocprovider``,
+``datcollate``, ``datlocale``).
 
 The description names each column's table and attribute number (``ftable``, ``ftablecol``), so
 the catalog is asked about exactly the columns the probe read, however the table was named.
