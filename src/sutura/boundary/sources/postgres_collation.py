@@ -15,12 +15,16 @@ The description names each column's table and attribute number (``ftable``, ``ft
 the catalog is asked about exactly the columns the probe read, however the table was named.
 """
 
+import logging
 from collections.abc import Sequence
 from typing import Final
 
+import psycopg
 from psycopg.pq.abc import PGresult
 
 from sutura.boundary.sources.postgres_connect import Connection
+
+log = logging.getLogger("sutura.source")
 
 _COLLATIONS: Final = (
     "SELECT a.attnum,"
@@ -75,16 +79,22 @@ async def code_point_columns(
 ) -> frozenset[str]:
     """Of the columns ``result`` describes (named ``names``), the text ones read from one
     relation whose collation orders by code point; asked on ``connection``, in its transaction
-    (nothing is asked where no text column is read from a relation)."""
+    (nothing is asked where no text column is read from a relation). A server that cannot
+    answer (a catalog unlike PostgreSQL's) is logged and taken to have none: every text
+    dimension is then collated, as without startup."""
     relations: dict[int, dict[int, str]] = {}
     for index, name in enumerate(names):
         relation = result.ftable(index)
         if relation and result.ftype(index) in _TEXT_TYPES:
             relations.setdefault(relation, {})[result.ftablecol(index)] = name
     found: set[str] = set()
-    for relation, columns in relations.items():
-        cursor = await connection.execute(_COLLATIONS, (relation, list(columns)))
-        for attnum, provider, collate, locale in await cursor.fetchall():
-            if orders_by_code_point(str(provider), collate, locale):
-                found.add(columns[int(attnum)])
+    try:
+        for relation, columns in relations.items():
+            cursor = await connection.execute(_COLLATIONS, (relation, list(columns)))
+            for attnum, provider, collate, locale in await cursor.fetchall():
+                if orders_by_code_point(str(provider), collate, locale):
+                    found.add(columns[int(attnum)])
+    except psycopg.Error as error:
+        log.warning("source: the columns' collations could not be read: %s", error)
+        return frozenset()
     return frozenset(found)
