@@ -69,13 +69,16 @@ def deployed_on(
     password_var: str,
     on_postgres: Callable[[str], None] | None = None,
     postgres_icu_locale: str | None = None,
+    postgres_libc_locale: str | None = None,
+    engine: str | None = None,
 ) -> Iterator[Deployed]:
-    """``documents`` over the tables of the DuckDB file ``data``, on the engine
-    ``request.param`` names; ``on_postgres`` is given the scratch database's admin DSN once
-    the tables are copied (to change a column's type, say); ``postgres_icu_locale`` collates
-    the scratch database's text by that ICU locale (``en-US``)."""
+    """``documents`` over the tables of the DuckDB file ``data``, on the engine ``engine``
+    names (by default ``request.param``); ``on_postgres`` is given the scratch database's
+    admin DSN once the tables are copied (to change a column's type, say);
+    ``postgres_icu_locale`` collates the scratch database's text by that ICU locale
+    (``en-US``), ``postgres_libc_locale`` by that libc locale (``C.UTF-8``)."""
     config = tmp_path / "config"
-    match request.param:
+    match request.param if engine is None else engine:
         case "duckdb":
             yield (
                 write_settings(config, documents, version, {"kind": "duckdb", "path": str(data)}),
@@ -90,7 +93,9 @@ def deployed_on(
             )
         case "postgres":
             dsn: str = request.getfixturevalue("postgres_dsn")
-            with scratch_database(dsn, icu_locale=postgres_icu_locale) as scratch:
+            with scratch_database(
+                dsn, icu_locale=postgres_icu_locale, libc_locale=postgres_libc_locale
+            ) as scratch:
                 copy_from_duckdb(data, scratch, tmp_path)
                 if on_postgres is not None:
                     on_postgres(scratch.admin_dsn)

@@ -99,10 +99,12 @@ class Scratch(NamedTuple):
 
 
 @contextmanager
-def scratch_database(dsn: str, *, icu_locale: str | None = None) -> Iterator[Scratch]:
+def scratch_database(
+    dsn: str, *, icu_locale: str | None = None, libc_locale: str | None = None
+) -> Iterator[Scratch]:
     """A fresh database with a read-only role, both dropped on exit; with ``icu_locale`` its
-    text is collated by that ICU locale (``en-US``: ``'a'`` before ``'B'``) instead of the
-    server's default."""
+    text is collated by that ICU locale (``en-US``: ``'a'`` before ``'B'``), with
+    ``libc_locale`` by that libc locale (``C.UTF-8``), instead of the server's default."""
     name = f"sutura_test_{secrets.token_hex(5)}"
     password = secrets.token_hex(12)
     info = conninfo_to_dict(dsn)
@@ -111,6 +113,10 @@ def scratch_database(dsn: str, *, icu_locale: str | None = None) -> Iterator[Scr
         if icu_locale is not None:
             created = sql.SQL("{} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE {}").format(
                 created, sql.Literal(icu_locale)
+            )
+        elif libc_locale is not None:
+            created = sql.SQL("{} TEMPLATE template0 LOCALE_PROVIDER libc LOCALE {}").format(
+                created, sql.Literal(libc_locale)
             )
         admin.execute(created)
         admin.execute(

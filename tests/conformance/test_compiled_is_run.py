@@ -10,7 +10,14 @@ import anyio
 import pytest
 
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, RowTexts, Source
+from sutura.boundary.sources.skeleton import (
+    Capacity,
+    Classified,
+    Described,
+    Fetched,
+    RowTexts,
+    Source,
+)
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.capability import Capability
@@ -66,7 +73,7 @@ class _Recording:
         self._received.append((statement, tuple(params)))
         return await self._real.fetch(statement, params, max_rows, deadline_at, texts)
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+    async def describe(self, statement: str, deadline_at: float) -> Described:
         """The real source's description."""
         return await self._real.describe(statement, deadline_at)
 

@@ -34,6 +34,7 @@ from sutura.boundary.sources.open import open_raw, open_source
 from sutura.boundary.sources.skeleton import (
     Capacity,
     Classified,
+    Described,
     Fetched,
     RawRunner,
     Rejected,
@@ -97,7 +98,7 @@ class _Seamed:
             await self._real.close()
         return await self._real.fetch(statement, params, max_rows, deadline_at, texts)
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+    async def describe(self, statement: str, deadline_at: float) -> Described:
         """The real source's columns: startup's model check passes."""
         return await self._real.describe(statement, deadline_at)
 

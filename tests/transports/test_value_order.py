@@ -3,10 +3,12 @@ dimensions by code point, numbers and decimals by value, dates by date, NULLs la
 ``top`` cut by that order; so do a grouped statement's rows, rows ranked per period, rows
 derived in Python (a derived metric over two models, ``compare``) and ``list_values`` pages.
 
-PostgreSQL orders text by its collation; its scratch database here is created with a
+PostgreSQL orders text by its collation; its scratch database here is created once with a
 linguistic one (ICU ``en-US``: ``'a'`` before ``'B'``, ``'_x'`` before ``'10'``), which sutura
-must not follow. A dimension's values sort by their type's value, never by their text
-(``'10'`` after ``'9'`` as numbers, ``'-1'`` first).
+must not follow, and once with libc's ``C.UTF-8``, which orders by code point already (so a
+column collated by it is selected as it is, and an index on it serves the order; so is the
+column ``note``, collated ``"C"`` in both). A dimension's values sort by their type's value,
+never by their text (``'10'`` after ``'9'`` as numbers, ``'-1'`` first).
 """
 
 from collections.abc import Iterator
@@ -15,6 +17,7 @@ from typing import Final
 
 import anyio
 import duckdb
+import psycopg
 import pytest
 
 from sutura import api
@@ -108,9 +111,25 @@ LABELS: Final = ["10", "9", "B", "Z", "_x", "a", "a-c", "ab", "b", "é", None]
 """Every label by code point, NULL last (en-US would start ``_x, 10, 9, a``)."""
 
 
-@pytest.fixture(params=ENGINES)
-def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployed]:
-    """The settings directory on each engine (PostgreSQL's database collated ``en-US``)."""
+C_UTF8: Final = "postgres-c.utf8"
+"""PostgreSQL, its database collated by libc's ``C.UTF-8`` (the other, by ICU's ``en-US``)."""
+
+
+@pytest.fixture(params=[*ENGINES, pytest.param(C_UTF8, marks=pytest.mark.postgres)])
+def engine(request: pytest.FixtureRequest) -> str:
+    """Each engine, PostgreSQL twice: its database collated ``en-US``, then ``C.UTF-8``."""
+    return str(request.param)
+
+
+def _note_collated_c(admin_dsn: str) -> None:
+    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        admin.execute('ALTER TABLE vord_sales ALTER COLUMN note TYPE VARCHAR COLLATE "C"')
+
+
+@pytest.fixture
+def deployed(request: pytest.FixtureRequest, tmp_path: Path, engine: str) -> Iterator[Deployed]:
+    """The settings directory on each engine (PostgreSQL's database collated ``en-US`` or
+    ``C.UTF-8``, its column ``note`` ``"C"``)."""
     data = tmp_path / "order.duckdb"
     with duckdb.connect(str(data)) as connection:
         for statement in DATA:
@@ -122,7 +141,10 @@ def deployed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deploye
         DOCUMENTS,
         version="order-1",
         password_var=PASSWORD_VAR,
-        postgres_icu_locale="en-US",
+        on_postgres=_note_collated_c,
+        postgres_icu_locale=None if engine == C_UTF8 else "en-US",
+        postgres_libc_locale="C.UTF-8" if engine == C_UTF8 else None,
+        engine="postgres" if engine == C_UTF8 else engine,
     ) as found:
         yield found
 
@@ -275,3 +297,25 @@ async def test_values_pages_order_by_code_point_and_value(deployed: Deployed) ->
     assert found["label"] == LABELS
     assert found["size"] == ["-1", "2", "9", "10", "100", None]
     assert found["price"] == ["-0.50", "0.75", "2.00", "9.50", "10.25", "100.00", None]
+
+
+async def test_a_column_ordered_by_code_point_is_selected_as_it_is(
+    deployed: Deployed, engine: str
+) -> None:
+    """The statement a started service runs (``compile_question`` shows it) names the ``C``
+    collation on PostgreSQL only where the column would not order by code point without it:
+    the ``en-US`` database's ``label``, and an expression's text on either database."""
+    config, environ = deployed
+    shown: dict[str, str] = {}
+    with anyio.fail_after(ASK_SECONDS):
+        async with api.opened(config, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            for dimension in ("label", "note", "tag"):
+                reply = await api.call(
+                    service, Capability.COMPILE_QUESTION, _ask(["revenue"], dimension)
+                )
+                assert isinstance(reply, api.Answered), reply
+                shown[dimension] = reply.halves.structured_object()["sql"]
+    collated = {name: 'COLLATE "C"' in statement for name, statement in shown.items()}
+    on_postgres = engine in {"postgres", C_UTF8}
+    assert collated == {"label": engine == "postgres", "note": False, "tag": on_postgres}

@@ -14,7 +14,7 @@ Every surface starts a service the same way, in one event loop::
 
 import datetime
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 
 import anyio
@@ -28,16 +28,17 @@ from sutura.boundary.loading import Loaded, catalog_problems, utc_today
 from sutura.boundary.service import Service
 from sutura.boundary.sources.authored import authored_sql_errors
 from sutura.boundary.sources.open import open_raw, open_source
-from sutura.boundary.sources.skeleton import Faulted, RawRunner, Source, bounded
+from sutura.boundary.sources.skeleton import Described, Faulted, RawRunner, Source, bounded
 from sutura.boundary.tracing import otel_tracing
 from sutura.core.catalog.checks.source_schema import (
+    model_columns,
     model_problems,
     padded_columns,
     text_columns,
 )
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model, table_label
-from sutura.core.nouns.source_facts import ModelColumn
+from sutura.core.nouns.source_facts import ModelColumn, SourceFacts
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
 
@@ -110,16 +111,10 @@ async def _opened_service(
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
-            held: dict[str, set[ModelColumn]] = {}
-            texts: dict[str, set[ModelColumn]] = {}
-            errors = await _checked(_model_problems(loaded, sources, held, texts))
+            learnt = _Learnt()
+            errors = await _checked(_model_problems(loaded, sources, learnt))
             service.facts = {
-                alias: msgspec.structs.replace(
-                    facts,
-                    fixed_length=frozenset(held.get(alias, ())),
-                    text=frozenset(texts.get(alias, ())),
-                )
-                for alias, facts in service.facts.items()
+                alias: learnt.facts(alias, facts) for alias, facts in service.facts.items()
             }
         if not errors and data:
             at_once = loaded.loaded.settings.server.max_concurrent_queries
@@ -196,34 +191,52 @@ async def _open_all(
     return [raw.failure()]
 
 
+class _Learnt:
+    """What describing the models' tables taught of each source, under its alias: the columns
+    it holds as ``CHAR(n)``, those it holds as text, and the text ones it orders by code point
+    as they are."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, set[ModelColumn]] = {}
+        self.texts: dict[str, set[ModelColumn]] = {}
+        self.code_point: dict[str, set[ModelColumn]] = {}
+
+    def facts(self, alias: str, known: SourceFacts) -> SourceFacts:
+        """``known`` (the source's dialect and zone) with what was learnt of its columns."""
+        return msgspec.structs.replace(
+            known,
+            fixed_length=frozenset(self.held.get(alias, ())),
+            text=frozenset(self.texts.get(alias, ())),
+            code_point=frozenset(self.code_point.get(alias, ())),
+        )
+
+
+def _add(into: dict[str, set[ModelColumn]], model: Model, names: Iterable[str]) -> None:
+    into.setdefault(model.source, set()).update(
+        ModelColumn(model=model.name, column=name) for name in names
+    )
+
+
 async def _model_problems(
-    loaded: Loaded,
-    sources: Mapping[str, Source],
-    held: dict[str, set[ModelColumn]],
-    texts: dict[str, set[ModelColumn]],
+    loaded: Loaded, sources: Mapping[str, Source], learnt: _Learnt
 ) -> list[str]:
-    """Every model checked against the table its source really has; the columns a source holds
-    as ``CHAR(n)`` added to ``held``, and those it holds as text to ``texts``, under the
-    source's alias."""
+    """Every model checked against the table its source really has; what its columns are
+    (``CHAR(n)``, text, ordered by code point) added to ``learnt``."""
     errors: list[CatalogError] = []
     for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source], held, texts))
+        errors.extend(await _model_errors(loaded, model, sources[model.source], learnt))
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 
 async def _model_errors(
-    loaded: Loaded,
-    model: Model,
-    source: Source,
-    held: dict[str, set[ModelColumn]],
-    texts: dict[str, set[ModelColumn]],
+    loaded: Loaded, model: Model, source: Source, learnt: _Learnt
 ) -> list[CatalogError]:
     document = loaded.catalog.model_document(model.name)
     if document is None:  # every model comes from a document
         return []
     probe = schema_probe(model, source.dialect)
 
-    async def describe(deadline_at: float) -> list[tuple[str, str]]:
+    async def describe(deadline_at: float) -> Described:
         return await source.describe(probe, deadline_at)
 
     found = await bounded(
@@ -231,17 +244,12 @@ async def _model_errors(
     )
     if isinstance(found, Faulted):
         return [document.error("table", _unread(model, found))]
-    fixed = padded_columns(model, found, source.dialect)
-    held.setdefault(model.source, set()).update(
-        ModelColumn(model=model.name, column=name) for name in fixed
-    )
-    texts.setdefault(model.source, set()).update(
-        ModelColumn(model=model.name, column=name)
-        for name in text_columns(model, found, source.dialect)
-    )
+    columns, dialect = found.columns, source.dialect
+    _add(learnt.held, model, padded_columns(model, columns, dialect))
+    _add(learnt.texts, model, text_columns(model, columns, dialect))
+    _add(learnt.code_point, model, model_columns(model, found.code_point, dialect))
     return [
-        document.error(key, problem)
-        for key, problem in model_problems(model, found, source.dialect)
+        document.error(key, problem) for key, problem in model_problems(model, columns, dialect)
     ]
 
 

@@ -21,7 +21,7 @@ from returns.pipeline import is_successful
 
 from sutura.boundary.loading import load
 from sutura.boundary.service import Service
-from sutura.boundary.sources.skeleton import Capacity, Classified, Fetched, RowTexts
+from sutura.boundary.sources.skeleton import Capacity, Classified, Described, Fetched, RowTexts
 from sutura.core.nouns.answer import Refused
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.nouns.refusal import Refusal
@@ -226,9 +226,9 @@ class DoubleSource:
         self.calls += 1
         return Fetched([], await self._run(statement))
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
+    async def describe(self, statement: str, deadline_at: float) -> Described:
         """No model is checked against a double."""
-        return []
+        return Described([])
 
     async def close(self) -> None:
         """Nothing to release."""

@@ -25,7 +25,14 @@ from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.duckdb_text import TextStatements, text_columns
-from sutura.boundary.sources.skeleton import CHUNK_ROWS, Capacity, Classified, Fetched, RowTexts
+from sutura.boundary.sources.skeleton import (
+    CHUNK_ROWS,
+    Capacity,
+    Classified,
+    Described,
+    Fetched,
+    RowTexts,
+)
 from sutura.boundary.sources.worker_threads import WorkerThreads
 from sutura.core.nouns.dialect import Dialect
 from sutura.core.outcome.fault import Fault
@@ -109,11 +116,12 @@ class DuckDBSource:
         )
         return await run_interruptibly(self._threads, cursor, job)
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
-        """The columns (name, DuckDB type) a statement would return; no row is read."""
+    async def describe(self, statement: str, deadline_at: float) -> Described:
+        """The columns (name, DuckDB type) a statement would return; no row is read (DuckDB
+        orders text by code point: no collation is asked about)."""
         cursor = Cursor(self._connection)
         job = functools.partial(_describe, cursor, statement)
-        return await run_interruptibly(self._threads, cursor, job)
+        return Described(await run_interruptibly(self._threads, cursor, job))
 
     async def close(self) -> None:
         """Close the connection, retrying (bounded) while an interrupted query unwinds."""

@@ -128,7 +128,7 @@ async def _described(
         if classified is None or classified.fault is not Fault.STATEMENT:
             raise
         return None
-    return tuple((str(c), str(t)) for c, t in columns)
+    return tuple((str(c), str(t)) for c, t in columns.columns)
 
 
 async def _table_names(source: Source, schema: str | None, deadline_at: float) -> list[str]:

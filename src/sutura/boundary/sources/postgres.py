@@ -46,6 +46,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.context import SourceContext
+from sutura.boundary.sources.postgres_collation import code_point_columns
 from sutura.boundary.sources.postgres_connect import (
     Connection,
     Pool,
@@ -62,6 +63,7 @@ from sutura.boundary.sources.skeleton import (
     CHUNK_ROWS,
     Capacity,
     Classified,
+    Described,
     Faulted,
     Fetched,
     Rejected,
@@ -247,16 +249,24 @@ class PostgresSource:
         rows = await self._attempt(statement, params, max_rows, deadline_at, texts, retry=True)
         return Fetched([], rows)
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
-        """The columns (name, PostgreSQL type) a statement returns; no row is read."""
+    async def describe(self, statement: str, deadline_at: float) -> Described:
+        """The columns (name, PostgreSQL type) a statement returns, and the text ones whose
+        collation orders by code point (asked in the same transaction); no row is read."""
         connection = await self._acquire()
         answered = False
         try:
             timeout = sql.Literal(_timeout_ms(deadline_at))
             await connection.execute(_CERTIFIED_BEGIN.format(timeout=timeout))
             cursor = await connection.execute(statement)
+            columns = [(column.name, column.type_display) for column in cursor.description or ()]
+            described = cursor.pgresult
+            ordered = (
+                frozenset()
+                if described is None
+                else await code_point_columns(connection, described, [n for n, _ in columns])
+            )
             answered = True
-            return [(column.name, column.type_display) for column in cursor.description or ()]
+            return Described(columns, ordered)
         except psycopg.Error:
             answered = True  # the server's answer, an error
             raise

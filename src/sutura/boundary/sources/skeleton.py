@@ -113,6 +113,16 @@ class Fetched(NamedTuple):
     system wrote it: they are taken as they are."""
 
 
+class Described(NamedTuple):
+    """What a statement returns, read without a row: its columns (name, the source's own type),
+    and the text ones the source orders by code point as they are (PostgreSQL: collated as
+    ``"C"`` orders; asked only where the dialect orders text by a collation,
+    ``collated_text``; none elsewhere)."""
+
+    columns: list[tuple[str, str]]
+    code_point: frozenset[str] = frozenset()
+
+
 class Classified(NamedTuple):
     """What a driver error stands for, and the data system's own words about the statement
     (only for ``statement``, only when they are the data system's words, not the driver's)."""
@@ -201,8 +211,9 @@ class Source(Classifier, Protocol):
         """
         ...
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
-        """The columns (name, the source's own type) a statement returns, reading no row.
+    async def describe(self, statement: str, deadline_at: float) -> Described:
+        """The columns (name, the source's own type) a statement returns, and those it orders
+        by code point as they are, reading no row.
 
         Raises the driver's own error (a missing table, a missing column).
         """

@@ -36,6 +36,7 @@ from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.skeleton import (
     Capacity,
     Classified,
+    Described,
     Fetched,
     RowTexts,
     SourceFaultError,
@@ -97,14 +98,14 @@ class SparkSource:
             retry=True,
         )
 
-    async def describe(self, statement: str, deadline_at: float) -> list[tuple[str, str]]:
-        """The columns (name, Spark type) a statement returns; no row is read."""
+    async def describe(self, statement: str, deadline_at: float) -> Described:
+        """The columns (name, Spark type) a statement returns; no row is read (Spark orders
+        text by code point: no collation is asked about)."""
         fetched = await self._attempt(
             lambda session: self._tagged(session).describe(statement), retry=True
         )
-        return [
-            (name, str(kind)) for name, kind in zip(fetched.columns, fetched.rows[0], strict=True)
-        ]
+        zipped = zip(fetched.columns, fetched.rows[0], strict=True)
+        return Described([(name, str(kind)) for name, kind in zipped])
 
     def _tagged(self, session: SparkSession) -> "_Tagged":
         return _Tagged(session, self.alias, functools.partial(self._release, session))

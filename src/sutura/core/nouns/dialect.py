@@ -56,7 +56,10 @@ class Traits(Frozen, frozen=True):
             be linguistic (``en_US.UTF-8`` puts ``'a'`` before ``'B'`` and skips punctuation),
             where the others order it by code point; so a text dimension is selected under the
             ``C`` collation (``COLLATE "C"``), which orders by code point, and every ORDER BY
-            over it (the rows, a rank, a page of values) agrees with the other engines.
+            over it (the rows, a rank, a page of values) agrees with the other engines; a
+            column startup learnt the source orders so already (collated ``C``, ``POSIX`` or
+            ``C.UTF-8``, or by such a database default) is selected as it is, so an index
+            on it still serves the order.
     """
 
     schemas: bool = False

@@ -37,10 +37,14 @@ class SourceFacts(Frozen, frozen=True):
     """The source a statement is compiled for: its dialect, the models' columns it holds as
     ``CHAR(n)``, and those it holds as text of any kind (``text``: a dimension over one is
     ordered by code point, whether or not the catalog declares its type); both learnt at
-    startup, none when no source was opened; and the zone its sessions run in
-    (``catalog.time_zone``; None where the boundary gave none)."""
+    startup, none when no source was opened; the text columns it orders by code point as
+    they are (``code_point``: PostgreSQL, a column whose collation orders as ``"C"`` does, so
+    a dimension over one is selected without ``COLLATE "C"`` and an index on it serves the
+    order; learnt at startup, none otherwise: every text dimension is collated); and the zone
+    its sessions run in (``catalog.time_zone``; None where the boundary gave none)."""
 
     dialect: Dialect
     fixed_length: frozenset[ModelColumn] = frozenset()
     text: frozenset[ModelColumn] = frozenset()
+    code_point: frozenset[ModelColumn] = frozenset()
     zone: datetime.tzinfo | None = None

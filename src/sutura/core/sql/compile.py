@@ -81,6 +81,7 @@ from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import (
+    catalog_code_point,
     catalog_held,
     catalog_text,
     catalog_types,
@@ -219,7 +220,17 @@ def _grouped(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, source.dialect, types, held, text, zoned=zoned)
+    by_code_point = catalog_code_point(catalog, model.name, source)
+    sql = ExpressionSql(
+        binder,
+        joins.alias,
+        source.dialect,
+        types,
+        held,
+        text,
+        zoned=zoned,
+        code_point=by_code_point,
+    )
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

@@ -99,6 +99,8 @@ class ExpressionSql:
             startup; a column declaring its type is known by it without).
         zoned: the session's zone and the column nodes that read instants, where the zone is
             known (a timestamp compared with such a column is bound as the instant it means).
+        code_point: whether a column node reads a text column the source orders by code point
+            as it is (learnt at startup; without it, none is known to).
     """
 
     def __init__(
@@ -111,8 +113,10 @@ class ExpressionSql:
         text: Callable[[Column], bool] | None = None,
         *,
         zoned: Zoned | None = None,
+        code_point: Callable[[Column], bool] | None = None,
     ) -> None:
         self.binder = binder
+        self._code_point = code_point
         self._zoned = zoned
         self._alias = alias
         self._dialect = dialect
@@ -160,10 +164,17 @@ class ExpressionSql:
         """A dimension's value as a statement selects and orders it: text under the ``C``
         collation where the dialect orders text by the database's collation
         (``collated_text``), so it orders by code point as on every other engine; any other
-        value, and text elsewhere, as it is (equality is the same under every collation)."""
+        value, text elsewhere, and a column the source orders by code point already (its own
+        collation, which an index on it is built in, so the index serves the order), as it is
+        (equality is the same under every collation). An expression's text is collated even
+        over such columns: its collation is not proven to be theirs."""
         value = self.value(dimension.value)
         if not traits_of(self._dialect).collated_text or not self.textual(dimension):
             return value
+        if dimension.expression is None and self._code_point is not None:
+            read = Column(name=dimension.column or "", via=dimension.via)
+            if self._code_point(read):
+                return value
         return exp.Collate(this=value, expression=exp.to_identifier("C", quoted=True))
 
     def textual(self, dimension: Dimension) -> bool:

@@ -53,6 +53,7 @@ from sutura.core.sql.ordering import (
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import (
+    catalog_code_point,
     catalog_held,
     catalog_text,
     catalog_types,
@@ -171,7 +172,10 @@ def ranked_statement(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    inner = ExpressionSql(binder, joins.alias, dialect, reads, held, text, zoned=zoned)
+    by_code_point = catalog_code_point(catalog, model.name, source)
+    inner = ExpressionSql(
+        binder, joins.alias, dialect, reads, held, text, zoned=zoned, code_point=by_code_point
+    )
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}

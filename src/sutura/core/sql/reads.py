@@ -121,6 +121,13 @@ def catalog_text(catalog: Catalog, model: str, source: SourceFacts) -> HeldColum
     return _among(catalog, model, source.text)
 
 
+def catalog_code_point(catalog: Catalog, model: str, source: SourceFacts) -> HeldColumns:
+    """Whether a column node read from the model ``model`` of ``catalog`` reads, at the end of
+    its ``via`` chain, a text column ``source`` orders by code point as it is (no collation
+    need be named to order it so)."""
+    return _among(catalog, model, source.code_point)
+
+
 def _among(catalog: Catalog, model: str, columns: frozenset[ModelColumn]) -> HeldColumns:
     """Whether a column node read from ``model`` reads one of ``columns`` at the end of its
     ``via`` chain."""

@@ -44,7 +44,13 @@ from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.measures import sum_of
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import catalog_held, catalog_text, catalog_types, catalog_zoned
+from sutura.core.sql.reads import (
+    catalog_code_point,
+    catalog_held,
+    catalog_text,
+    catalog_types,
+    catalog_zoned,
+)
 
 INNER = "w"
 VALUE = "value"
@@ -81,6 +87,7 @@ def semi_statement(
         catalog_held(catalog, model.name, source),
         catalog_text(catalog, model.name, source),
         zoned=catalog_zoned(catalog, model.name, source),
+        code_point=catalog_code_point(catalog, model.name, source),
     )
     keys = list(resolved.keys)
     term = _term(metric)

@@ -43,6 +43,7 @@ from sutura.core.sql.compiled import CompiledQuery, Passthrough
 from sutura.core.sql.expression import ExpressionSql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
 from sutura.core.sql.reads import (
+    catalog_code_point,
     catalog_held,
     catalog_text,
     catalog_types,
@@ -118,7 +119,10 @@ def values_statement(
     held = catalog_held(catalog, model.name, source)
     text = catalog_text(catalog, model.name, source)
     zoned = catalog_zoned(catalog, model.name, source)
-    sql = ExpressionSql(binder, joins.alias, dialect, types, held, text, zoned=zoned)
+    by_code_point = catalog_code_point(catalog, model.name, source)
+    sql = ExpressionSql(
+        binder, joins.alias, dialect, types, held, text, zoned=zoned, code_point=by_code_point
+    )
     inside = (
         exp.select(sql.keyed(dimension).as_(_VALUE, quoted=True, copy=False))
         .distinct()

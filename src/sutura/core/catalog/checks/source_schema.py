@@ -16,7 +16,7 @@ A type outside these families is compared by its spelling alone.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
 from sutura.core.catalog.error import quoted
@@ -125,6 +125,22 @@ def text_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect) -
         if (spelled := types.get(fold(column.name))) is not None
         and type_name(spelled, dialect).family == "text"
     }
+
+
+def model_columns(model: Model, names: Iterable[str], dialect: Dialect) -> set[str]:
+    """The model's columns among the source's columns ``names``, matched as the engine matches
+    a quoted name.
+
+    >>> model = Model(name="nation", source="main", table="nation",
+    ...     columns=(Column(name="n_name"), Column(name="N_Key")))
+    >>> sorted(model_columns(model, ["N_NAME", "N_Key"], "postgres"))
+    ['N_Key']
+    >>> sorted(model_columns(model, ["N_NAME", "N_Key"], "duckdb"))
+    ['N_Key', 'n_name']
+    """
+    fold = column_fold(dialect)
+    wanted = {fold(name) for name in names}
+    return {column.name for column in model.columns if fold(column.name) in wanted}
 
 
 def _fixed_length(spelled: str | None) -> bool:
