@@ -9,6 +9,7 @@ vocabulary.
 import datetime
 import functools
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
@@ -367,6 +368,14 @@ class Catalog(Frozen, frozen=True, dict=True):
     def derived_metric(self, name: str) -> Derived | None:
         """The derived metric called ``name``."""
         return self._derived.get(name)
+
+    def models_by_name(self) -> Mapping[str, Model]:
+        """Every model by its name (the index :meth:`model` reads, built once)."""
+        return self._models
+
+    def relationships_by_name(self) -> Mapping[str, Relationship]:
+        """Every relationship by its name (the index :meth:`relationship` reads, built once)."""
+        return self._relationships
 
     @functools.cached_property
     def _derived(self) -> dict[str, Derived]:

@@ -56,9 +56,9 @@ def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTy
     """The declared type of a column node read from the model ``model`` of ``catalog``; a text
     column ``source`` holds as ``CHAR(n)`` is fixed-length whatever its declared type, so an
     expression reads it without the padding."""
-    models = {m.name: m for m in catalog.models}
-    relationships = {r.name: r for r in catalog.relationships}
-    return column_types(models, relationships, model, source.fixed_length)
+    return column_types(
+        catalog.models_by_name(), catalog.relationships_by_name(), model, source.fixed_length
+    )
 
 
 def catalog_held(catalog: Catalog, model: str, source: SourceFacts) -> HeldColumns:
@@ -67,7 +67,7 @@ def catalog_held(catalog: Catalog, model: str, source: SourceFacts) -> HeldColum
     whether it declares one: the statement reads it without the padding, its type is kept)."""
     if not source.fixed_length:
         return none_held
-    relationships = {r.name: r for r in catalog.relationships}
+    relationships = catalog.relationships_by_name()
 
     def held(read: Column) -> bool:
         reached = walk(relationships, model, read.via)
