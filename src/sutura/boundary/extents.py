@@ -109,9 +109,11 @@ class DataExtents:
                 self.generation += 1
 
     async def _ask(self, alias: str) -> None:
-        """Every extent of the source ``alias``: up to :data:`BATCH` in one statement; a batch
-        that does not give one row per extent is asked again one extent at a time, so each extent is
-        found (or not, with its cause in the log) exactly as its own statement finds it."""
+        """Every extent of the source ``alias``: up to :data:`BATCH` in one statement, the
+        statements asked at once (at most ``server.max_concurrent_queries`` at a time, so one
+        is built while another runs); a batch that does not give one row per extent is asked
+        again one extent at a time, so each extent is found (or not, with its cause in the log)
+        exactly as its own statement finds it."""
         source = self._sources[alias]
         deadline = min(self._settings.limits.deadline_seconds, _DEADLINE_SECONDS)
         asked = self._asked[alias] = self._now()
@@ -121,15 +123,21 @@ class DataExtents:
             for names, metric in extents(catalog)
             if metric_source(catalog, metric) == alias
         ]
-        for start in range(0, len(mine), BATCH):
-            batch = mine[start : start + BATCH]
-            found = await self._batch(source, [metric for _, metric in batch], deadline)
-            for index, (names, metric) in enumerate(batch):
-                cells = found.get(str(index)) if found is not None else None
-                if found is None:
-                    compiled = extent_statement(metric, catalog, source.dialect)
-                    cells = await _one(source, names, compiled, deadline)
-                self._record(names, _extent(cells, self._instant(asked)))
+        limiter = anyio.CapacityLimiter(self._settings.server.max_concurrent_queries)
+
+        async def ask(batch: list[tuple[tuple[str, ...], Metric]]) -> None:
+            async with limiter:
+                found = await self._batch(source, [metric for _, metric in batch], deadline)
+                for index, (names, metric) in enumerate(batch):
+                    cells = found.get(str(index)) if found is not None else None
+                    if found is None:
+                        compiled = extent_statement(metric, catalog, source.dialect)
+                        cells = await _one(source, names, compiled, deadline)
+                    self._record(names, _extent(cells, self._instant(asked)))
+
+        async with anyio.create_task_group() as group:
+            for start in range(0, len(mine), BATCH):
+                group.start_soon(ask, mine[start : start + BATCH])
 
     async def _batch(
         self, source: Source, metrics: list[Metric], deadline: float
