@@ -143,6 +143,13 @@ class _ReadAgainError(Exception):
     """The front matter is read again by the checked event path (:func:`_compose`)."""
 
 
+def _plain_tag(kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+    """The tag the event path gives a node: every scalar text, a plain ``<<`` a merge key."""
+    if kind is yaml.ScalarNode:
+        return _MERGE_TAG if implicit[0] and value == "<<" else _STR_TAG
+    return _MAP_TAG if kind is yaml.MappingNode else _SEQ_TAG
+
+
 _CParser: Any
 try:
     from yaml._yaml import CParser as _CParser
@@ -153,21 +160,15 @@ if _CParser is not None:
 
     class _PlainComposer(_CParser):  # type: ignore[no-redef,misc]
         """libyaml's parser and composer, both in C, with a resolver that keeps every scalar
-        text (no implicit typing) and no path resolvers.
+        text (no implicit typing) and no path resolvers."""
 
-        libyaml's composer calls the resolver three times for every node; each is a method of C
-        (a format string's ``format``, which returns the string whatever it is given), so no
-        Python frame runs per node: the resolver's calls were a third of composing a catalog of
-        3,200 documents. Every node's tag is ``tag:yaml.org,2002:str`` (no implicit typing);
-        no one reads a collection's tag, and a merge key is told by its text and style
-        (:func:`_mapping`), as the event path tells it."""
+        def descend_resolver(self, parent: object, index: object) -> None:
+            """No path resolvers."""
 
-        descend_resolver = "".format
-        """No path resolvers: ``(parent, index) -> ""``."""
-        ascend_resolver = "".format
-        """No path resolvers: ``() -> ""``."""
-        resolve = _STR_TAG.format
-        """Every node's tag: ``(kind, value, implicit) -> "tag:yaml.org,2002:str"``."""
+        def ascend_resolver(self) -> None:
+            """No path resolvers."""
+
+        resolve = staticmethod(_plain_tag)
 
 
 # A front matter whose nesting could be this deep is read by the event path, which counts the
@@ -333,11 +334,7 @@ def _plain(
         for index, item in enumerate(node.value):
             item_path = f"{path}[{index}]"
             lines[item_path] = item.start_mark.line + _FIRST_YAML_LINE
-            items.append(
-                _scalar(file_label, item, item_path)
-                if type(item) is yaml.ScalarNode
-                else _plain(file_label, item, item_path, lines, depth + 1)
-            )
+            items.append(_plain(file_label, item, item_path, lines, depth + 1))
         return items
     return _scalar(file_label, node, path)
 
@@ -362,9 +359,7 @@ def _mapping(
     result: dict[str, PlainValue] = {}
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + _FIRST_YAML_LINE
-        if not isinstance(key_node, yaml.ScalarNode) or (
-            key_node.value == "<<" and key_node.style in _PLAIN
-        ):  # a merge key: a plain << (no tag: a front matter holding one is refused first)
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
             _refuse(file_label, line, path, "keys must be plain names (no merge keys)")
         key = str(key_node.value)
         if not key.isascii() and has_lone_surrogate(key):
@@ -373,9 +368,5 @@ def _mapping(
         if key in result:
             _refuse(file_label, line, key_path, f"the key {quoted(key)} appears twice")
         lines[key_path] = line
-        result[key] = (  # the most common value first, without a call to find its kind
-            _scalar(file_label, value_node, key_path)
-            if type(value_node) is yaml.ScalarNode
-            else _plain(file_label, value_node, key_path, lines, depth + 1)
-        )
+        result[key] = _plain(file_label, value_node, key_path, lines, depth + 1)
     return result
