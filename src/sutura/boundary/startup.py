@@ -221,10 +221,23 @@ async def _model_problems(
     loaded: Loaded, sources: Mapping[str, Source], learnt: _Learnt
 ) -> list[str]:
     """Every model checked against the table its source really has; what its columns are
-    (``CHAR(n)``, text, ordered by code point) added to ``learnt``."""
-    errors: list[CatalogError] = []
-    for model in loaded.pinned.catalog.models:
-        errors.extend(await _model_errors(loaded, model, sources[model.source], learnt))
+    (``CHAR(n)``, text, ordered by code point) added to ``learnt``.
+
+    The models are asked at once, at most ``server.max_concurrent_queries`` at a time (as the
+    anchors are), so one model's statement is built while another's runs; the problems come
+    in catalog order."""
+    models = loaded.pinned.catalog.models
+    found: list[list[CatalogError]] = [[] for _ in models]
+    limiter = anyio.CapacityLimiter(loaded.loaded.settings.server.max_concurrent_queries)
+
+    async def check(index: int, model: Model) -> None:
+        async with limiter:
+            found[index] = await _model_errors(loaded, model, sources[model.source], learnt)
+
+    async with anyio.create_task_group() as group:
+        for index, model in enumerate(models):
+            group.start_soon(check, index, model)
+    errors = [error for errors in found for error in errors]
     return catalog_problems(loaded.catalog_dir, errors) if errors else []
 
 

@@ -9,6 +9,7 @@ vocabulary.
 import datetime
 import functools
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
@@ -120,8 +121,12 @@ class Dimension(Frozen, frozen=True):
         return ColumnNode(name=self.column or "", via=self.via)
 
 
-class Model(Frozen, frozen=True):
-    """A table in a source; ``primary_key`` is one column, or several that are unique together."""
+class Model(Frozen, frozen=True, dict=True):
+    """A table in a source; ``primary_key`` is one column, or several that are unique together.
+
+    Looking a column up is a dictionary read: the index is built on first use and kept on the
+    instance (``dict=True`` gives it room; the fields, equality and encoding are unchanged).
+    """
 
     name: str
     source: str
@@ -136,11 +141,15 @@ class Model(Frozen, frozen=True):
 
     def has_column(self, name: str) -> bool:
         """Whether the model declares ``name``."""
-        return any(c.name == name for c in self.columns)
+        return name in self._columns
 
     def column(self, name: str) -> Column | None:
         """The column called ``name``, if the model declares it."""
-        return next((c for c in self.columns if c.name == name), None)
+        return self._columns.get(name)
+
+    @functools.cached_property
+    def _columns(self) -> dict[str, Column]:
+        return _first_by_name(self.columns)
 
     @property
     def key_columns(self) -> tuple[str, ...]:
@@ -367,6 +376,14 @@ class Catalog(Frozen, frozen=True, dict=True):
     def derived_metric(self, name: str) -> Derived | None:
         """The derived metric called ``name``."""
         return self._derived.get(name)
+
+    def models_by_name(self) -> Mapping[str, Model]:
+        """Every model by its name (the index :meth:`model` reads, built once)."""
+        return self._models
+
+    def relationships_by_name(self) -> Mapping[str, Relationship]:
+        """Every relationship by its name (the index :meth:`relationship` reads, built once)."""
+        return self._relationships
 
     @functools.cached_property
     def _derived(self) -> dict[str, Derived]:

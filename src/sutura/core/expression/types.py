@@ -15,6 +15,7 @@ The spelled names are those DuckDB, PostgreSQL and Spark report (``DECIMAL(12,2)
 (<Family.INTEGER: 'integer'>, True)
 """
 
+import functools
 import re
 from enum import StrEnum
 from typing import Final, NamedTuple, assert_never
@@ -109,8 +110,11 @@ def spelled_parameters(spelled: str) -> tuple[int | None, int | None]:
     return precision, int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
 
 
+@functools.lru_cache(maxsize=1024)
 def declared_type(spelled: str) -> SqlType | None:
-    """The type of a column declared as ``spelled``, or None for a type outside the families."""
+    """The type of a column declared as ``spelled``, or None for a type outside the families
+    (kept per spelling: a catalog spells a few types for thousands of columns, and a type is
+    a frozen value)."""
     family = _EXPRESSION_FAMILY.get(FAMILY_OF_NAME.get(spelled_base(spelled), ""))
     if family is None:
         return None

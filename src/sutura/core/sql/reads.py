@@ -102,9 +102,9 @@ def catalog_types(catalog: Catalog, model: str, source: SourceFacts) -> ColumnTy
     """The declared type of a column node read from the model ``model`` of ``catalog``; a text
     column ``source`` holds as ``CHAR(n)`` is fixed-length whatever its declared type, so an
     expression reads it without the padding."""
-    models = {m.name: m for m in catalog.models}
-    relationships = {r.name: r for r in catalog.relationships}
-    return column_types(models, relationships, model, source.fixed_length)
+    return column_types(
+        catalog.models_by_name(), catalog.relationships_by_name(), model, source.fixed_length
+    )
 
 
 def catalog_held(catalog: Catalog, model: str, source: SourceFacts) -> HeldColumns:
@@ -133,7 +133,7 @@ def _among(catalog: Catalog, model: str, columns: frozenset[ModelColumn]) -> Hel
     ``via`` chain."""
     if not columns:
         return none_held
-    relationships = {r.name: r for r in catalog.relationships}
+    relationships = catalog.relationships_by_name()
 
     def among(read: Column) -> bool:
         reached = walk(relationships, model, read.via)

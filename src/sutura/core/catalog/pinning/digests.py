@@ -117,26 +117,27 @@ def _metric_canonical_form(
 
 
 class _Meanings:
-    """Each model's, relationship's and metric's meaning, made once however many digests it
-    enters (a shared model enters the digest of every metric that reads it). A meaning is only
-    encoded, never changed, once made."""
+    """Each model's, relationship's and metric's meaning, made and encoded once however many
+    digests it enters (a shared model enters the digest of every metric that reads it): the
+    encoded bytes are spliced into each canonical form that holds them (``msgspec.Raw``), which
+    encodes exactly as the meaning itself would (the same encoder, keys sorted)."""
 
     def __init__(self) -> None:
-        self._made: dict[int, tuple[object, dict[str, Any]]] = {}
+        self._made: dict[int, tuple[object, msgspec.Raw]] = {}
 
-    def model(self, model: Model) -> dict[str, Any]:
+    def model(self, model: Model) -> msgspec.Raw:
         return self._once(model, _model)
 
-    def relationship(self, relationship: Relationship) -> dict[str, Any]:
+    def relationship(self, relationship: Relationship) -> msgspec.Raw:
         return self._once(relationship, _relationship)
 
-    def metric(self, metric: Metric) -> dict[str, Any]:
+    def metric(self, metric: Metric) -> msgspec.Raw:
         return self._once(metric, _metric)
 
-    def _once(self, value: _Meant, make: Callable[[_Meant], dict[str, Any]]) -> dict[str, Any]:
+    def _once(self, value: _Meant, make: Callable[[_Meant], dict[str, Any]]) -> msgspec.Raw:
         made = self._made.get(id(value))
         if made is None:  # the value is held beside its meaning, so its id is not reused
-            made = self._made[id(value)] = (value, make(value))
+            made = self._made[id(value)] = (value, msgspec.Raw(_encoder.encode(make(value))))
         return made[1]
 
 
