@@ -8,6 +8,7 @@ import pytest
 import sqlglot
 
 from sutura.core.definitions.model import (
+    Catalog,
     Column,
     Dimension,
     FilterEquals,
@@ -267,6 +268,16 @@ def test_a_filtered_dimension_via_a_relationship_is_an_inner_join() -> None:
     assert '"t1"."region" = ?' in sql
 
 
+def _region_declared(declared: str | None) -> Catalog:
+    """The catalog with ``customers.region`` declared as ``declared`` (None: no type)."""
+    columns = tuple(
+        Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
+    )
+    return msgspec.structs.replace(
+        CATALOG, models=(msgspec.structs.replace(CUSTOMERS, columns=columns), ORDERS)
+    )
+
+
 @pytest.mark.parametrize("declared", ["VARCHAR", None])
 def test_a_column_held_as_char_is_trimmed_in_the_statement_where_the_engine_pads_it(
     declared: str | None,
@@ -276,12 +287,7 @@ def test_a_column_held_as_char_is_trimmed_in_the_statement_where_the_engine_pads
     # (in the selected value and in a caller's filter alike), DuckDB (which pads nothing) and a
     # statement compiled without the source's facts read it as it is. PostgreSQL selects it
     # under the ``C`` collation (text ordered by code point, as the other engines order it).
-    columns = tuple(
-        Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
-    )
-    catalog = msgspec.structs.replace(
-        CATALOG, models=(msgspec.structs.replace(CUSTOMERS, columns=columns), ORDERS)
-    )
+    catalog = _region_declared(declared)
     held = frozenset({ModelColumn(model="customers", column="region")})
     asked = resolved(
         dimensions=["region"], filters=[{"op": "eq", "dimension": "region", "value": "EU"}]
@@ -304,12 +310,7 @@ def test_postgres_selects_a_text_dimension_under_the_c_collation_and_nothing_els
     # PostgreSQL orders text by the database's collation (en_US puts 'a' before 'B'): a text
     # dimension is selected COLLATE "C", so ORDER BY and a rank order it by code point as
     # DuckDB and Spark do. A column declaring no type is text where the source says so.
-    columns = tuple(
-        Column(name=c.name, type=declared) if c.name == "region" else c for c in CUSTOMERS.columns
-    )
-    catalog = msgspec.structs.replace(
-        CATALOG, models=(msgspec.structs.replace(CUSTOMERS, columns=columns), ORDERS)
-    )
+    catalog = _region_declared(declared)
     text = frozenset({ModelColumn(model="customers", column="region")})
     asked = resolved(dimensions=["region"], top={"n": 2, "by": "revenue"})
     for dialect in DIALECTS:
