@@ -49,9 +49,8 @@ TextRows = list[list[str | None]]
 """Rows of canonical text cells; ``None`` is SQL NULL."""
 CHUNK_ROWS = 256
 """Rows turned into text at once: the driver's values of one chunk at most are alive beside the
-text (each cell its own string until it is shared). On the long bench answer a chunk of 256
-rows took no more time than one of 2,048, and the 1,000-row answer peaked at 10.5× its text
-half instead of 12.8×."""
+text. On the long bench answer a chunk of 256 rows took no more time than one of 2,048, and a
+1,000-row answer is never held twice whole."""
 
 
 class RowTexts:
