@@ -59,7 +59,7 @@ from sutura.core.sql.compiled import (
     Quotient,
     TermIndex,
 )
-from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.expression import ExpressionSql, model_sql
 from sutura.core.sql.measures import groups_kept, metric_parts, order_key, some_row
 from sutura.core.sql.ordering import (
     RANK,
@@ -81,11 +81,8 @@ from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import (
-    catalog_code_point,
-    catalog_held,
     catalog_text,
     catalog_types,
-    catalog_zoned,
     none_held,
 )
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
@@ -216,21 +213,7 @@ def _grouped(
     model = require(catalog.model(metrics[0].model), metrics[0].model)
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
-    types = catalog_types(catalog, model.name, source)
-    held = catalog_held(catalog, model.name, source)
-    text = catalog_text(catalog, model.name, source)
-    zoned = catalog_zoned(catalog, model.name, source)
-    by_code_point = catalog_code_point(catalog, model.name, source)
-    sql = ExpressionSql(
-        binder,
-        joins.alias,
-        source.dialect,
-        types,
-        held,
-        text,
-        zoned=zoned,
-        code_point=by_code_point,
-    )
+    sql = model_sql(binder, joins.alias, catalog, model.name, source)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     top = None if resolved.derives else resolved.top
     # Build in textual order (SELECT, WHERE, ORDER BY, LIMIT): creation order is bind order.

@@ -24,6 +24,7 @@ from returns.pipeline import is_successful
 from sqlglot import exp
 
 from sutura.core.definitions.model import (
+    Catalog,
     Dimension,
     FilterEquals,
     FilterIsNotNull,
@@ -64,6 +65,7 @@ from sutura.core.expression.nodes import (
 from sutura.core.expression.problem import ColumnTypes
 from sutura.core.expression.types import INTEGER_PRECISION, MAX_PRECISION, SqlType, traits
 from sutura.core.nouns.dialect import Dialect, traits_of
+from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.sql.arithmetic import (
     NARROW_DECIMAL,
     cast_decimal,
@@ -75,7 +77,15 @@ from sutura.core.sql.arithmetic import (
     widened,
 )
 from sutura.core.sql.parts import Binder, column, sql_type
-from sutura.core.sql.reads import Zoned, instant_of
+from sutura.core.sql.reads import (
+    Zoned,
+    catalog_code_point,
+    catalog_held,
+    catalog_text,
+    catalog_types,
+    catalog_zoned,
+    instant_of,
+)
 
 _EXTRACTED: Final = {
     Part.YEAR: "YEAR",
@@ -679,3 +689,25 @@ def _iso_weekday(dialect: Dialect) -> str:
             return "DAYOFWEEK_ISO"
         case _:
             assert_never(dialect)
+
+
+def model_sql(
+    binder: Binder,
+    alias: Callable[[tuple[str, ...]], str],
+    catalog: Catalog,
+    model: str,
+    source: SourceFacts,
+) -> ExpressionSql:
+    """The expressions of a statement reading the model ``model`` of ``catalog`` on ``source``:
+    its columns' types, which it holds as ``CHAR(n)``, as text, in code point order, and where
+    it reads instants, each as the source's facts say."""
+    return ExpressionSql(
+        binder,
+        alias,
+        source.dialect,
+        catalog_types(catalog, model, source),
+        catalog_held(catalog, model, source),
+        catalog_text(catalog, model, source),
+        zoned=catalog_zoned(catalog, model, source),
+        code_point=catalog_code_point(catalog, model, source),
+    )

@@ -40,7 +40,7 @@ from sutura.core.expression.types import Family, SqlType
 from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
-from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.expression import ExpressionSql, model_sql
 from sutura.core.sql.measures import metric_parts, order_key, some_row
 from sutura.core.sql.ordering import (
     RANK,
@@ -53,11 +53,6 @@ from sutura.core.sql.ordering import (
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
 from sutura.core.sql.reads import (
-    catalog_code_point,
-    catalog_held,
-    catalog_text,
-    catalog_types,
-    catalog_zoned,
     none_held,
 )
 
@@ -168,14 +163,7 @@ def ranked_statement(
     dimensions = asked_dimensions(resolved, metrics)
     joins = joins_for(resolved, dimensions, catalog)
     dialect = source.dialect
-    reads = catalog_types(catalog, model.name, source)
-    held = catalog_held(catalog, model.name, source)
-    text = catalog_text(catalog, model.name, source)
-    zoned = catalog_zoned(catalog, model.name, source)
-    by_code_point = catalog_code_point(catalog, model.name, source)
-    inner = ExpressionSql(
-        binder, joins.alias, dialect, reads, held, text, zoned=zoned, code_point=by_code_point
-    )
+    inner = model_sql(binder, joins.alias, catalog, model.name, source)
     shared = all(set(m.required_filters) == set(metrics[0].required_filters) for m in metrics)
     inputs = _inputs(metrics)
     types = {i.name: _input_type(i.term, inner) for i in inputs}

@@ -85,15 +85,12 @@ def catalog_zoned(catalog: Catalog, model: str, source: SourceFacts) -> Zoned | 
     None where the zone is not known (the engine then reads a wall time itself)."""
     if source.zone is None:
         return None
-    relationships = {r.name: r for r in catalog.relationships}
 
     def reads_instant(read: Column) -> bool:
-        reached = walk(relationships, model, read.via)
-        found = catalog.model(reached.unwrap()) if is_successful(reached) else None
-        declared = None if found is None else found.column(read.name)
-        if declared is None or declared.type is None:
+        reached = _reached(catalog, model, read)
+        if reached is None or reached.type is None:
             return False
-        return FAMILY_OF_NAME.get(spelled_base(declared.type)) == "timestamptz"
+        return FAMILY_OF_NAME.get(spelled_base(reached.type)) == "timestamptz"
 
     return Zoned(source.zone, reads_instant)
 
@@ -133,17 +130,28 @@ def _among(catalog: Catalog, model: str, columns: frozenset[ModelColumn]) -> Hel
     ``via`` chain."""
     if not columns:
         return none_held
-    relationships = catalog.relationships_by_name()
 
     def among(read: Column) -> bool:
-        reached = walk(relationships, model, read.via)
-        found = catalog.model(reached.unwrap()) if is_successful(reached) else None
-        declared = None if found is None else found.column(read.name)
-        if found is None or declared is None:
-            return False
-        return ModelColumn(model=found.name, column=declared.name) in columns
+        reached = _reached(catalog, model, read)
+        return reached is not None and ModelColumn(model=reached.model, column=read.name) in columns
 
     return among
+
+
+class _Reached(NamedTuple):
+    """The model a column node's ``via`` chain reaches, and the type the column declares there."""
+
+    model: str
+    type: str | None
+
+
+def _reached(catalog: Catalog, model: str, read: Column) -> _Reached | None:
+    """Where the column node ``read``, read from ``model``, ends: None where its chain or its
+    column is not in ``catalog`` (a statement of this catalog never reads such a node)."""
+    reached = walk(catalog.relationships_by_name(), model, read.via)
+    found = catalog.model(reached.unwrap()) if is_successful(reached) else None
+    declared = None if found is None else found.column(read.name)
+    return None if found is None or declared is None else _Reached(found.name, declared.type)
 
 
 def none_held(_read: Column) -> bool:

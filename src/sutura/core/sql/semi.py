@@ -40,17 +40,10 @@ from sutura.core.definitions.model import (
 from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.question.resolve import PERIOD, Resolved
 from sutura.core.sql.compiled import Output, Passthrough
-from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.expression import ExpressionSql, model_sql
 from sutura.core.sql.measures import sum_of
 from sutura.core.sql.parts import Binder, Joins, base_table, column, join_clause, require
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import (
-    catalog_code_point,
-    catalog_held,
-    catalog_text,
-    catalog_types,
-    catalog_zoned,
-)
 
 INNER = "w"
 VALUE = "value"
@@ -79,16 +72,7 @@ def semi_statement(
     model = require(catalog.model(metric.model), metric.model)
     dimensions = asked_dimensions(resolved, (metric,))
     joins = joins_for(resolved, dimensions, catalog)
-    sql = ExpressionSql(
-        binder,
-        joins.alias,
-        source.dialect,
-        catalog_types(catalog, model.name, source),
-        catalog_held(catalog, model.name, source),
-        catalog_text(catalog, model.name, source),
-        zoned=catalog_zoned(catalog, model.name, source),
-        code_point=catalog_code_point(catalog, model.name, source),
-    )
+    sql = model_sql(binder, joins.alias, catalog, model.name, source)
     keys = list(resolved.keys)
     term = _term(metric)
     items: list[exp.Expr] = [_inner(k).as_(k, quoted=True, copy=False) for k in keys]

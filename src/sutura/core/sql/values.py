@@ -40,14 +40,9 @@ from sutura.core.nouns.source_facts import SourceFacts
 from sutura.core.nouns.values import ValuesRequest
 from sutura.core.sql.compile import render_statement
 from sutura.core.sql.compiled import CompiledQuery, Passthrough
-from sutura.core.sql.expression import ExpressionSql
+from sutura.core.sql.expression import model_sql
 from sutura.core.sql.parts import Binder, Joins, base_table, join_clause, require, sql_type
 from sutura.core.sql.reads import (
-    catalog_code_point,
-    catalog_held,
-    catalog_text,
-    catalog_types,
-    catalog_zoned,
     inner_chains,
 )
 
@@ -115,14 +110,7 @@ def values_statement(
             if reads.via:
                 joins.add(reads.via, inner=reads.via in inner)
     dialect = source.dialect
-    types = catalog_types(catalog, model.name, source)
-    held = catalog_held(catalog, model.name, source)
-    text = catalog_text(catalog, model.name, source)
-    zoned = catalog_zoned(catalog, model.name, source)
-    by_code_point = catalog_code_point(catalog, model.name, source)
-    sql = ExpressionSql(
-        binder, joins.alias, dialect, types, held, text, zoned=zoned, code_point=by_code_point
-    )
+    sql = model_sql(binder, joins.alias, catalog, model.name, source)
     inside = (
         exp.select(sql.keyed(dimension).as_(_VALUE, quoted=True, copy=False))
         .distinct()
