@@ -16,7 +16,6 @@ module is everything else:
   as untrusted content.
 """
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -240,7 +239,7 @@ async def bounded(
 ) -> T | Faulted:
     """Run ``job(deadline_at)`` until the deadline (plus ``grace_seconds`` for a connection that
     stops its statement itself), classifying the driver's errors."""
-    deadline_at = asyncio.get_running_loop().time() + deadline_seconds  # anyio's clock
+    deadline_at = anyio.current_time() + deadline_seconds
     stop_at = deadline_at + grace_seconds
     result: T | Faulted | None = None
     # A scope the caller holds that ends sooner stops the job first, so this one would never
