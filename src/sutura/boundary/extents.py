@@ -14,7 +14,6 @@ log: a catalog is never refused for it.
 import datetime
 import logging
 import math
-import zoneinfo
 from collections.abc import Callable, Mapping
 from typing import Final, assert_never
 
@@ -22,6 +21,7 @@ import anyio
 from returns.pipeline import is_successful
 from returns.result import Failure
 
+from sutura.boundary.planning import catalog_zone
 from sutura.boundary.sources.skeleton import Source, run_certified
 from sutura.core.definitions.model import Metric
 from sutura.core.definitions.pinned import PinnedDefinitions
@@ -77,7 +77,7 @@ class DataExtents:
     ) -> None:
         self._pinned = pinned
         self._settings = settings
-        self._zone = zoneinfo.ZoneInfo(settings.catalog.time_zone)  # checked at load
+        self._zone = catalog_zone(settings)
         self._sources = sources
         self._now = now
         self._instant = instant

@@ -33,10 +33,16 @@ ViewKey = tuple[str, ...] | None
 """Which view a plan is made in (its audiences, sorted; None for every audience)."""
 
 
+def catalog_zone(settings: Settings) -> datetime.tzinfo:
+    """The zone every source's sessions run in (``catalog.time_zone``, a zone the system knows:
+    checked at load)."""
+    return zoneinfo.ZoneInfo(settings.catalog.time_zone)
+
+
 def known_facts(settings: Settings) -> dict[str, SourceFacts]:
     """What is known of each source before startup opens it: its dialect, and the zone its
-    sessions run in (``catalog.time_zone``, a zone the system knows: checked at load)."""
-    return unopened_facts(settings, zoneinfo.ZoneInfo(settings.catalog.time_zone))
+    sessions run in."""
+    return unopened_facts(settings, catalog_zone(settings))
 
 
 class Planner:

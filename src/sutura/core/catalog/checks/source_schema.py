@@ -101,9 +101,7 @@ def padded_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect)
     >>> sorted(padded_columns(model, [("n_name", "bpchar(25)"), ("n_comment", "text")], "postgres"))
     ['n_name']
     """
-    fold = (lambda name: name) if traits_of(dialect).case_sensitive_names else str.casefold
-    types = {fold(name): spelled for name, spelled in found}
-    return {column.name for column in model.columns if _fixed_length(types.get(fold(column.name)))}
+    return _columns_whose(model, found, dialect, _fixed_length)
 
 
 def text_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect) -> set[str]:
@@ -117,14 +115,25 @@ def text_columns(model: Model, found: list[tuple[str, str]], dialect: Dialect) -
     >>> sorted(text_columns(model, found, "postgres"))
     ['n_name']
     """
+    return _columns_whose(
+        model,
+        found,
+        dialect,
+        lambda spelled: spelled is not None and type_name(spelled, dialect).family == "text",
+    )
+
+
+def _columns_whose(
+    model: Model,
+    found: list[tuple[str, str]],
+    dialect: Dialect,
+    holds: Callable[[str | None], bool],
+) -> set[str]:
+    """The model's columns whose source type (None where the source has no such column)
+    ``holds``, matched as the engine matches a quoted name."""
     fold = column_fold(dialect)
     types = {fold(name): spelled for name, spelled in found}
-    return {
-        column.name
-        for column in model.columns
-        if (spelled := types.get(fold(column.name))) is not None
-        and type_name(spelled, dialect).family == "text"
-    }
+    return {column.name for column in model.columns if holds(types.get(fold(column.name)))}
 
 
 def model_columns(model: Model, names: Iterable[str], dialect: Dialect) -> set[str]:
