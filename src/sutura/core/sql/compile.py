@@ -80,11 +80,6 @@ from sutura.core.sql.plan import plan_lines
 from sutura.core.sql.presence import Counted, counted_column, counted_per_half
 from sutura.core.sql.ranked import ranked_statement, ranks
 from sutura.core.sql.reading import asked_dimensions, joins_for, periods_of, where_of
-from sutura.core.sql.reads import (
-    catalog_text,
-    catalog_types,
-    none_held,
-)
 from sutura.core.sql.semi import semi_additive_metric, semi_statement
 
 _CACHE_SIZE = 1024
@@ -177,14 +172,7 @@ def _text_keys(resolved: Resolved, catalog: Catalog, source: SourceFacts) -> tup
     metrics = halves(resolved.metrics)[0]
     model = metrics[0].model
     dimensions = asked_dimensions(resolved, metrics)
-    sql = ExpressionSql(
-        Binder(),
-        lambda _via: "",
-        source.dialect,
-        catalog_types(catalog, model, source),
-        none_held,
-        catalog_text(catalog, model, source),
-    )
+    sql = model_sql(Binder(), lambda _via: "", catalog, model, source)
     return tuple(key != PERIOD and sql.textual(dimensions[key]) for key in resolved.keys)
 
 
