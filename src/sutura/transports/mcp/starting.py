@@ -9,7 +9,9 @@ and each source's SQL dialect is loaded by compiling one question per source, wi
 collector paused and what was built frozen out of later collections (as ``sutura mcp``
 composes, :mod:`sutura.boundary.composing`); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end.
+and closes it at the end. Once it has started, each source is asked where each metric's data is,
+beside the calls: the extents shape catalog pages and prompts, never an answer, so an answer
+does not wait for them, and ``describe_catalog`` does (it waits for the extents' own lock).
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -71,6 +73,15 @@ def warm(loaded: Loaded) -> None:
                 warmed.add(model.source)
 
 
+async def _extents_of(service: "Service") -> None:
+    """Ask the sources where each metric's data is; a failure is logged, never raised (a
+    statement that fails already costs its metrics only their extent)."""
+    try:
+        await service.refresh_extents()
+    except Exception:
+        log.exception("where each metric's data is: not asked")
+
+
 class Starting:
     """One run's service: opened in the background, held until the run ends."""
 
@@ -102,14 +113,19 @@ class Starting:
                 log.debug("warm-up failed", exc_info=True)
         from sutura.boundary.startup import open_service  # imported by the warm-up already
 
-        async with open_service(self._loaded, anchors=True, extents=True) as started:
+        async with open_service(self._loaded, anchors=True) as started:
             if not is_successful(started):
                 self._errors.extend(started.failure())
                 stop.cancel()
                 return
-            self._service = started.unwrap()
-            self._ready.set()
-            await self._done.wait()
+            service = self._service = started.unwrap()
+            # Where each metric's data is shapes catalog pages, never an answer: it is asked
+            # beside the calls, and ``describe_catalog`` waits for it (the extents' own lock).
+            async with anyio.create_task_group() as beside:
+                beside.start_soon(_extents_of, service)
+                self._ready.set()
+                await self._done.wait()
+                beside.cancel_scope.cancel()
 
     async def service(self) -> "Service":
         """The started service, once the start has succeeded (beginning it if need be)."""
