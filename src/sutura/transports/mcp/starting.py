@@ -11,9 +11,9 @@ composes, :mod:`sutura.boundary.composing`), while another worker thread opens e
 database file ahead (:mod:`sutura.boundary.sources.duckdb_ahead`: most of opening a file runs
 outside the interpreter lock, so it overlaps the warm-up); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end. Once it has started, each source is asked where each metric's data is,
-beside the calls: the extents shape catalog pages and prompts, never an answer, so an answer
-does not wait for them, and ``describe_catalog`` does (it waits for the extents' own lock).
+and closes it at the end. Where each metric's data is (the extents) is not asked by the start:
+it shapes catalog pages, never an answer, so the first ``describe_catalog`` asks it (as the
+Python API's does), and no answer waits for it nor shares the source with it.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -73,15 +73,6 @@ def warm(loaded: Loaded) -> None:
             planned = planner.plan(_probe(metric), loaded.pinned, None)  # the whole catalog
             if is_successful(planned):
                 warmed.add(model.source)
-
-
-async def _extents_of(service: "Service") -> None:
-    """Ask the sources where each metric's data is; a failure is logged, never raised (a
-    statement that fails already costs its metrics only their extent)."""
-    try:
-        await service.refresh_extents()
-    except Exception:
-        log.exception("where each metric's data is: not asked")
 
 
 async def _warmed(loaded: Loaded) -> None:
@@ -157,14 +148,9 @@ class Starting:
                 self._errors.extend(started.failure())
                 stop.cancel()
                 return
-            service = self._service = started.unwrap()
-            # Where each metric's data is shapes catalog pages, never an answer: it is asked
-            # beside the calls, and ``describe_catalog`` waits for it (the extents' own lock).
-            async with anyio.create_task_group() as beside:
-                beside.start_soon(_extents_of, service)
-                self._ready.set()
-                await self._done.wait()
-                beside.cancel_scope.cancel()
+            self._service = started.unwrap()
+            self._ready.set()
+            await self._done.wait()
 
     async def service(self) -> "Service":
         """The started service, once the start has succeeded (beginning it if need be)."""
