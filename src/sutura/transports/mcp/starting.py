@@ -8,8 +8,8 @@ already on its way is not held up), the service's modules are imported, the comp
 and each source's SQL dialect is loaded by compiling one question per source, with the garbage
 collector paused and what was built frozen out of later collections (as ``sutura mcp``
 composes, :mod:`sutura.boundary.composing`), while another worker thread opens each DuckDB
-database file ahead (:mod:`sutura.boundary.sources.duckdb_ahead`: most of opening a file runs
-outside the interpreter lock, so it overlaps the warm-up); then the service is opened
+database file ahead and locks it down (:mod:`sutura.boundary.sources.duckdb_lockdown`: most of
+that runs outside the interpreter lock, so it overlaps the warm-up); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
 and closes it at the end. Where each metric's data is (the extents) is not asked by the start:
 it shapes catalog pages, never an answer, so the first ``describe_catalog`` asks it (as the
@@ -89,7 +89,7 @@ async def _opened_ahead(loaded: Loaded, into: list[Any]) -> None:
     opening a file runs outside the interpreter lock), each held in ``into``."""
 
     def opened() -> list[Any]:
-        from sutura.boundary.sources.duckdb_ahead import opened_ahead
+        from sutura.boundary.sources.duckdb_lockdown import opened_ahead
 
         return list(opened_ahead(loaded.loaded.settings.sources, loaded.source_context()))
 
