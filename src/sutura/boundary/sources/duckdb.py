@@ -24,6 +24,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.context import SourceContext
 from sutura.boundary.sources.duckdb_files import load_directory
+from sutura.boundary.sources.duckdb_lockdown import LOCKED, already_locked, locked_down, wanted
 from sutura.boundary.sources.duckdb_text import TextStatements, text_columns
 from sutura.boundary.sources.skeleton import (
     CHUNK_ROWS,
@@ -266,15 +267,15 @@ def _locked(
     connection: duckdb.DuckDBPyConnection,
     path: Path,
 ) -> Result[DuckDBSource, str]:
-    """Apply the lockdown; ``lock_configuration`` last, after which nothing can be changed.
+    """The source, its database locked down (:mod:`.duckdb_lockdown`).
 
     DuckDB shares one database instance between every connection to a file in a process, so a
-    second service over the same file (a script, a test) finds it locked already: that is
-    accepted only when the first lockdown applied these very settings.
+    second service over the same file (a script, a test, or the start that opened it ahead)
+    finds it locked already: that is accepted only when the first lockdown applied these very
+    settings.
     """
-    wanted = (context.time_zone, context.limits.memory_limit, settings.threads)
-    if path.is_file() and _already_locked(connection):
-        if _LOCKED.get(path.resolve()) == wanted:
+    if path.is_file() and already_locked(connection):
+        if LOCKED.get(path.resolve()) == wanted(settings, context):
             return Success(
                 DuckDBSource(alias, settings.posture, connection, statement_limit(settings))
             )
@@ -282,29 +283,9 @@ def _locked(
         return Failure(
             f"source {alias}: {path} is already open in this process with other settings"
         )
-    statements: list[tuple[str, Sequence[object]]] = [
-        ("SET GLOBAL TimeZone = ?", (context.time_zone,)),
-        # A bound refuses (resources_exhausted); it never spills to disk instead. Before
-        # external access is turned off, which forbids changing the temporary directory.
-        ("SET temp_directory = ''", ()),
-        ("SET max_temp_directory_size = '0B'", ()),
-        ("SET enable_external_access = false", ()),
-        ("SET autoinstall_known_extensions = false", ()),
-        ("SET autoload_known_extensions = false", ()),
-        ("SET memory_limit = ?", (context.limits.memory_limit,)),
-    ]
-    if settings.threads is not None:
-        statements.append(("SET threads = ?", (settings.threads,)))
-    statements.append(("SET lock_configuration = true", ()))
-    for statement, params in statements:
-        try:
-            connection.execute(statement, params)
-        except duckdb.Error as error:
-            log.error("source %s: %s failed: %s", alias, statement, error)
-            connection.close()
-            return Failure(f"source {alias}: {path}: cannot apply {statement.split(' =')[0]}")
-    if path.is_file():
-        _LOCKED[path.resolve()] = wanted
+    problem = locked_down(alias, settings, context, connection, path)
+    if problem is not None:
+        return Failure(problem)
     return Success(DuckDBSource(alias, settings.posture, connection, statement_limit(settings)))
 
 
@@ -315,12 +296,3 @@ def no_spill(memory_limit: str) -> dict[str, str | bool | int | float | list[str
     directory for an in-memory instance): the bound would be disk, not a refusal.
     """
     return {"memory_limit": memory_limit, "temp_directory": "", "max_temp_directory_size": "0B"}
-
-
-_LOCKED: dict[Path, tuple[str, str, int | None]] = {}
-"""The settings each database file of this process was locked with."""
-
-
-def _already_locked(connection: duckdb.DuckDBPyConnection) -> bool:
-    found = connection.execute("SELECT current_setting('lock_configuration')").fetchone()
-    return found is not None and found[0] is True

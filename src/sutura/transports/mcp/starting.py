@@ -7,9 +7,13 @@ pinned. The first ``tools/list`` or tool call begins the start: in a worker thre
 already on its way is not held up), the service's modules are imported, the compiler with them,
 and each source's SQL dialect is loaded by compiling one question per source, with the garbage
 collector paused and what was built frozen out of later collections (as ``sutura mcp``
-composes, :mod:`sutura.boundary.composing`); then the service is opened
+composes, :mod:`sutura.boundary.composing`), while another worker thread opens each DuckDB
+database file ahead and locks it down (:mod:`sutura.boundary.sources.duckdb_lockdown`: most of
+that runs outside the interpreter lock, so it overlaps the warm-up); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end.
+and closes it at the end. Where each metric's data is (the extents) is not asked by the start:
+it shapes catalog pages, never an answer, so the first ``describe_catalog`` asks it (as the
+Python API's does), and no answer waits for it nor shares the source with it.
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -71,6 +75,36 @@ def warm(loaded: Loaded) -> None:
                 warmed.add(model.source)
 
 
+async def _warmed(loaded: Loaded) -> None:
+    """:func:`warm` in a worker thread; only a head start, so a failure is not the start's (the
+    start itself reports real problems)."""
+    try:
+        await anyio.to_thread.run_sync(warm, loaded)
+    except Exception:
+        log.debug("warm-up failed", exc_info=True)
+
+
+async def _opened_ahead(loaded: Loaded, into: list[Any]) -> None:
+    """DuckDB and its database files opened in a worker thread beside the warm-up (most of
+    opening a file runs outside the interpreter lock), each held in ``into``."""
+
+    def opened() -> list[Any]:
+        from sutura.boundary.sources.duckdb_lockdown import opened_ahead
+
+        return list(opened_ahead(loaded.loaded.settings.sources, loaded.source_context()))
+
+    try:
+        into.extend(await anyio.to_thread.run_sync(opened))
+    except Exception:  # only a head start, as the warm-up is
+        log.debug("opening ahead failed", exc_info=True)
+
+
+def _close(connections: list[Any]) -> None:
+    """Close the connections opened ahead (once: the list is emptied)."""
+    while connections:
+        connections.pop().close()
+
+
 class Starting:
     """One run's service: opened in the background, held until the run ends."""
 
@@ -95,14 +129,21 @@ class Starting:
         and stop the server. Opening and closing are shielded: cancelled halfway, they could
         leave a source open. They are bounded all the same, by the sources' own deadlines."""
         await self._begun.wait()
-        with anyio.CancelScope(shield=True):
-            try:
-                await anyio.to_thread.run_sync(warm, self._loaded)
-            except Exception:  # only a head start: the start itself reports real problems
-                log.debug("warm-up failed", exc_info=True)
+        ahead: list[Any] = []  # the database files opened ahead, held until the service opens
+        try:
+            with anyio.CancelScope(shield=True):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(_warmed, self._loaded)
+                    group.start_soon(_opened_ahead, self._loaded, ahead)
+            await self._held(stop, ahead)
+        finally:
+            _close(ahead)
+
+    async def _held(self, stop: anyio.CancelScope, ahead: list[Any]) -> None:
         from sutura.boundary.startup import open_service  # imported by the warm-up already
 
-        async with open_service(self._loaded, anchors=True, extents=True) as started:
+        async with open_service(self._loaded, anchors=True) as started:
+            _close(ahead)  # the service's own connections hold what these opened
             if not is_successful(started):
                 self._errors.extend(started.failure())
                 stop.cancel()
