@@ -59,20 +59,20 @@ def with_service(
     there is no service. With ``without_data``, a service whose sources do not open is
     reported on stderr, followed by that sentence, and replaced by one that opens none.
 
-    Collection is paused while the catalog is loaded and the service opened, and what they
-    built is then frozen, as a server composes (:mod:`sutura.boundary.composing`): a catalog of
-    2,000 metrics is hundreds of thousands of objects that a collection only finds alive
-    (``sutura check`` spent 0.46 s of its 2.8 s of CPU in collections, ``sutura catalog``
-    0.23 s of 1.6 s)."""
+    Collection is paused while the catalog is loaded, the service opened and the one call
+    made, as a server composes (:mod:`sutura.boundary.composing`): a catalog of 2,000 metrics
+    is hundreds of thousands of objects that a collection only finds alive (``sutura check``
+    spent 0.46 s of its 2.8 s of CPU in collections, ``sutura catalog`` 0.23 s of 1.6 s), and
+    the command ends once its call is made (``sutura catalog``'s call, where each metric's
+    data is and the page, ran 88 collections; its peak memory grew by 2 MB without them)."""
 
     async def main() -> T | list[str]:
-        with composing() as composed:
+        with composing():
             loaded = wiring.load()
             if not is_successful(loaded):
                 return loaded.failure()
             async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
                 if is_successful(started):
-                    composed.done()
                     return await use(loaded.unwrap(), started.unwrap())
                 if without_data is None:
                     return started.failure()

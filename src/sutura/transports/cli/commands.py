@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 from returns.pipeline import is_successful
 
+from sutura.boundary.composing import composing
 from sutura.core.text.escape import escape_text
 from sutura.transports.cli.output import EXIT_OK, EXIT_USAGE, emit, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
@@ -201,8 +202,9 @@ def run_example(args: argparse.Namespace, wiring: Wiring) -> int:
 
 def run_check(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura check``."""
-    from sutura.transports.cli import present
-    from sutura.transports.cli.calling import with_service
+    with composing():  # what the service's modules build lives as long as the command
+        from sutura.transports.cli import present
+        from sutura.transports.cli.calling import with_service
 
     async def summary(loaded: "Loaded", service: "Service") -> str:
         return present.check_summary(loaded, service)
@@ -223,8 +225,9 @@ def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura catalog``: the describe_catalog call, its sources opened (no anchor) so that it
     states where each metric's data is, as an agent reads it; without them if they do not
     open."""
-    from sutura.core.tool.capability import Capability
-    from sutura.transports.cli.calling import call_once
+    with composing():  # what the service's modules build lives as long as the command
+        from sutura.core.tool.capability import Capability
+        from sutura.transports.cli.calling import call_once
 
     arguments: dict[str, object] = {}
     if args.search is not None:

@@ -7,6 +7,7 @@ value.
 
 import datetime
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import NoReturn, TypeVar
 
@@ -43,7 +44,7 @@ EnumT = TypeVar("EnumT", bound=StrEnum)
 class Checker:
     """Checks the values of one document, failing at a key path."""
 
-    def __init__(self, file_label: str, lines: dict[str, int]) -> None:
+    def __init__(self, file_label: str, lines: Mapping[str, int]) -> None:
         """Check the document ``file_label``, whose key paths sit at ``lines``."""
         self.file_label = file_label
         self.lines = lines

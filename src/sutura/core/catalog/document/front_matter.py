@@ -13,6 +13,8 @@ which no UTF-8 text can hold) are refused, naming the line.
 (3, 'Prose.')
 """
 
+import functools
+from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn, Protocol
 
 import yaml
@@ -46,8 +48,35 @@ class FrontMatter(Frozen, frozen=True):
     """A document's front matter as plain values, the line of every key path, and its body."""
 
     values: dict[str, PlainValue]
-    lines: dict[str, int]
+    lines: Mapping[str, int]
     body: str
+
+
+class Lines(Mapping[str, int]):
+    """The line of every key path of a front matter that was read without refusal, found when
+    first asked: only a problem names a line, and a catalog that loads asks for none (finding
+    them as each document was read took a fifth of reading the front matter)."""
+
+    def __init__(self, file_label: str, front: str) -> None:
+        """The lines of ``front``, the front matter of ``file_label``."""
+        self._file_label = file_label
+        self._front = front
+
+    @functools.cached_property
+    def _lines(self) -> dict[str, int]:
+        return _checked_values(self._file_label, self._front)[1]
+
+    def __getitem__(self, key: str) -> int:
+        """The line of the key path ``key``."""
+        return self._lines[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """Every key path."""
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        """How many key paths there are."""
+        return len(self._lines)
 
 
 class _Mark(Protocol):
@@ -85,15 +114,26 @@ def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, Catalog
     try:
         front, body = _split(file_label, text)
         _check_line_breaks(file_label, front)
-        lines: dict[str, int] = {"": 1}
         try:
-            values = _values(file_label, _composed_in_c(front), lines)
-        except (_ReadAgainError, DocumentError):  # the event path names what it refuses first
-            lines = {"": 1}
-            values = _values(file_label, _compose(file_label, front), lines)
+            values = _unrefused_values(_composed_in_c(front))
+        except _ReadAgainError:
+            checked, lines = _checked_values(file_label, front)
+            return Success(FrontMatter(values=checked, lines=lines, body=body))
     except DocumentError as refused:
         return Failure(refused.error)
-    return Success(FrontMatter(values=values, lines=lines, body=body))
+    return Success(FrontMatter(values=values, lines=Lines(file_label, front), body=body))
+
+
+def _checked_values(file_label: str, front: str) -> tuple[dict[str, PlainValue], dict[str, int]]:
+    """The plain values of ``front`` and the line of every key path, or the first problem
+    (:class:`DocumentError`), as the event path names it when the C path finds one."""
+    lines: dict[str, int] = {"": 1}
+    try:
+        values = _values(file_label, _composed_in_c(front), lines)
+    except (_ReadAgainError, DocumentError):  # the event path names what it refuses first
+        lines = {"": 1}
+        values = _values(file_label, _compose(file_label, front), lines)
+    return values, lines
 
 
 def _values(
@@ -104,7 +144,7 @@ def _values(
     return _mapping(file_label, node, "", lines, 1)
 
 
-def nearest_line(lines: dict[str, int], key: str) -> int:
+def nearest_line(lines: Mapping[str, int], key: str) -> int:
     """The line of ``key``, or of the nearest enclosing key the file spells out.
 
     >>> nearest_line({"": 1, "keys": 4}, "keys[0].equal.origin"), nearest_line({"": 1}, "name")
@@ -370,3 +410,47 @@ def _mapping(
         lines[key_path] = line
         result[key] = _plain(file_label, value_node, key_path, lines, depth + 1)
     return result
+
+
+def _unrefused_values(node: yaml.Node | None) -> dict[str, PlainValue]:
+    """The plain values of a front matter composed in C, when nothing in it could be refused;
+    else :class:`_ReadAgainError`, for the checked conversion (:func:`_values`) to name the
+    problem and its line. It gives what that conversion gives (a quoted ``<<`` key, which it
+    takes, is read again by it too), without the line of each key path."""
+    if not isinstance(node, yaml.MappingNode):
+        raise _ReadAgainError
+    return _unrefused_mapping(node, 1)
+
+
+def _unrefused_mapping(node: yaml.MappingNode, depth: int) -> dict[str, PlainValue]:
+    if depth > _MAX_DEPTH:
+        raise _ReadAgainError
+    result: dict[str, PlainValue] = {}
+    for key_node, value_node in node.value:
+        key = key_node.value
+        if not isinstance(key_node, yaml.ScalarNode) or key == "<<" or key in result:
+            raise _ReadAgainError
+        if not key.isascii() and has_lone_surrogate(key):
+            raise _ReadAgainError
+        # A scalar, the most common value, is read here rather than in a call of its own.
+        if isinstance(value_node, yaml.ScalarNode):
+            value: str = value_node.value
+            if not value.isascii() and has_lone_surrogate(value):
+                raise _ReadAgainError
+            result[key] = None if value in _NULLS and value_node.style in _PLAIN else value
+        else:
+            result[key] = _unrefused(value_node, depth + 1)
+    return result
+
+
+def _unrefused(node: yaml.Node, depth: int) -> PlainValue:
+    if isinstance(node, yaml.ScalarNode):
+        value: str = node.value
+        if not value.isascii() and has_lone_surrogate(value):
+            raise _ReadAgainError
+        return None if value in _NULLS and node.style in _PLAIN else value
+    if isinstance(node, yaml.MappingNode):
+        return _unrefused_mapping(node, depth)
+    if not isinstance(node, yaml.SequenceNode) or depth > _MAX_DEPTH:
+        raise _ReadAgainError
+    return [_unrefused(item, depth + 1) for item in node.value]

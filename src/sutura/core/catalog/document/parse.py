@@ -13,6 +13,7 @@ resolve, names are unique, knowledge refers to what exists) are in
 ('orders',)
 """
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import assert_never
 
@@ -71,7 +72,7 @@ class Document(Frozen, frozen=True):
 
     file: str
     definition: Definition | Derived
-    lines: dict[str, int]
+    lines: Mapping[str, int]
     uses: SharedUses | None = None
     """For a metric with a measure: the shared dimensions it uses (resolved with the catalog)."""
 

@@ -39,7 +39,7 @@ operator's instructions are trusted text: last, after their own heading, never p
 
 import functools
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import msgspec
@@ -172,8 +172,10 @@ class CatalogBody(CatalogWire, frozen=True, kw_only=True, omit_defaults=True):
     operator_instructions: str | msgspec.UnsetType = msgspec.UNSET
 
 
-def _shown(show: bool, formula: str) -> str | msgspec.UnsetType:
-    return formula if show else msgspec.UNSET
+def _shown(show: bool, formula: Callable[[], str]) -> str | msgspec.UnsetType:
+    """The formula when shown; else absent, and never written (writing 2,000 hidden formulas
+    took more than half the time of building the catalog's view)."""
+    return formula() if show else msgspec.UNSET
 
 
 def _dimension(dimension: Dimension, prose: CatalogProse) -> CatalogDimension:
@@ -233,7 +235,7 @@ def _metric(
         ],
         shared=[d.name for d in metric.dimensions if (d.shared_from, d.name) in listed],
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(metric.name)],
-        formula=_shown(show, whole_formula(metric)),
+        formula=_shown(show, functools.partial(whole_formula, metric)),
     )
 
 
@@ -276,7 +278,7 @@ def _derived(
         data=_data(extent),
         dimensions=dimensions,
         caveats=[caveat_part(c, prose) for c in knowledge.caveats_of(derived.name)],
-        formula=_shown(show, derived_formula(derived)),
+        formula=_shown(show, functools.partial(derived_formula, derived)),
     )
 
 
