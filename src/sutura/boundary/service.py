@@ -388,6 +388,8 @@ class Service:
         asked: "_Asked",
         seconds: float,
     ) -> None:
+        if not audit_log.isEnabledFor(logging.INFO):
+            return  # nobody keeps the record (the Python API's default): none is built
         statement = asked.statement
         record = AuditRecord(
             request_id=caller.request_id,

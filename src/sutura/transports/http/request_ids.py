@@ -25,6 +25,7 @@ HEADER: Final = "x-request-id"
 _HEADER_BYTES: Final = HEADER.encode()
 _ID: Final = re.compile(rf"[A-Za-z0-9._:/+=@-]{{1,{MAX_REQUEST_ID}}}")
 _STATE_KEY: Final = "sutura.request_id"
+_HEADERS_KEY: Final = "sutura.headers"
 # Ids correlate log lines; they are not secrets. Drawn from a generator seeded once from the
 # system's entropy, so a request costs no system call (``uuid4`` reads ``os.urandom`` each
 # time, releasing the event loop's thread to the engine's threads and waiting to get it back).
@@ -59,11 +60,14 @@ def accepted(candidate: str) -> bool:
 def header_of(scope: Scope, name: bytes) -> bytes | None:
     """The first value of the request header ``name`` (lowercase, as ASGI servers give header
     names), read from the scope itself: building litestar's header mapping cost a question
-    more than every guard reading it."""
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value
-    return None
+    more than every guard reading it. The headers are mapped once per request (in C, the
+    last pair of a name read first so that its first value is the one kept), for every
+    reader after."""
+    state: dict[str, Any] = scope.setdefault("state", {})
+    headers: dict[bytes, bytes] | None = state.get(_HEADERS_KEY)
+    if headers is None:
+        headers = state[_HEADERS_KEY] = dict(reversed([*scope.get("headers", ())]))
+    return headers.get(name)
 
 
 def _from_headers(scope: Scope) -> str | None:
