@@ -350,7 +350,7 @@ class Service:
         max_rows = self._settings.limits.max_rows
         with self._observers.stage(Stage.RUN), self._observers.source_query(source.alias):
             rows = await run_certified(
-                source, compiled, deadline_seconds=seconds, max_rows=max_rows
+                source, compiled, deadline_seconds=seconds, max_rows=max_rows, held=True
             )
             shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
         if not is_successful(shaped):

@@ -10,8 +10,6 @@ the audit record.
 (True, False, False, False)
 """
 
-import os
-import random
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -19,6 +17,7 @@ from typing import Any, Final
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from sutura.boundary.logs import request_scope
+from sutura.transports.generated_ids import generated_id
 
 MAX_REQUEST_ID: Final = 128
 HEADER: Final = "x-request-id"
@@ -26,30 +25,6 @@ _HEADER_BYTES: Final = HEADER.encode()
 _ID: Final = re.compile(rf"[A-Za-z0-9._:/+=@-]{{1,{MAX_REQUEST_ID}}}")
 _STATE_KEY: Final = "sutura.request_id"
 _HEADERS_KEY: Final = "sutura.headers"
-# Ids correlate log lines; they are not secrets. Drawn from a generator seeded once from the
-# system's entropy, so a request costs no system call (``uuid4`` reads ``os.urandom`` each
-# time, releasing the event loop's thread to the engine's threads and waiting to get it back).
-_IDS: Final = random.Random()
-os.register_at_fork(after_in_child=_IDS.seed)  # a forked worker draws its own ids
-
-
-# A UUID's variant and version bits, cleared and set to RFC 4122's variant and version 4, as
-# ``uuid.UUID(int=…, version=4)`` sets them (without building the UUID).
-_CLEARED: Final = ~((0xC000 << 48) | (0xF000 << 64))
-_SET: Final = (0x8000 << 48) | (4 << 76)
-
-
-def generated_id() -> str:
-    """A new id: a version-4 UUID's 32 hex digits, as ``uuid.uuid4().hex`` gives.
-
-    >>> import uuid
-    >>> all(uuid.UUID(hex=generated_id()).version == 4 for _ in range(100))
-    True
-    >>> n = (1 << 128) - 1
-    >>> f"{n & _CLEARED | _SET:032x}" == uuid.UUID(int=n, version=4).hex
-    True
-    """
-    return f"{_IDS.getrandbits(128) & _CLEARED | _SET:032x}"
 
 
 def accepted(candidate: str) -> bool:

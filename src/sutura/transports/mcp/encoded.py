@@ -27,7 +27,6 @@ b'{"id":1,"result":{"structuredContent":{"outcome":"answer"}}}'
 """
 
 import re
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,6 +41,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import PrivateAttr
 from starlette.types import Message, Scope, Send
+
+from sutura.transports.generated_ids import generated_id
 
 KEY: Final = "sutura.encoded"
 """The one key of a stand-in: no structured half has a key with a dot."""
@@ -84,7 +85,7 @@ class Kept:
 
     def keep(self, structured: bytes) -> dict[str, str]:
         """Keep ``structured`` and return the stand-in carried through the SDK in its place."""
-        token = uuid.uuid4().hex
+        token = generated_id()  # unique among the request's halves: the splice checks it
         self._halves[token] = structured
         return {KEY: token}
 

@@ -18,7 +18,6 @@ JSON-RPC error, so both are handled here.
 """
 
 import logging
-import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from sutura.core.tool.carriage import (
 )
 from sutura.core.tool.codec import Halves
 from sutura.core.tool.reply import FAILURE_SENTENCE, Reply
+from sutura.transports.generated_ids import generated_id
 from sutura.transports.mcp.encoded import stand_in
 from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import lifespan_of
@@ -116,7 +116,7 @@ def result_of(reply: Reply) -> types.CallToolResult:
 
 def local_caller() -> Caller:
     """The caller of a stdio server: the user who started it, with a request id per call."""
-    return Caller.local(request_id=uuid.uuid4().hex, surface="mcp")
+    return Caller.local(request_id=generated_id(), surface="mcp")
 
 
 Instructions = Callable[[Caller], str]
