@@ -16,8 +16,8 @@ from typing import Any, Final
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from sutura.boundary.generated_ids import generated_id
 from sutura.boundary.logs import request_scope
-from sutura.transports.generated_ids import generated_id
 
 MAX_REQUEST_ID: Final = 128
 HEADER: Final = "x-request-id"

@@ -42,7 +42,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import PrivateAttr
 from starlette.types import Message, Scope, Send
 
-from sutura.transports.generated_ids import generated_id
+from sutura.boundary.generated_ids import generated_id
 
 KEY: Final = "sutura.encoded"
 """The one key of a stand-in: no structured half has a key with a dot."""

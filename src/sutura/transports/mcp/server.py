@@ -31,6 +31,7 @@ from returns.result import Failure, Result, Success
 
 from sutura import __version__
 from sutura.boundary.admission import SHED_SENTENCE, Shedding, ShedError
+from sutura.boundary.generated_ids import generated_id
 from sutura.boundary.loading import Loaded
 from sutura.boundary.prompts import Prompts, agent_tools, shown_to
 from sutura.core.tool.caller import Caller
@@ -44,7 +45,6 @@ from sutura.core.tool.carriage import (
 )
 from sutura.core.tool.codec import Halves
 from sutura.core.tool.reply import FAILURE_SENTENCE, Reply
-from sutura.transports.generated_ids import generated_id
 from sutura.transports.mcp.encoded import stand_in
 from sutura.transports.mcp.resources import physical_schema_resource
 from sutura.transports.mcp.starting import lifespan_of
