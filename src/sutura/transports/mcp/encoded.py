@@ -50,6 +50,7 @@ KEY: Final = "sutura.encoded"
 _KEPT: Final[ContextVar["Kept | None"]] = ContextVar("sutura.mcp.kept", default=None)
 _PER_TASK: Final[ContextVar[bool]] = ContextVar("sutura.mcp.kept_per_task", default=False)
 _NOT_ASCII: Final = re.compile("[^\x00-\x7e]")
+_VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
 
 
 def _ascii_escape(found: re.Match[str]) -> str:
@@ -159,9 +160,10 @@ def _is_modern(scope: Scope) -> bool:
     """Whether the SDK answers this ``/mcp`` request in the protocol's modern era (a version
     header that is not a handshake era's), whose JSON it writes with ``json.dumps``'
     ASCII-only default; the handshake era's it writes with pydantic, in UTF-8."""
-    header = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
-    versions = [value.decode("latin-1") for name, value in scope["headers"] if name == header]
-    return bool(versions) and versions[0] not in HANDSHAKE_PROTOCOL_VERSIONS
+    for name, value in scope["headers"]:
+        if name == _VERSION_HEADER:  # the first one
+            return value.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+    return False
 
 
 def spliced_send(scope: Scope, send: Send, kept: Kept) -> Send:
