@@ -15,7 +15,8 @@ compiler, no checks, no escaping, no provenance. What sutura costs beyond a floo
   ``Server`` with one tool, ``rows``, declared with an input schema only (as a minimal server
   would: no output schema for its client to check). Its arguments are the statement's
   parameters; it answers the rows as a text block (tab-separated) and as
-  ``structured_content`` (``columns``, ``rows`` of ``str()`` cells). Over HTTP, the SDK's
+  ``structured_content`` (``columns``, ``rows`` of ``str()`` cells). Over stdio, on the loop
+  ``sutura mcp`` runs (uvloop where installed); over HTTP, the SDK's
   stateless streamable-HTTP manager with JSON responses under uvicorn, as ``/mcp`` is served.
 """
 
@@ -88,7 +89,9 @@ if TRANSPORT == "stdio":
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    import importlib.util
+
+    anyio.run(main, backend_options={"use_uvloop": importlib.util.find_spec("uvloop") is not None})
 else:
     import contextlib
     import uvicorn
@@ -124,7 +127,8 @@ from litestar import Litestar, Response, post
 
 from sutura.boundary.cpus import available_cpus
 from sutura.boundary.sources.worker_threads import WorkerThreads
-from sutura.transports.http.serve import bind, loop_options
+from sutura.transports.event_loop import loop_options
+from sutura.transports.http.serve import bind
 from sutura.transports.http.switching import prompt_switches
 
 DATABASE, SQL, AROUND = sys.argv[1], sys.argv[2], sys.argv[4]

@@ -350,7 +350,7 @@ class Service:
         max_rows = self._settings.limits.max_rows
         with self._observers.stage(Stage.RUN), self._observers.source_query(source.alias):
             rows = await run_certified(
-                source, compiled, deadline_seconds=seconds, max_rows=max_rows
+                source, compiled, deadline_seconds=seconds, max_rows=max_rows, held=True
             )
             shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
         if not is_successful(shaped):
@@ -388,6 +388,8 @@ class Service:
         asked: "_Asked",
         seconds: float,
     ) -> None:
+        if not audit_log.isEnabledFor(logging.INFO):
+            return  # nobody keeps the record (the Python API's default): none is built
         statement = asked.statement
         record = AuditRecord(
             request_id=caller.request_id,

@@ -194,7 +194,7 @@ def _fetch(
             if not chunk:
                 break
             texts.add(chunk, text)
-        statements.ran(sql, params, description, len(texts.rows), wrapped)
+        statements.ran(sql, params, description, len(texts.rows), wrapped, text)
         return Fetched(columns, [], text)
     finally:
         cursor.close()

@@ -139,10 +139,12 @@ class TextStatements:
         description: Sequence[Sequence[object]],
         rows: int,
         wrapped: TextStatement | None,
+        text: frozenset[int] | None = None,
     ) -> frozenset[int]:
         """Note a run of ``sql`` with ``params`` (the wrapped one, or the statement itself with
         this ``description``) that fetched ``rows`` rows; the positions of its columns that came
-        back as text. The first run of a statement gives its wrapped form."""
+        back as text (``text``, when the caller found them already). The first run of a
+        statement gives its wrapped form."""
         key = (sql, tuple(map(type, params)))
         known = self._kept.get(key)
         if known is None:
@@ -156,7 +158,7 @@ class TextStatements:
             self._kept[key] = known
         elif known.rows != rows:
             self._kept[key] = known._replace(rows=rows)
-        return text_columns(description, wrapped)
+        return text_columns(description, wrapped) if text is None else text
 
 
 def text_columns(

@@ -236,16 +236,18 @@ async def bounded(
     *,
     deadline_seconds: float,
     grace_seconds: float = 0.0,
+    held: bool = False,
 ) -> T | Faulted:
     """Run ``job(deadline_at)`` until the deadline (plus ``grace_seconds`` for a connection that
-    stops its statement itself), classifying the driver's errors."""
+    stops its statement itself), classifying the driver's errors. ``held``: the caller holds a
+    scope ending no later than the deadline (see :func:`run_certified`)."""
     deadline_at = anyio.current_time() + deadline_seconds
     stop_at = deadline_at + grace_seconds
     result: T | Faulted | None = None
     # A scope the caller holds that ends sooner stops the job first, so this one would never
     # fire: a certified question runs within its call's deadline, begun a moment before.
     scope: AbstractContextManager[object] = nullcontext()
-    if anyio.current_effective_deadline() >= stop_at:
+    if not held and anyio.current_effective_deadline() >= stop_at:
         scope = CancelScope(deadline=stop_at)
     with scope:
         try:
@@ -285,13 +287,21 @@ def _texts(
 
 
 async def run_certified(
-    source: Source, compiled: CompiledQuery, *, deadline_seconds: float, max_rows: int
+    source: Source,
+    compiled: CompiledQuery,
+    *,
+    deadline_seconds: float,
+    max_rows: int,
+    held: bool = False,
 ) -> Result[TextRows, Refusal]:
     """Run a compiled question on ``source``: its rows as text, or the refusal.
 
     Fetches at most ``max_rows + 1`` rows and refuses with ``result_too_large`` above
     ``max_rows``: an answer is never truncated. Past ``deadline_seconds`` the statement is
-    stopped and refused with ``deadline_exceeded``.
+    stopped and refused with ``deadline_exceeded``. ``held`` says the caller holds a cancel
+    scope of its own ending ``deadline_seconds`` from a moment ago (a service's call does): its
+    scope stops the statement first, so none is made here, nor is the caller's deadline looked
+    up to find that out.
     """
 
     texts = RowTexts()
@@ -299,7 +309,7 @@ async def run_certified(
     async def job(deadline_at: float) -> Fetched:
         return await source.fetch(compiled.sql, compiled.params, max_rows, deadline_at, texts)
 
-    result = await bounded(source, job, deadline_seconds=deadline_seconds)
+    result = await bounded(source, job, deadline_seconds=deadline_seconds, held=held)
     match result:
         case Faulted(fault=fault):
             return Failure(refusal(certified_code(fault)))

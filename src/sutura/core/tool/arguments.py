@@ -18,7 +18,7 @@ CatalogRequest(search=None, page=1)
 """
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from returns.result import Failure, Result, Success
@@ -105,11 +105,22 @@ def decode_question(arguments: Arguments) -> Result[Question, QuestionError]:
 def _question_text(question: Question) -> Result[Question, QuestionError]:
     """The question, or the path of its first text holding a lone surrogate (JSON decoders
     other than msgspec, a command line's undecodable bytes and a Python caller's Struct pass
-    one; no statement, digest or audit record can carry it)."""
+    one; no statement, digest or audit record can carry it). Strict UTF-8 JSON cannot carry
+    one either, so a question that encodes to it is text throughout: one C-level pass, and
+    the walk naming the field only when it does not."""
+    try:
+        _STRICT.encode(question)
+    except Exception:  # whatever stops the encoder, the walk decides
+        pass
+    else:
+        return Success(question)
     field = _surrogate_at(msgspec.to_builtins(question), "$")
     if field is None:
         return Success(question)
     return Failure(QuestionError(field=field, problem="a lone surrogate is not text"))
+
+
+_STRICT: Final = msgspec.json.Encoder()
 
 
 def _surrogate_at(value: object, path: str) -> str | None:

@@ -12,6 +12,7 @@ from sutura.boundary.composing import composing
 from sutura.transports.cli.output import EXIT_OK, report, unwrap_or_report
 from sutura.transports.cli.verbs import Verbs
 from sutura.transports.cli.wiring import Wiring
+from sutura.transports.event_loop import loop_options
 
 
 def register(verbs: Verbs) -> None:
@@ -43,7 +44,9 @@ def run_mcp(args: argparse.Namespace, wiring: Wiring) -> int:
     if isinstance(composed, int):
         return composed
     longest = composed.longest_call
-    anyio.run(lambda: serve_stdio(composed.server, longest_call=longest))
+    anyio.run(
+        lambda: serve_stdio(composed.server, longest_call=longest), backend_options=loop_options()
+    )
     if composed.start_errors:
         return report(composed.start_errors)
     return EXIT_OK

@@ -54,7 +54,8 @@ def mcp_of(loaded: "Loaded") -> "McpOf":
 def run_serve(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura serve``: start (or refuse, naming every reason), then serve until a signal."""
     from sutura.boundary.logs import configure_server_log
-    from sutura.transports.http.serve import loop_options, serve
+    from sutura.transports.event_loop import loop_options
+    from sutura.transports.http.serve import serve
 
     if args.port is not None and not 0 <= args.port <= 65535:
         return report(["serve: --port must be between 0 and 65535"])

@@ -226,8 +226,12 @@ class BoundedHttp(HttpToolsProtocol):
         super().on_url(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        """Count each header (a line of ``name: value``)."""
-        self._count(len(name) + len(value) + 4, name)
+        """Count each header (a line of ``name: value``; :meth:`_count`, written out here: a
+        request has a dozen)."""
+        self._head_bytes += len(name) + len(value) + 4
+        if self._head_bytes > self.bounds.head_bytes:
+            self._too_long = name.lower()  # read back by send_400_response
+            raise HeadTooLargeError
         super().on_header(name, value)
 
     def _count(self, size: int, name: bytes = b"") -> None:

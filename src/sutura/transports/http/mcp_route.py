@@ -41,6 +41,7 @@ from sutura.transports.http.mcp_request import (
     read_message,
     replayed,
 )
+from sutura.transports.http.request_ids import header_of
 from sutura.transports.http.wire import FailureCode
 
 
@@ -81,11 +82,11 @@ def origin_guard(allowed: Sequence[str] | None) -> Guard:
     """A guard refusing an ``Origin`` naming a host this server does not answer to."""
 
     async def guard(connection: ASGIConnection[Any, Any, Any, Any], _h: BaseRouteHandler) -> None:
-        origin = connection.headers.get("origin")
-        host = connection.headers.get("host")
-        encoded = None if host is None else host.encode("latin-1")
-        if origin is not None and not origin_allowed(origin.encode("latin-1"), allowed, encoded):
-            raise HttpFailureError.of(FailureCode.HOST_NOT_ALLOWED)
+        origin = header_of(connection.scope, b"origin")
+        if origin is not None:
+            host = header_of(connection.scope, b"host")
+            if not origin_allowed(origin, allowed, host):
+                raise HttpFailureError.of(FailureCode.HOST_NOT_ALLOWED)
 
     return guard
 

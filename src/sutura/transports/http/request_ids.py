@@ -10,14 +10,13 @@ the audit record.
 (True, False, False, False)
 """
 
-import os
-import random
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from sutura.boundary.generated_ids import generated_id
 from sutura.boundary.logs import request_scope
 
 MAX_REQUEST_ID: Final = 128
@@ -25,30 +24,7 @@ HEADER: Final = "x-request-id"
 _HEADER_BYTES: Final = HEADER.encode()
 _ID: Final = re.compile(rf"[A-Za-z0-9._:/+=@-]{{1,{MAX_REQUEST_ID}}}")
 _STATE_KEY: Final = "sutura.request_id"
-# Ids correlate log lines; they are not secrets. Drawn from a generator seeded once from the
-# system's entropy, so a request costs no system call (``uuid4`` reads ``os.urandom`` each
-# time, releasing the event loop's thread to the engine's threads and waiting to get it back).
-_IDS: Final = random.Random()
-os.register_at_fork(after_in_child=_IDS.seed)  # a forked worker draws its own ids
-
-
-# A UUID's variant and version bits, cleared and set to RFC 4122's variant and version 4, as
-# ``uuid.UUID(int=…, version=4)`` sets them (without building the UUID).
-_CLEARED: Final = ~((0xC000 << 48) | (0xF000 << 64))
-_SET: Final = (0x8000 << 48) | (4 << 76)
-
-
-def generated_id() -> str:
-    """A new id: a version-4 UUID's 32 hex digits, as ``uuid.uuid4().hex`` gives.
-
-    >>> import uuid
-    >>> all(uuid.UUID(hex=generated_id()).version == 4 for _ in range(100))
-    True
-    >>> n = (1 << 128) - 1
-    >>> f"{n & _CLEARED | _SET:032x}" == uuid.UUID(int=n, version=4).hex
-    True
-    """
-    return f"{_IDS.getrandbits(128) & _CLEARED | _SET:032x}"
+_HEADERS_KEY: Final = "sutura.headers"
 
 
 def accepted(candidate: str) -> bool:
@@ -59,11 +35,14 @@ def accepted(candidate: str) -> bool:
 def header_of(scope: Scope, name: bytes) -> bytes | None:
     """The first value of the request header ``name`` (lowercase, as ASGI servers give header
     names), read from the scope itself: building litestar's header mapping cost a question
-    more than every guard reading it."""
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value
-    return None
+    more than every guard reading it. The headers are mapped once per request (in C, the
+    last pair of a name read first so that its first value is the one kept), for every
+    reader after."""
+    state: dict[str, Any] = scope.setdefault("state", {})
+    headers: dict[bytes, bytes] | None = state.get(_HEADERS_KEY)
+    if headers is None:
+        headers = state[_HEADERS_KEY] = dict(reversed([*scope.get("headers", ())]))
+    return headers.get(name)
 
 
 def _from_headers(scope: Scope) -> str | None:

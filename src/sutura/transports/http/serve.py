@@ -8,7 +8,6 @@ the first request. SIGINT and SIGTERM stop it gracefully; the service is closed 
 in the event loop it was opened in.
 """
 
-import importlib.util
 import signal
 import socket
 import threading
@@ -153,16 +152,6 @@ def bind(host: str, port: int) -> socket.socket:
         listener.close()
         raise
     return listener
-
-
-def loop_options() -> dict[str, bool]:
-    """The event loop ``sutura serve`` runs in: uvloop where it is installed (every platform
-    but Windows), else asyncio's own.
-
-    uvloop's sockets, timers and thread wake-ups are written in C: the loop's own share of each
-    request's CPU falls, and on a small machine that CPU goes to the engine instead.
-    """
-    return {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
 
 
 async def serve(

@@ -27,7 +27,6 @@ b'{"id":1,"result":{"structuredContent":{"outcome":"answer"}}}'
 """
 
 import re
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -43,12 +42,15 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import PrivateAttr
 from starlette.types import Message, Scope, Send
 
+from sutura.boundary.generated_ids import generated_id
+
 KEY: Final = "sutura.encoded"
 """The one key of a stand-in: no structured half has a key with a dot."""
 
 _KEPT: Final[ContextVar["Kept | None"]] = ContextVar("sutura.mcp.kept", default=None)
 _PER_TASK: Final[ContextVar[bool]] = ContextVar("sutura.mcp.kept_per_task", default=False)
 _NOT_ASCII: Final = re.compile("[^\x00-\x7e]")
+_VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
 
 
 def _ascii_escape(found: re.Match[str]) -> str:
@@ -84,7 +86,7 @@ class Kept:
 
     def keep(self, structured: bytes) -> dict[str, str]:
         """Keep ``structured`` and return the stand-in carried through the SDK in its place."""
-        token = uuid.uuid4().hex
+        token = generated_id()  # unique among the request's halves: the splice checks it
         self._halves[token] = structured
         return {KEY: token}
 
@@ -158,9 +160,10 @@ def _is_modern(scope: Scope) -> bool:
     """Whether the SDK answers this ``/mcp`` request in the protocol's modern era (a version
     header that is not a handshake era's), whose JSON it writes with ``json.dumps``'
     ASCII-only default; the handshake era's it writes with pydantic, in UTF-8."""
-    header = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
-    versions = [value.decode("latin-1") for name, value in scope["headers"] if name == header]
-    return bool(versions) and versions[0] not in HANDSHAKE_PROTOCOL_VERSIONS
+    for name, value in scope["headers"]:
+        if name == _VERSION_HEADER:  # the first one
+            return value.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+    return False
 
 
 def spliced_send(scope: Scope, send: Send, kept: Kept) -> Send:

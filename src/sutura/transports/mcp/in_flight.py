@@ -45,7 +45,8 @@ class InFlight:
     def __init__(self, cap: int = IN_FLIGHT_CAP) -> None:
         self.cap = cap
         self._owed: dict[Hashable, int] = {}
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None
+        """Set at the next answer; made only while :meth:`drained` waits for one."""
 
     def __len__(self) -> int:
         return sum(self._owed.values())
@@ -64,8 +65,9 @@ class InFlight:
             self._owed.pop(request_id, None)
         else:
             self._owed[request_id] = count - 1
-        self._changed.set()
-        self._changed = anyio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     def owed(self) -> list[Hashable]:
         """Every id still owed an answer."""
@@ -75,6 +77,8 @@ class InFlight:
         """Wait until nothing is owed (True), or ``seconds`` pass (False)."""
         with anyio.move_on_after(seconds):
             while len(self):
+                if self._changed is None:
+                    self._changed = anyio.Event()
                 await self._changed.wait()
             return True
         return False

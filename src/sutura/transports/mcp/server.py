@@ -18,7 +18,6 @@ JSON-RPC error, so both are handled here.
 """
 
 import logging
-import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from returns.result import Failure, Result, Success
 
 from sutura import __version__
 from sutura.boundary.admission import SHED_SENTENCE, Shedding, ShedError
+from sutura.boundary.generated_ids import generated_id
 from sutura.boundary.loading import Loaded
 from sutura.boundary.prompts import Prompts, agent_tools, shown_to
 from sutura.core.tool.caller import Caller
@@ -116,7 +116,7 @@ def result_of(reply: Reply) -> types.CallToolResult:
 
 def local_caller() -> Caller:
     """The caller of a stdio server: the user who started it, with a request id per call."""
-    return Caller.local(request_id=uuid.uuid4().hex, surface="mcp")
+    return Caller.local(request_id=generated_id(), surface="mcp")
 
 
 Instructions = Callable[[Caller], str]
