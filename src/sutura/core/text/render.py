@@ -361,13 +361,33 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     <RefusalCode.VALUE_NOT_REPRESENTABLE: 'value_not_representable'>
     """
     rows, columns = answer.rows, answer.columns
-    plain = columns and _render_as_themselves(columns)  # the common case, without a scan
-    header = "\t".join(columns) if plain else _table([columns], len(columns))
-    body = _table_lines(rows, len(columns)) if header is not None else None
-    trailer = _trailer(answer.provenance, len(rows)) if body is not None else None
+    header = header_line(columns)
+    body = table_lines(rows, len(columns)) if header is not None else None
+    trailer = trailer_text(answer.provenance, len(rows)) if body is not None else None
     if header is None or body is None or trailer is None:
         return Failure(_UNREPRESENTABLE)
     return Success("\n".join([header, *body, trailer]))
+
+
+def header_line(columns: Sequence[str]) -> str | None:
+    """An answer's header line (its column labels), or ``None`` when it is not representable
+    (no column, a lone surrogate)."""
+    if columns and _render_as_themselves(list(columns)):  # the common case, without a scan
+        return "\t".join(columns)
+    return _table([columns], len(columns))
+
+
+def table_lines(rows: Sequence[Row], width: int) -> list[str] | None:
+    """Rows of ``width`` cells as lines to join by line breaks (a line may hold several rows),
+    or ``None`` when they are not representable. A row's line depends on that row alone, so
+    the lines of a table's parts, joined in order, are the table's."""
+    return _table_lines(rows, width)
+
+
+def trailer_text(provenance: Provenance, count: int) -> str | None:
+    """The trailer of an answer of ``count`` rows, or ``None`` when it is not representable
+    (see :func:`render_trailer`)."""
+    return _trailer(provenance, count)
 
 
 def render_refusal(reason: Refusal) -> str:
