@@ -19,7 +19,7 @@ module is everything else:
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import NamedTuple, Protocol, TypeVar, assert_never
+from typing import NamedTuple, Protocol, TypeVar, assert_never, cast
 
 import anyio
 from anyio import CancelScope
@@ -95,6 +95,10 @@ class RowTexts:
         self.count += len(chunk)
         if not chunk[0]:
             self._keep([[] for _ in chunk])
+            return
+        if self._writer is not None and len(text_columns) >= len(chunk[0]):
+            # Every cell is its text already: the driver's rows are written as they are.
+            self._writer.add(cast("Sequence[Sequence[str | None]]", chunk))
             return
         # A column of ``text_columns`` holds text, or None, already.
         columns = [

@@ -61,31 +61,41 @@ class AnswerWriter:
         self._text = header_line(self._columns)
         self._json: io.BytesIO | None = None
         opening = _rows_opening(self._columns)
+        self._start = 0 if opening is None else len(opening)
+        """Where the rows' array opens in the structured half."""
+        self._at = self._start + 1
+        """Where the next chunk's rows begin."""
         if self._text is None or opening is None:
             self._text = None
             return
         self._json = io.BytesIO()
         self._json.write(opening)
-        self._start = self._json.tell()
         self._json.write(b"[")
 
     def add(self, rows: Sequence[Row]) -> None:
         """Append ``rows`` (text cells, ``None`` for NULL) to both halves."""
-        self._count += len(rows)
+        count = len(rows)
+        self._count += count
         json = self._json
-        if not rows or json is None or self._text is None:
+        if not count or json is None:
             return
         lines = table_lines(rows, len(self._columns))
-        encoded = _encoded_rows(rows) if lines is not None else None
-        if lines is None or encoded is None:  # neither half can carry it: both are refused
+        try:
+            encoded = _ROWS.encode(rows)
+        except UnicodeEncodeError:
+            encoded = None
+        if lines is None or encoded is None:  # neither half can carry them: both are refused
             self._text, self._json = None, None
             return
-        self._append("\n", "\n".join(lines))
+        # One append: the chunk's lines after a line break (most chunks are one line).
+        self._append("\n" + lines[0] if len(lines) == 1 else "\n".join(["", *lines]))
+        at = self._at
         if self._bounds:
             json.write(b",")
-        self._bounds.append(json.tell())
+            at += 1
         json.write(memoryview(encoded)[1:-1])
-        self._bounds.append(json.tell())
+        self._at = at + len(encoded) - 2
+        self._bounds.extend((at, self._at))
         self._firsts.append(self._count)
 
     def extend(self, rows: Sequence[Row]) -> None:
@@ -99,7 +109,7 @@ class AnswerWriter:
         trailer = trailer_text(provenance, self._count)
         closing = encode(provenance).value_or(None)
         if trailer is not None:
-            self._append("\n", trailer)
+            self._append("\n" + trailer)
         json, text = self._json, self._text
         self._json, self._text = None, None
         if json is None or text is None or trailer is None or closing is None:
@@ -113,8 +123,8 @@ class AnswerWriter:
         answer = Answer(columns=self._columns, rows=rows, provenance=provenance)
         return Success(Written(answer, Halves(text, data)))
 
-    def _append(self, *pieces: str) -> None:
-        """Append ``pieces`` to the text half, in place.
+    def _append(self, piece: str) -> None:
+        """Append ``piece`` to the text half, in place.
 
         CPython appends to a string in place when its one reference is the local added to, so
         the text half is never copied whole while it grows: it is taken from this writer while
@@ -125,17 +135,8 @@ class AnswerWriter:
         if text is None:
             return
         self._text = None
-        for piece in pieces:
-            text += piece
+        text += piece
         self._text = text
-
-
-def _encoded_rows(rows: Sequence[Row]) -> bytes | None:
-    """The rows' JSON array, or ``None`` when a cell holds a lone surrogate."""
-    try:
-        return _ROWS.encode(rows)
-    except UnicodeEncodeError:
-        return None
 
 
 def _rows_opening(columns: list[str]) -> bytes | None:
