@@ -192,6 +192,7 @@ def _fetch(
             if not chunk:
                 break
             texts.add(chunk, text)
+            del chunk  # not held while the next one is fetched
         statements.ran(sql, params, description, texts.count, wrapped)
         return Fetched(columns, [], text)
     finally:
