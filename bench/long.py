@@ -17,11 +17,11 @@ read-only connection of this process. Surfaces:
   (:data:`bench.floors.MCP_FLOOR`), the SDK's minimal one-tool server returning the same rows
   (goal: no slower);
 - peak memory of one answer, in this process (``tracemalloc``: every Python allocation the
-  call made and still held at its peak), beside the text half's size (goal ≤ 3×). The peak is
-  the reply itself: the text half (1×), the structured half (1.3× written, up to 1.8× as
-  msgspec allocates it) and the rows, whose lists alone are 2.0× (one ``list`` of 10 per row);
-  so while :class:`~sutura.core.nouns.answer.Answer` holds its rows as ``list[list[str |
-  None]]``, the goal is out of reach even if every cell were free (docs/sources.md).
+  call made and still held at its peak), beside the text half's size (goal ≤ 3×). Each chunk
+  of rows is written into both halves as it arrives and dropped, so the peak is the reply
+  itself, the text half (1×) and the structured half (1.3×, up to 1.5× while its buffer
+  grows), with one chunk's values beside them; the answer's rows are read back from the
+  structured half's bytes (docs/sources.md).
 
 Each time is the median of its rounds; beside it, the spread of the per-round ratios.
 A section of ``python -m bench``; ``python -m bench.long`` prints it alone.

@@ -191,7 +191,7 @@ def _question(dimension: str, **extra: object) -> dict[str, object]:
 
 def _rows(outcome: object) -> list[list[str | None]]:
     assert isinstance(outcome, api.Answer), outcome
-    return [row[1:] for row in outcome.rows]  # without the period
+    return [list(row[1:]) for row in outcome.rows]  # without the period
 
 
 async def test_an_expression_over_a_char_column_answers_its_values_without_padding(

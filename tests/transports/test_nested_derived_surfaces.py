@@ -81,7 +81,8 @@ def test_every_local_surface_gives_the_rate_its_leaves_give(
     assert isinstance(together, api.Answer) and isinstance(revenue, api.Answer)
     assert isinstance(kept, api.Answer) and isinstance(cancelled, api.Answer)
     assert together.columns == ["period", "channel", "cancellation_rate", "revenue"]
-    rates = _expected({"order_count": kept.rows, "cancelled_orders": cancelled.rows})
+    leaves = {"order_count": kept, "cancelled_orders": cancelled}
+    rates = _expected({name: [list(row) for row in leaf.rows] for name, leaf in leaves.items()})
     assert {(r[0], r[1]): r[2] for r in together.rows} == rates
     assert [[r[0], r[1], r[3]] for r in together.rows] == revenue.rows
     assert len(together.rows) == 12
@@ -99,7 +100,7 @@ def api_rows(nested_dir: Path) -> list[list[str | None]]:
     """The rows the Python API answers (asked in its own event loop)."""
     (answer,) = api.ask([api.question(QUESTION).unwrap()], nested_dir).unwrap()
     assert isinstance(answer, api.Answer)
-    return answer.rows
+    return [list(row) for row in answer.rows]
 
 
 @pytest.mark.anyio

@@ -75,6 +75,7 @@ from sutura.core.tool.reply import (
     Reply,
     outcome_code,
 )
+from sutura.core.tool.written import AnswerWriter, Written
 
 log = logging.getLogger("sutura.service")
 audit_log = logging.getLogger("sutura.audit")
@@ -196,7 +197,8 @@ class Service:
     async def answer(self, question: Question, deadline: float) -> Outcome | QuestionError:
         """The outcome of ``question`` over the whole catalog, as the anchors ask (surfaces go
         through :meth:`call`)."""
-        return await self._answer_in(self._views.of(EveryAudience.EVERY), question, deadline)
+        outcome = await self._answer_in(self._views.of(EveryAudience.EVERY), question, deadline)
+        return outcome.answer if isinstance(outcome, Written) else outcome
 
     def longest_call(self) -> float:
         """The longest any call may take (``limits.deadline_seconds``)."""
@@ -319,7 +321,7 @@ class Service:
         with self._observers.stage(Stage.RENDER):
             reply = _outcome_reply(outcome)
         match reply, outcome:
-            case Answered(), Answer(provenance=provenance):
+            case Answered(), Written(answer=Answer(provenance=provenance)):
                 computed = datetime.datetime.fromisoformat(provenance.computed_at)
                 cache.put(key, reply, computed)
             case _:
@@ -328,7 +330,7 @@ class Service:
 
     async def _answer_in(
         self, view: View, question: Question, deadline: float
-    ) -> Outcome | QuestionError:
+    ) -> Outcome | Written | QuestionError:
         """The outcome of ``question`` over the definitions ``view`` holds, within
         ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner)."""
         seconds = min(deadline, self.longest_call())
@@ -338,7 +340,7 @@ class Service:
 
     async def _answer(
         self, question: Question, seconds: float, view: View
-    ) -> Outcome | QuestionError:
+    ) -> Outcome | Written | QuestionError:
         # Planned over what the caller sees, so a hidden metric is refused exactly as a missing
         # one; the provenance names the whole catalog's digest.
         planned = self._planner.plan(question, view.pinned, view.key)
@@ -348,13 +350,23 @@ class Service:
         resolved, compiled = planned.unwrap()
         source = self._sources[compiled.source]
         max_rows = self._settings.limits.max_rows
+        # Rows that need no shaping are written into both halves as they are fetched.
+        writer = AnswerWriter(compiled.columns)
+        fetching = None if compiled.needs_shaping else writer
         with self._observers.stage(Stage.RUN), self._observers.source_query(source.alias):
             rows = await run_certified(
-                source, compiled, deadline_seconds=seconds, max_rows=max_rows, held=True
+                source,
+                compiled,
+                deadline_seconds=seconds,
+                max_rows=max_rows,
+                held=True,
+                writer=fetching,
             )
             shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
+        if fetching is None:
+            writer.extend(shaped.unwrap())
         executed = [ExecutedAs(source=source.alias, posture=source.posture)]
         provenance = provenance_for(
             self._pinned,
@@ -364,7 +376,8 @@ class Service:
             computed_at=utc_instant(self._now()),
             range_asked=resolved.stated_asked,
         )
-        return Answer(columns=list(compiled.columns), rows=shaped.unwrap(), provenance=provenance)
+        written = writer.finish(provenance)
+        return written.unwrap() if is_successful(written) else Refused(reason=written.failure())
 
     async def _run_sql(self, statement: str, deadline: float) -> RawOutcome:
         runner = self._runner
@@ -438,11 +451,13 @@ def _rows_of(reply: Reply | None) -> int | None:
             return None
 
 
-def _outcome_reply(outcome: Outcome | QuestionError) -> Reply:
+def _outcome_reply(outcome: Outcome | Written | QuestionError) -> Reply:
     """An answer or a refusal with both halves; a malformed question found while resolving."""
     match outcome:
         case QuestionError():
             return malformed_question(outcome)
+        case Written(answer=answer, halves=written):
+            return Answered(capability=Capability.ASK_METRIC, halves=written, value=answer)
         case Answer():
             halves = outcome_halves(outcome)
             if is_successful(halves):

@@ -10,18 +10,20 @@ import msgspec
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
+from returns.result import Result
 
 from sutura.core.catalog.view.catalog import CatalogView
 from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance, Refused
 from sutura.core.nouns.notices import FAILURE_NOTICE, ROWS_NOTICE
 from sutura.core.nouns.prose import CatalogProse, catalog_notice
-from sutura.core.nouns.refusal import RefusalCode, refusal
+from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.raw.outcome import raw_failure
 from sutura.core.text.decode import decode_answer
 from sutura.core.text.escape import escape_cell, escape_text, has_lone_surrogate, is_escaped
 from sutura.core.text.render import render_answer, render_refusal
 from sutura.core.text.untrusted import CELLS, FAILURE, PROSE, Case
 from sutura.core.tool.codec import catalog_halves, decode_outcome, encode, halves_of, raw_halves
+from sutura.core.tool.written import AnswerWriter, Written
 from tests.core.untrusted_samples import DIGEST, pinned
 
 HOSTILE = '\t\n\r\\"\x00\x1b\x85\u2028\u200b\u202e\ufeff\U000e0041 '
@@ -119,12 +121,27 @@ def _assert_answer_properties(answer: Answer, *, generated: bool = False) -> Non
         assert result.failure() == refusal(RefusalCode.VALUE_NOT_REPRESENTABLE)
         assert halves.text == render_refusal(refusal(RefusalCode.VALUE_NOT_REPRESENTABLE))
         assert decode_outcome(halves.structured).unwrap() == Refused(reason=result.failure())
+        assert _written(answer).failure() == result.failure()
         return
     _assert_text_properties(answer, result.unwrap())
     # The structured half: a byte-exact round trip.
     assert halves.text == result.unwrap()
     assert decode_outcome(halves.structured).unwrap() == answer
     assert encode(decode_outcome(halves.structured).unwrap()).unwrap() == halves.structured
+    # Both halves written as the rows arrive, in chunks, are the same bytes, the same rows.
+    written = _written(answer).unwrap()
+    assert written.halves == halves and written.answer == answer
+    assert encode(written.answer).unwrap() == halves.structured
+
+
+def _written(answer: Answer) -> Result[Written, Refusal]:
+    """Both halves of ``answer`` written a chunk at a time (chunks of 1, 2, 3... rows)."""
+    writer = AnswerWriter(answer.columns)
+    rows, size = list(answer.rows), 1
+    while rows:
+        writer.add(rows[:size])
+        rows, size = rows[size:], size + 1
+    return writer.finish(answer.provenance)
 
 
 @given(answers())

@@ -126,7 +126,7 @@ async def sutura_answers(environ: dict[str, str]) -> dict[str, list[list[str | N
             outcome = outcome_of(reply)
             assert isinstance(outcome, Answer), (name, outcome)
             assert {row[0] for row in outcome.rows} == {"2013-01-01"}, name
-            answers[name] = [row[1:] for row in outcome.rows]
+            answers[name] = [list(row[1:]) for row in outcome.rows]
     return answers
 
 

@@ -158,5 +158,5 @@ async def sutura_answers(environ: dict[str, str]) -> dict[str, list[list[str | N
             assert isinstance(outcome, Answer), (name, outcome)
             timed = "grain" in fields
             assert (outcome.columns[0] == "period") is timed, (name, outcome.columns)
-            answers[name] = [row[1:] if timed else row for row in outcome.rows]
+            answers[name] = [list(row[1:] if timed else row) for row in outcome.rows]
     return answers

@@ -86,4 +86,4 @@ async def sutura_rows(on: Loaded, root: Path) -> list[list[str | None]]:
     outcome = outcome_of(reply)
     assert isinstance(outcome, Answer), outcome
     assert outcome.columns == ["period", "return_flag", "quantity_shipped"]
-    return [row[1:] for row in outcome.rows]
+    return [list(row[1:]) for row in outcome.rows]

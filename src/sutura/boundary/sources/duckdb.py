@@ -27,7 +27,6 @@ from sutura.boundary.sources.duckdb_files import load_directory
 from sutura.boundary.sources.duckdb_lockdown import LOCKED, already_locked, locked_down, wanted
 from sutura.boundary.sources.duckdb_text import TextStatements, text_columns
 from sutura.boundary.sources.skeleton import (
-    CHUNK_ROWS,
     Capacity,
     Classified,
     Described,
@@ -189,12 +188,13 @@ def _fetch(
                 columns, rows, statements.ran(sql, params, description, len(rows), wrapped)
             )
         text = text_columns(description, wrapped)
-        while len(texts.rows) <= max_rows:
-            chunk = cursor.fetchmany(min(CHUNK_ROWS, max_rows + 1 - len(texts.rows)))
+        while texts.count <= max_rows:
+            chunk = cursor.fetchmany(min(texts.wanted(), max_rows + 1 - texts.count))
             if not chunk:
                 break
             texts.add(chunk, text)
-        statements.ran(sql, params, description, len(texts.rows), wrapped, text)
+            del chunk  # not held while the next one is fetched
+        statements.ran(sql, params, description, texts.count, wrapped, text)
         return Fetched(columns, [], text)
     finally:
         cursor.close()

@@ -60,7 +60,6 @@ from sutura.boundary.sources.postgres_connect import (
 )
 from sutura.boundary.sources.postgres_memory import memory_problem, work_mem_kb
 from sutura.boundary.sources.skeleton import (
-    CHUNK_ROWS,
     Capacity,
     Classified,
     Described,
@@ -162,7 +161,7 @@ async def _stream(
             rows.append(row)
             if converted + len(rows) > max_rows:
                 break
-            if texts is not None and len(rows) == CHUNK_ROWS:
+            if texts is not None and len(rows) >= texts.wanted():
                 texts.add(rows)
                 converted, rows = converted + len(rows), []
     if texts is not None:

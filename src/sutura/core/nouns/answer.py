@@ -4,6 +4,8 @@ These frozen Structs are the structured half's wire shapes; the text half render
 values (see ``render_text``).
 """
 
+from collections.abc import Sequence
+
 import msgspec
 
 from sutura.core.nouns.frozen import Frozen
@@ -47,10 +49,14 @@ class Provenance(Frozen, frozen=True, omit_defaults=True):
 
 
 class Answer(Frozen, tag="answer", tag_field="outcome", frozen=True):
-    """A certified answer: text cells (``None`` is SQL NULL) and provenance."""
+    """A certified answer: text cells (``None`` is SQL NULL) and provenance.
+
+    ``rows`` is a sequence of rows, each a sequence of cells: a decoded answer's are lists;
+    an answer a service made reads them from its structured half
+    (:class:`~sutura.core.nouns.rows.WrittenRows`), which holds each cell once."""
 
     columns: list[str]
-    rows: list[list[str | None]]
+    rows: Sequence[Sequence[str | None]]
     provenance: Provenance
 
 

@@ -24,6 +24,7 @@ read bottom-up; both readers find the same single trailer, and its count verifie
 'refused (metric_unknown): A reque'
 """
 
+import functools
 from collections.abc import Callable, Sequence
 from itertools import chain, compress
 from operator import not_
@@ -77,7 +78,7 @@ _TOKENS: Final[dict[str | None, str]] = {None: NULL_TOKEN, "": EMPTY_TOKEN}
 _PLACEHOLDERS: Final[dict[str | None, str]] = {None: "N", "": "e"}
 # Splits encoded row lines: no UTF-8 encoding holds this byte (see :func:`_marked_slice`).
 _LINE_END: Final = b"\xff"
-# Rows rendered at once (see :func:`_table_lines`): a slice of short cells fits the caches, and a
+# Rows rendered at once (see :func:`table_lines`): a slice of short cells fits the caches, and a
 # large table costs one Python call per slice.
 _SLICE_ROWS: Final = 1024
 
@@ -100,6 +101,7 @@ def _renders_as_itself(spaced: str) -> bool:
     return spaced.isascii() and spaced.isprintable() and "\\" not in spaced and '"' not in spaced
 
 
+@functools.lru_cache(maxsize=32)
 def _separators(rows: int, width: int) -> bytes:
     """The tabs and line breaks that join ``rows`` rows of ``width`` cells, in order."""
     tabs = b"\t" * (width - 1)
@@ -108,13 +110,14 @@ def _separators(rows: int, width: int) -> bytes:
 
 def _table(rows: Sequence[Row], width: int) -> str | None:
     """The rendered rows, or ``None`` when they are not representable (see :func:`render_rows`)."""
-    lines = _table_lines(rows, width)
+    lines = table_lines(rows, width)
     return None if lines is None else "\n".join(lines)
 
 
-def _table_lines(rows: Sequence[Row], width: int) -> list[str] | None:
+def table_lines(rows: Sequence[Row], width: int) -> list[str] | None:
     """The rendered rows as lines to join by line breaks (a line may hold several rows), or
-    ``None`` when they are not representable.
+    ``None`` when they are not representable. A row's line depends on that row alone, so the
+    lines of a table's parts, joined in order, are the table's.
 
     Rendered a slice of ``_SLICE_ROWS`` rows at a time: a row's line depends on that row
     alone, and each check below reads every row of its slice again, which costs a memory
@@ -361,13 +364,26 @@ def render_answer(answer: Answer) -> Result[str, Refusal]:
     <RefusalCode.VALUE_NOT_REPRESENTABLE: 'value_not_representable'>
     """
     rows, columns = answer.rows, answer.columns
-    plain = columns and _render_as_themselves(columns)  # the common case, without a scan
-    header = "\t".join(columns) if plain else _table([columns], len(columns))
-    body = _table_lines(rows, len(columns)) if header is not None else None
-    trailer = _trailer(answer.provenance, len(rows)) if body is not None else None
+    header = header_line(columns)
+    body = table_lines(rows, len(columns)) if header is not None else None
+    trailer = trailer_text(answer.provenance, len(rows)) if body is not None else None
     if header is None or body is None or trailer is None:
         return Failure(_UNREPRESENTABLE)
     return Success("\n".join([header, *body, trailer]))
+
+
+def header_line(columns: Sequence[str]) -> str | None:
+    """An answer's header line (its column labels), or ``None`` when it is not representable
+    (no column, a lone surrogate)."""
+    if columns and _render_as_themselves(list(columns)):  # the common case, without a scan
+        return "\t".join(columns)
+    return _table([columns], len(columns))
+
+
+def trailer_text(provenance: Provenance, count: int) -> str | None:
+    """The trailer of an answer of ``count`` rows, or ``None`` when it is not representable
+    (see :func:`render_trailer`)."""
+    return _trailer(provenance, count)
 
 
 def render_refusal(reason: Refusal) -> str:

@@ -27,6 +27,7 @@ from sutura.core.nouns.answer import Answer, Outcome, Refused
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.prose import Carried, CatalogProse
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
+from sutura.core.nouns.rows import WrittenRows
 from sutura.core.nouns.values import Values, ValuesRequest
 from sutura.core.raw.outcome import (
     RawOutcome,
@@ -76,6 +77,8 @@ class CodecError(Frozen, frozen=True):
 def _enc_hook(value: object) -> object:
     if isinstance(value, Carried):
         return value.text
+    if isinstance(value, WrittenRows):  # an answer's rows: the JSON they were read from
+        return msgspec.Raw(value.json())
     raise NotImplementedError(f"no JSON form for {type(value).__name__}")
 
 
