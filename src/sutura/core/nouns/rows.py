@@ -67,9 +67,11 @@ class WrittenRows(Sequence[Cells]):
         if not 0 <= index < len(self):
             raise IndexError("row index out of range")
         chunk = bisect.bisect_right(self._firsts, index) - 1
-        if self._last is None or self._last[0] != chunk:
-            self._last = (chunk, self._decoded(chunk))
-        return list(self._last[1][index - self._firsts[chunk]])
+        last = self._last  # read once: another thread may keep another chunk meanwhile
+        if last is None or last[0] != chunk:
+            last = (chunk, self._decoded(chunk))
+            self._last = last
+        return list(last[1][index - self._firsts[chunk]])
 
     def _decoded(self, chunk: int) -> list[Cells]:
         begin, end = self._bounds[2 * chunk], self._bounds[2 * chunk + 1]
