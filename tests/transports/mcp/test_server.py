@@ -81,9 +81,10 @@ async def test_the_prompt_carries_no_prose_when_the_settings_document_omits_it(
 async def test_a_catalog_read_sent_with_the_first_answer_states_every_metrics_data_lines(
     quoted: Path, mode: str
 ) -> None:
-    """The first describe_catalog asks the sources where each metric's data is
-    (boundary/extents.py): one sent alongside the first ask_metric, while the service is still
-    starting, states every metric's data lines, and the question is answered."""
+    """Once started, the service asks its sources where each metric's data is
+    (boundary/extents.py) beside its first calls: a describe_catalog sent alongside the first
+    ask_metric, while the service is still starting, waits for it and states every metric's
+    data lines, and the question is answered."""
     loaded = wiring(quoted).load().unwrap()
     results: dict[str, Any] = {}
     with anyio.fail_after(30):

@@ -26,6 +26,7 @@ from sutura.boundary.loading import Loaded
 from sutura.boundary.prompts import agent_tools
 from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
+from sutura.core.tool.capability import Capability
 from sutura.transports.mcp.encoded import kept_for_request, spliced_send
 from sutura.transports.mcp.server import ServiceHolder, Tools, tool_server
 
@@ -47,8 +48,8 @@ class _Opened:
     def begin(self) -> None:
         """Nothing to begin: the service is open."""
 
-    async def service(self) -> Service:
-        """The open service."""
+    async def service(self, capability: Capability) -> Service:
+        """The open service (ready for every capability: it started whole)."""
         return self._service
 
 

@@ -67,8 +67,8 @@ class ServiceHolder(Protocol):
         """Let the start begin, if it has not (idempotent)."""
         ...
 
-    async def service(self) -> "Service":
-        """The started service."""
+    async def service(self, capability: Capability) -> "Service":
+        """The started service, ready for a call of ``capability``."""
         ...
 
 
@@ -163,7 +163,7 @@ class Tools:
             raise _invalid_params(UNKNOWN_TOOL)
         try:
             with self._admitted(capability):
-                service = await ctx.lifespan_context.service()
+                service = await ctx.lifespan_context.service(capability)
                 reply = await service.call(capability, params.arguments, self._new_caller())
         except ShedError:
             return _error_result(SHED_SENTENCE)

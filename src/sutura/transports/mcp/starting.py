@@ -11,9 +11,11 @@ composes, :mod:`sutura.boundary.composing`), while another worker thread opens e
 database file ahead and locks it down (:mod:`sutura.boundary.sources.duckdb_lockdown`: most of
 that runs outside the interpreter lock, so it overlaps the warm-up); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end. Where each metric's data is (the extents) is not asked by the start:
-it shapes catalog pages, never an answer, so the first ``describe_catalog`` asks it (as the
-Python API's does), and no answer waits for it nor shares the source with it.
+and closes it at the end. Once it has started, each source is asked where each metric's data is,
+beside the calls: the extents shape catalog pages, never an answer, so an answer does not wait
+for them; ``describe_catalog`` waits for them as every call waits for the start (its own
+deadline is not spent on them: a source whose extent statement runs to its bound costs its
+metrics their data line, never every metric's).
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -26,7 +28,7 @@ import datetime
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, assert_never
 
 import anyio
 import anyio.to_thread
@@ -36,6 +38,7 @@ from sutura.boundary.composing import composing
 from sutura.boundary.loading import Loaded, utc_today
 from sutura.core.definitions.model import Metric
 from sutura.core.nouns.question import Question, Range
+from sutura.core.tool.capability import Capability
 
 if TYPE_CHECKING:  # imported by the start itself, once the handshake is answered
     from sutura.boundary.service import Service
@@ -73,6 +76,34 @@ def warm(loaded: Loaded) -> None:
             planned = planner.plan(_probe(metric), loaded.pinned, None)  # the whole catalog
             if is_successful(planned):
                 warmed.add(model.source)
+
+
+async def _extents_of(service: "Service", asked: anyio.Event) -> None:
+    """Ask the sources where each metric's data is, then set ``asked`` (however it ends); a
+    failure is logged, never raised (a statement that fails already costs its metrics only
+    their extent, each bounded by its own deadline)."""
+    try:
+        await service.refresh_extents()
+    except Exception:
+        log.exception("where each metric's data is: not asked")
+    finally:
+        asked.set()
+
+
+def _shows_extents(capability: Capability) -> bool:
+    """Whether a call of ``capability`` shows where each metric's data is (a catalog page)."""
+    match capability:
+        case Capability.DESCRIBE_CATALOG:
+            return True
+        case (
+            Capability.ASK_METRIC
+            | Capability.COMPILE_QUESTION
+            | Capability.RUN_SQL
+            | Capability.LIST_VALUES
+        ):
+            return False
+        case _:
+            assert_never(capability)
 
 
 async def _warmed(loaded: Loaded) -> None:
@@ -113,6 +144,7 @@ class Starting:
         self._errors = errors
         self._begun = anyio.Event()
         self._ready = anyio.Event()
+        self._extents = anyio.Event()
         self._done = anyio.Event()
         self._service: Service | None = None
 
@@ -148,14 +180,22 @@ class Starting:
                 self._errors.extend(started.failure())
                 stop.cancel()
                 return
-            self._service = started.unwrap()
-            self._ready.set()
-            await self._done.wait()
+            service = self._service = started.unwrap()
+            # Where each metric's data is shapes catalog pages, never an answer: it is asked
+            # beside the calls, and ``describe_catalog`` waits for it (:meth:`service`).
+            async with anyio.create_task_group() as beside:
+                beside.start_soon(_extents_of, service, self._extents)
+                self._ready.set()
+                await self._done.wait()
+                beside.cancel_scope.cancel()
 
-    async def service(self) -> "Service":
-        """The started service, once the start has succeeded (beginning it if need be)."""
+    async def service(self, capability: Capability) -> "Service":
+        """The started service, once the start has succeeded (beginning it if need be), and,
+        for a call that shows where each metric's data is, once the start has asked that."""
         self.begin()
         await self._ready.wait()
+        if _shows_extents(capability):
+            await self._extents.wait()
         if self._service is None:  # set before the event, by hold(); never None here
             raise RuntimeError("the service is ready but missing")
         return self._service
