@@ -4,8 +4,10 @@ import doctest
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from sutura import api
@@ -157,3 +159,33 @@ def test_decoding_failures_are_typed_values() -> None:
 
 
 pytestmark = pytest.mark.anyio
+
+
+async def test_where_the_data_is_is_asked_again_when_a_catalog_call_was_cut_short(
+    example_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A describe_catalog whose deadline ends while its source is still asked where each
+    metric's data is shows the catalog without data lines; the next one asks again and states
+    them (a DuckDB source is otherwise asked once: cut short, it was never asked again)."""
+    environ = {"SUTURA__LIMITS__DEADLINE_SECONDS": "1"}
+    with anyio.fail_after(60):
+        async with api.opened(example_dir, environ=environ, anchors=False) as started:
+            service = started.unwrap()
+            source = sources_of(service)["main"]
+            held = anyio.Event()
+            fetch = source.fetch
+
+            async def stalled(*args: Any, **kwargs: Any) -> Any:
+                if not held.is_set():  # the first statement waits past the call's deadline
+                    await anyio.sleep_forever()
+                return await fetch(*args, **kwargs)
+
+            monkeypatch.setattr(source, "fetch", stalled)
+            cut = await api.call(service, api.Capability.DESCRIBE_CATALOG, {})
+            held.set()
+            again = await api.call(service, api.Capability.DESCRIBE_CATALOG, {})
+    assert isinstance(cut, api.Answered) and isinstance(again, api.Answered)
+    unstated = [m.get("data") for m in msgspec.json.decode(cut.halves.structured)["metrics"]]
+    stated = [m.get("data") for m in msgspec.json.decode(again.halves.structured)["metrics"]]
+    assert len(stated) == len(unstated) > 1 and set(unstated) == {None}
+    assert all(data is not None for data in stated)

@@ -8,7 +8,8 @@ once it is older than the source's ``cache.max_age_seconds``, the age an answer 
 may have; a source whose data can change and that sets none is asked again after
 :data:`DEFAULT_MAX_AGE_SECONDS`; a DuckDB source never (its data cannot change while the
 service runs). A statement that fails leaves its metrics without an extent, the cause in the
-log: a catalog is never refused for it.
+log: a catalog is never refused for it. A source whose asking is cut short (the deadline of
+the ``describe_catalog`` that asked it) is asked again by the next one.
 """
 
 import datetime
@@ -128,6 +129,22 @@ class DataExtents:
             if metric_source(catalog, metric) == alias
         ]
         batches = [mine[start : start + BATCH] for start in range(0, len(mine), BATCH)]
+        try:
+            await self._asked_in(source, batches, asked, deadline)
+        except BaseException:  # cut short (a caller's deadline): asked again by the next caller
+            del self._asked[alias]
+            raise
+
+    async def _asked_in(
+        self,
+        source: Source,
+        batches: list[list[tuple[tuple[str, ...], Metric]]],
+        asked: datetime.datetime,
+        deadline: float,
+    ) -> None:
+        """Each batch asked, then each extent recorded (those of a batch that failed asked
+        again one at a time), in the catalog's order."""
+        catalog = self._pinned.catalog
         found = await self._batches(source, [[m for _, m in batch] for batch in batches], deadline)
         for batch, cells_of in zip(batches, found, strict=True):
             for index, (names, metric) in enumerate(batch):
