@@ -461,6 +461,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
             "boundary/service.py": 1,
             "transports/mcp/tools.py": 2,
             "transports/mcp/server.py": 1,
+            "transports/mcp/starting.py": 1,
             "transports/http/routes.py": 1,
             "transports/http/wire.py": 1,
         },
