@@ -52,6 +52,9 @@ class _Opened:
         """The open service (ready for every capability: it started whole)."""
         return self._service
 
+    def served(self) -> None:
+        """Nothing waits for a first call: the service started whole."""
+
 
 class RemoteMcp:
     """The ``/mcp`` endpoint: the tool server under the SDK's stateless streamable HTTP."""

@@ -71,6 +71,10 @@ class ServiceHolder(Protocol):
         """The started service, ready for a call of ``capability``."""
         ...
 
+    def served(self) -> None:
+        """A call has been answered (a start may do what it left for after its first call)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class McpServer:
@@ -164,7 +168,10 @@ class Tools:
         try:
             with self._admitted(capability):
                 service = await ctx.lifespan_context.service(capability)
-                reply = await service.call(capability, params.arguments, self._new_caller())
+                try:
+                    reply = await service.call(capability, params.arguments, self._new_caller())
+                finally:
+                    ctx.lifespan_context.served()
         except ShedError:
             return _error_result(SHED_SENTENCE)
         except Exception:

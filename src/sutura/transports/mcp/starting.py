@@ -11,11 +11,12 @@ composes, :mod:`sutura.boundary.composing`), while another worker thread opens e
 database file ahead and locks it down (:mod:`sutura.boundary.sources.duckdb_lockdown`: most of
 that runs outside the interpreter lock, so it overlaps the warm-up); then the service is opened
 (``open_service``: sources, models checked, anchors) in a task that holds it for the whole run,
-and closes it at the end. Once it has started, each source is asked where each metric's data is,
-beside the calls: the extents shape catalog pages, never an answer, so an answer does not wait
-for them; ``describe_catalog`` waits for them as every call waits for the start (its own
-deadline is not spent on them: a source whose extent statement runs to its bound costs its
-metrics their data line, never every metric's).
+and closes it at the end. Once its first call has been answered (or a ``describe_catalog``
+asks first), each source is asked where each metric's data is, beside the calls: the extents
+shape catalog pages, never an answer, so no answer waits for them, nor shares the start's
+first moments with them; ``describe_catalog`` waits for them as every call waits for the start
+(its own deadline is not spent on them: a source whose extent statement runs to its bound costs
+its metrics their data line, never every metric's).
 
 No tool answers before that start has succeeded: a call waits for it. A start that fails (a
 source that does not open, an anchor that does not reproduce) stops the server, with its
@@ -145,12 +146,18 @@ class Starting:
         self._begun = anyio.Event()
         self._ready = anyio.Event()
         self._extents = anyio.Event()
+        self._wanted = anyio.Event()
+        """Set once the extents may be asked: a call answered, or a catalog page asked."""
         self._done = anyio.Event()
         self._service: Service | None = None
 
     def begin(self) -> None:
         """Let the start begin (idempotent)."""
         self._begun.set()
+
+    def served(self) -> None:
+        """A call has been answered: where each metric's data is may be asked (idempotent)."""
+        self._wanted.set()
 
     def end(self) -> None:
         """Let the service close (idempotent)."""
@@ -182,12 +189,17 @@ class Starting:
                 return
             service = self._service = started.unwrap()
             # Where each metric's data is shapes catalog pages, never an answer: it is asked
-            # beside the calls, and ``describe_catalog`` waits for it (:meth:`service`).
+            # beside the calls once the first is answered, and ``describe_catalog`` waits for
+            # it (:meth:`service`).
             async with anyio.create_task_group() as beside:
-                beside.start_soon(_extents_of, service, self._extents)
+                beside.start_soon(self._extents_when_wanted, service)
                 self._ready.set()
                 await self._done.wait()
                 beside.cancel_scope.cancel()
+
+    async def _extents_when_wanted(self, service: "Service") -> None:
+        await self._wanted.wait()
+        await _extents_of(service, self._extents)
 
     async def service(self, capability: Capability) -> "Service":
         """The started service, once the start has succeeded (beginning it if need be), and,
@@ -195,6 +207,7 @@ class Starting:
         self.begin()
         await self._ready.wait()
         if _shows_extents(capability):
+            self._wanted.set()
             await self._extents.wait()
         if self._service is None:  # set before the event, by hold(); never None here
             raise RuntimeError("the service is ready but missing")
