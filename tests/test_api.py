@@ -189,3 +189,23 @@ async def test_where_the_data_is_is_asked_again_when_a_catalog_call_was_cut_shor
     stated = [m.get("data") for m in msgspec.json.decode(again.halves.structured)["metrics"]]
     assert len(stated) == len(unstated) > 1 and set(unstated) == {None}
     assert all(data is not None for data in stated)
+
+
+async def test_an_answer_from_outcome_of_is_what_msgspec_encodes_to_its_structured_half(
+    example_dir: Path,
+) -> None:
+    """The reply holds an answer's rows once, read from its structured half; the answer
+    ``outcome_of`` gives holds them as lists, so a program encodes it as it always could, to
+    the very bytes of the structured half."""
+    revenue = api.question(
+        b'{"metrics": ["revenue"], "grain": "month", "range": '
+        b'{"start": "2024-01-01", "end": "2025-01-01"}}'
+    ).unwrap()
+    with anyio.fail_after(30):
+        async with api.opened(example_dir, anchors=False) as started:
+            reply = await api.call(started.unwrap(), api.Capability.ASK_METRIC, revenue)
+    outcome = api.outcome_of(reply)
+    assert isinstance(reply, api.Answered) and isinstance(outcome, api.Answer)
+    assert len(outcome.rows) == 12 and all(type(row) is list for row in outcome.rows)
+    assert msgspec.json.encode(outcome) == reply.halves.structured
+    assert msgspec.to_builtins(outcome)["rows"] == list(reply.value.rows)  # type: ignore[union-attr]

@@ -69,6 +69,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, assert_never
 
+import msgspec
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -239,10 +240,16 @@ async def call(
 
 def outcome_of(reply: Reply) -> Outcome | QuestionError | Failed:
     """A question's reply as this API's value: the answer or refusal, the malformed question,
-    or the failure (the cause is in the log)."""
+    or the failure (the cause is in the log).
+
+    An answer's rows are plain lists here, so the value is what ``msgspec`` encodes (its JSON
+    is the structured half); the reply itself holds them once, read from its structured half
+    (:class:`~sutura.core.nouns.rows.WrittenRows`)."""
     match reply:
-        case Answered(value=Answer() as answer):
+        case Answered(value=Answer(rows=list()) as answer):
             return answer
+        case Answered(value=Answer() as answer):
+            return msgspec.structs.replace(answer, rows=[list(row) for row in answer.rows])
         case Declined(value=Refused() as refused):
             return refused
         case Malformed():
