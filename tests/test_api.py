@@ -96,11 +96,13 @@ def test_conflicting_question_fields_come_back_as_question_errors_naming_the_fie
     assert [o.field for o in outcomes if isinstance(o, api.QuestionError)] == list(conflicting)
 
 
+def _revenue_in_2024(grain: str) -> api.Question:
+    """Revenue over 2024 at ``grain``, as a program writes the question."""
+    return api.question({"metrics": ["revenue"], "grain": grain, "range": YEAR}).unwrap()
+
+
 async def test_opened_gives_a_service_for_the_block_that_answers_calls(example_dir: Path) -> None:
-    revenue = api.question(
-        b'{"metrics": ["revenue"], "grain": "year", "range": '
-        b'{"start": "2024-01-01", "end": "2025-01-01"}}'
-    ).unwrap()
+    revenue = _revenue_in_2024("year")
     with anyio.fail_after(30):
         async with api.opened(example_dir, anchors=False) as started:
             service = started.unwrap()
@@ -197,10 +199,7 @@ async def test_an_answer_from_outcome_of_is_what_msgspec_encodes_to_its_structur
     """The reply holds an answer's rows once, read from its structured half; the answer
     ``outcome_of`` gives holds them as lists, so a program encodes it as it always could, to
     the very bytes of the structured half."""
-    revenue = api.question(
-        b'{"metrics": ["revenue"], "grain": "month", "range": '
-        b'{"start": "2024-01-01", "end": "2025-01-01"}}'
-    ).unwrap()
+    revenue = _revenue_in_2024("month")
     with anyio.fail_after(30):
         async with api.opened(example_dir, anchors=False) as started:
             reply = await api.call(started.unwrap(), api.Capability.ASK_METRIC, revenue)
