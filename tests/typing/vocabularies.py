@@ -416,7 +416,7 @@ VOCABULARIES: tuple[Vocabulary, ...] = (
         "Outcome",
         "Deferred",
         "note: str",
-        {_module_path(codec): 1, "boundary/service.py": 1},
+        {_module_path(codec): 1},
     ),
     union_row(
         "a_new_answer_column_kind_fails_mypy_where_rows_are_shaped_and_ordered",

@@ -62,7 +62,6 @@ from sutura.core.tool.codec import (
     Halves,
     compiled_halves,
     halves_of,
-    outcome_halves,
     raw_halves,
     raw_outcome_halves,
 )
@@ -198,7 +197,13 @@ class Service:
         """The outcome of ``question`` over the whole catalog, as the anchors ask (surfaces go
         through :meth:`call`)."""
         outcome = await self._answer_in(self._views.of(EveryAudience.EVERY), question, deadline)
-        return outcome.answer if isinstance(outcome, Written) else outcome
+        match outcome:
+            case Written(answer=answer):
+                return answer
+            case Refused() | QuestionError():
+                return outcome
+            case _:
+                assert_never(outcome)
 
     def longest_call(self) -> float:
         """The longest any call may take (``limits.deadline_seconds``)."""
@@ -330,7 +335,7 @@ class Service:
 
     async def _answer_in(
         self, view: View, question: Question, deadline: float
-    ) -> Outcome | Written | QuestionError:
+    ) -> Written | Refused | QuestionError:
         """The outcome of ``question`` over the definitions ``view`` holds, within
         ``deadline`` seconds (or ``limits.deadline_seconds``, if sooner)."""
         seconds = min(deadline, self.longest_call())
@@ -340,7 +345,7 @@ class Service:
 
     async def _answer(
         self, question: Question, seconds: float, view: View
-    ) -> Outcome | Written | QuestionError:
+    ) -> Written | Refused | QuestionError:
         # Planned over what the caller sees, so a hidden metric is refused exactly as a missing
         # one; the provenance names the whole catalog's digest.
         planned = self._planner.plan(question, view.pinned, view.key)
@@ -451,20 +456,14 @@ def _rows_of(reply: Reply | None) -> int | None:
             return None
 
 
-def _outcome_reply(outcome: Outcome | Written | QuestionError) -> Reply:
-    """An answer or a refusal with both halves; a malformed question found while resolving."""
+def _outcome_reply(outcome: Written | Refused | QuestionError) -> Reply:
+    """An answer (written with both halves as its rows arrived) or a refusal with both
+    halves; a malformed question found while resolving."""
     match outcome:
         case QuestionError():
             return malformed_question(outcome)
         case Written(answer=answer, halves=written):
             return Answered(capability=Capability.ASK_METRIC, halves=written, value=answer)
-        case Answer():
-            halves = outcome_halves(outcome)
-            if is_successful(halves):
-                return Answered(
-                    capability=Capability.ASK_METRIC, halves=halves.unwrap(), value=outcome
-                )
-            return _declined(Capability.ASK_METRIC, Refused(reason=halves.failure()))
         case Refused():
             return _declined(Capability.ASK_METRIC, outcome)
         case _:
