@@ -34,8 +34,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
+from sutura.transports.mcp.fast_calls import FastCalls, fast_calls_for
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
-from sutura.transports.mcp.unreadable import unreadable
+from sutura.transports.mcp.unreadable import Refused, read_line
 from sutura.transports.mcp.wire_out import claimed_stdout
 
 LINE_CAP: Final = 1024 * 1024
@@ -135,6 +136,12 @@ class StdinLines:
         self._send, self._receive = anyio.create_memory_object_stream[bytes | Skipped](1)
         self._replies: Replies | None = None
         self._replies_set = anyio.Event()
+        self._fast: FastCalls | None = None
+
+    def calls_on(self, fast: FastCalls | None) -> None:
+        """Where a well-formed call of the server's tools is answered (:mod:`.fast_calls`);
+        None: every line goes to the SDK."""
+        self._fast = fast
 
     def reply_on(self, replies: Replies) -> None:
         """Where the refusal of a skipped line is written (the server's write stream)."""
@@ -150,15 +157,18 @@ class StdinLines:
 
     async def __anext__(self) -> bytes:
         """The next line the SDK decodes; a skipped line, or one the SDK could not read, is
-        answered here and not handed on (:mod:`.unreadable`)."""
+        answered here and not handed on (:mod:`.unreadable`), and a call the transport's own
+        path takes is answered there (:mod:`.fast_calls`)."""
         async for item in self._receive:
             if isinstance(item, bytes):
-                refused = unreadable(item)
-                if refused is None:
-                    return item
-                log.warning("stdin: a line was not read: %s", refused.error.message)
-                await self._reply(refused)
-                continue
+                read = read_line(item)
+                if isinstance(read, Refused):
+                    log.warning("stdin: a line was not read: %s", read.refused.error.message)
+                    await self._reply(read.refused)
+                    continue
+                if read is not None and self._fast is not None and self._fast.took(read):
+                    continue
+                return item
             log.warning("stdin: %s: %s", item.value, OVER_CAP_MESSAGE)
             error = types.ErrorData(code=types.INVALID_REQUEST, message=OVER_CAP_MESSAGE)
             await self._reply(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
@@ -226,16 +236,27 @@ async def serve_stdio(
     keep_per_task()
     _widen_pipe(1)
     with anyio.CancelScope() as scope, claimed_stdout() as wire:
+        fast = fast_calls_for(server, wire, flight)
+        lines.calls_on(fast)
         # The SDK types stdin and stdout as AsyncFile[str]; it only iterates the one (and
         # decodes bytes) and writes and flushes the other.
-        async with stdio_server(
-            stdin=cast("anyio.AsyncFile[str]", lines),
-            stdout=cast("anyio.AsyncFile[str] | None", wire),
-        ) as (raw_in, raw_out):
+        async with (
+            stdio_server(
+                stdin=cast("anyio.AsyncFile[str]", lines),
+                stdout=cast("anyio.AsyncFile[str] | None", wire),
+            ) as (raw_in, raw_out),
+            anyio.create_task_group() as calls,
+        ):
             lines.reply_on(raw_out)
+            if fast is not None:
+                fast.serving(calls)
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
-            outgoing = Outgoing(SplicedWrites(raw_out), flight)
+            noted = None if fast is None else fast.answered_by_sdk
+            outgoing = Outgoing(SplicedWrites(raw_out), flight, noted)
             await server.run(incoming, outgoing, server.create_initialization_options())
+            # Every call taken off the SDK's path was answered before the end of input let
+            # the server stop (or answered as stopped): nothing of them is still owed.
+            calls.cancel_scope.cancel()
             # The server answers nothing more. Closing its write stream lets the writer write
             # and flush every answer still on its way (cancelling it at once could drop the
             # last one between its write and its flush); reading stdin, if it has not ended,
