@@ -15,6 +15,7 @@ reaches the wire. A tool result's structured half is written as the bytes msgspe
 encoded, spliced into the SDK's own JSON (:mod:`.encoded`).
 """
 
+import asyncio
 import fcntl
 import logging
 import os
@@ -25,8 +26,6 @@ from enum import Enum
 from typing import Any, Final, Protocol, cast
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server import Server
@@ -134,6 +133,8 @@ class StdinLines:
         self._send: MemoryObjectSendStream[bytes | Skipped]
         self._receive: MemoryObjectReceiveStream[bytes | Skipped]
         self._send, self._receive = anyio.create_memory_object_stream[bytes | Skipped](1)
+        self._room = threading.Lock()
+        """Held by the pump from handing a line over until the loop takes it."""
         self._replies: Replies | None = None
         self._replies_set = anyio.Event()
         self._fast: FastCalls | None = None
@@ -149,9 +150,9 @@ class StdinLines:
         self._replies_set.set()
 
     def __aiter__(self) -> "StdinLines":
-        """Start the pump (inside the event loop, whose token it needs)."""
-        token = anyio.lowlevel.current_token()
-        pump = threading.Thread(target=self._pump, args=(token,), name="sutura-stdin", daemon=True)
+        """Start the pump (inside the event loop, which it hands its lines to)."""
+        loop = asyncio.get_running_loop()
+        pump = threading.Thread(target=self._pump, args=(loop,), name="sutura-stdin", daemon=True)
         pump.start()
         return self
 
@@ -160,6 +161,7 @@ class StdinLines:
         answered here and not handed on (:mod:`.unreadable`), and a call the transport's own
         path takes is answered there (:mod:`.fast_calls`)."""
         async for item in self._receive:
+            self._room.release()  # the pump may hand over the next line
             if isinstance(item, bytes):
                 read = read_line(item)
                 if isinstance(read, Refused):
@@ -174,13 +176,22 @@ class StdinLines:
             await self._reply(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
         raise StopAsyncIteration
 
-    def _pump(self, token: Any) -> None:
+    def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hand each line to the loop once it took the one before (one wake-up of the loop,
+        no task, no future: the thread waits on a lock the loop releases)."""
         try:
             while line := self._lines.read():
-                anyio.from_thread.run(self._send.send, line, token=token)
-            anyio.from_thread.run_sync(self._send.close, token=token)
-        except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the server has stopped; nobody reads any more
+                self._room.acquire()
+                loop.call_soon_threadsafe(self._hand_over, line)
+            loop.call_soon_threadsafe(self._send.close)
+        except RuntimeError:
+            return  # the loop has stopped; nobody reads any more
+
+    def _hand_over(self, item: bytes | Skipped) -> None:
+        try:
+            self._send.send_nowait(item)  # room for it: the previous one was taken
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the server has stopped reading
 
     async def _reply(self, message: types.JSONRPCError) -> None:
         await self._replies_set.wait()
