@@ -147,13 +147,21 @@ class _Written(types.JSONRPCResponse):
 def spliced_response(message: types.JSONRPCResponse) -> types.JSONRPCResponse:
     """``message`` as the stdio writer will serialise it: its kept halves spliced in, when the
     current task kept any."""
+    if not _KEPT.get():
+        return message
+    written = _Written.model_construct(jsonrpc=message.jsonrpc, id=message.id, result={})
+    written._text = spliced_json(message)
+    return written
+
+
+def spliced_json(message: types.JSONRPCResponse) -> str:
+    """``message``'s JSON as the SDK's stdio writer writes it (``by_alias``,
+    ``exclude_unset``), with the halves the current task kept spliced in."""
+    text = message.model_dump_json(by_alias=True, exclude_unset=True)
     kept = _KEPT.get()
     if not kept:
-        return message
-    encoded = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
-    written = _Written.model_construct(jsonrpc=message.jsonrpc, id=message.id, result={})
-    written._text = kept.splice(encoded, ascii_only=False).decode("utf-8")
-    return written
+        return text
+    return kept.splice(text.encode("utf-8"), ascii_only=False).decode("utf-8")
 
 
 def _is_modern(scope: Scope) -> bool:

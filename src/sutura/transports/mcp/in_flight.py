@@ -16,9 +16,9 @@ transport and the server:
   finished (:data:`STOPPED_MESSAGE`). No request is left without an answer.
 """
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from types import TracebackType
-from typing import Final, Protocol, Self
+from typing import Any, Final, Protocol, Self
 
 import anyio
 import mcp_types as types
@@ -57,6 +57,10 @@ class InFlight:
             return False
         self._owed[request_id] = self._owed.get(request_id, 0) + 1
         return True
+
+    def owes(self, request_id: Hashable, correlated: Callable[[Any], Hashable]) -> bool:
+        """Whether a request whose id correlates with ``request_id`` is owed an answer."""
+        return any(correlated(owed) == request_id for owed in self._owed)
 
     def answered(self, request_id: Hashable) -> None:
         """A response for ``request_id`` was written."""
@@ -114,15 +118,24 @@ class _Wrapped:
 class Outgoing(_Wrapped):
     """The server's write stream, noting each answer it writes."""
 
-    def __init__(self, inner: WriteStream[SessionMessage], flight: InFlight) -> None:
+    def __init__(
+        self,
+        inner: WriteStream[SessionMessage],
+        flight: InFlight,
+        noted: Callable[[types.JSONRPCMessage], None] | None = None,
+    ) -> None:
         super().__init__(inner)
         self._inner = inner
         self._flight = flight
+        self._noted = noted
 
     async def send(self, item: SessionMessage, /) -> None:
-        """Write ``item``; an answer to a request in flight frees its place."""
+        """Write ``item``; an answer to a request in flight frees its place (and ``noted``,
+        if given, is told of every message written)."""
         await self._inner.send(item)
         message = item.message
+        if self._noted is not None:
+            self._noted(message)
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             request_id = message.id
             if request_id is not None:

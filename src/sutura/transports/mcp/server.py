@@ -142,9 +142,12 @@ class Tools:
         admission: Shedding | None = None,
     ) -> None:
         self._offered = offered
+        self._by_name = {capability.value: capability for capability in offered}
         self._new_caller = new_caller
         self._admission = admission
         self._listed: dict[frozenset[Capability], types.ListToolsResult] = {}
+        self.holder: ServiceHolder | None = None
+        """The service holder the SDK handed the last call it dispatched (None before one)."""
 
     def listed(self, caller: Caller) -> types.ListToolsResult:
         """The tools ``caller`` is shown (built once per set of scopes)."""
@@ -153,29 +156,43 @@ class Tools:
             self._listed[shown] = types.ListToolsResult(tools=list(tools_for(shown)))
         return self._listed[shown]
 
+    def offered(self, name: str) -> Capability | None:
+        """The capability offered under the tool name ``name``, if any."""
+        return self._by_name.get(name)
+
     async def list_tools(
         self, ctx: ServerRequestContext[ServiceHolder], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        self.holder = ctx.lifespan_context
         ctx.lifespan_context.begin()  # the handshake needs no data; the calls after it will
         return self.listed(self._new_caller())
 
     async def call_tool(
         self, ctx: ServerRequestContext[ServiceHolder], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        capability = next((c for c in self._offered if c.value == params.name), None)
+        self.holder = ctx.lifespan_context
+        capability = self.offered(params.name)
         if capability is None:
             raise _invalid_params(UNKNOWN_TOOL)
+        return await self.call(ctx.lifespan_context, capability, params.arguments)
+
+    async def call(
+        self, holder: ServiceHolder, capability: Capability, arguments: dict[str, Any] | None
+    ) -> types.CallToolResult:
+        """One call of an offered tool: its result (raises the JSON-RPC error for a malformed
+        call). The SDK's handler runs it, and so does the stdio transport's own path for a
+        well-formed call (:mod:`.fast_calls`)."""
         try:
             with self._admitted(capability):
-                service = await ctx.lifespan_context.service(capability)
+                service = await holder.service(capability)
                 try:
-                    reply = await service.call(capability, params.arguments, self._new_caller())
+                    reply = await service.call(capability, arguments, self._new_caller())
                 finally:
-                    ctx.lifespan_context.served()
+                    holder.served()
         except ShedError:
             return _error_result(SHED_SENTENCE)
         except Exception:
-            log.exception("%s failed", params.name)
+            log.exception("%s failed", capability.value)
             return _error_result(FAILURE_SENTENCE)
         return result_of(reply)
 
@@ -202,9 +219,16 @@ class _CallerServer(Server[ServiceHolder]):
     current caller's: the SDK reads ``instructions`` when it answers either."""
 
     def __init__(
-        self, *args: Any, instructions_for: Instructions, new_caller: NewCaller, **kwargs: Any
+        self,
+        *args: Any,
+        instructions_for: Instructions,
+        new_caller: NewCaller,
+        tools: Tools,
+        **kwargs: Any,
     ) -> None:
         self._instructions_for = instructions_for
+        self.tools = tools
+        """The tools whose calls the server's handler runs."""
         self._caller_of_request = new_caller
         super().__init__(*args, **kwargs)
 
@@ -235,6 +259,7 @@ def tool_server(
         version=__version__,
         instructions_for=instructions_for,
         new_caller=new_caller,
+        tools=tools,
         lifespan=lifespan,
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
@@ -267,3 +292,8 @@ def mcp_server(
     server = tool_server(context, tools, new_caller, lifespan, prompts.for_caller)
     longest = settings.limits.deadline_seconds
     return Success(McpServer(server=server, start_errors=errors, longest_call=longest))
+
+
+def tools_of(server: Server[Any]) -> Tools | None:
+    """The tools of a server :func:`tool_server` composed (None for any other server)."""
+    return server.tools if isinstance(server, _CallerServer) else None

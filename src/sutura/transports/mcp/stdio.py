@@ -15,6 +15,7 @@ reaches the wire. A tool result's structured half is written as the bytes msgspe
 encoded, spliced into the SDK's own JSON (:mod:`.encoded`).
 """
 
+import asyncio
 import fcntl
 import logging
 import os
@@ -25,8 +26,6 @@ from enum import Enum
 from typing import Any, Final, Protocol, cast
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server import Server
@@ -34,8 +33,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from sutura.transports.mcp.encoded import SplicedWrites, keep_per_task
+from sutura.transports.mcp.fast_calls import FastCalls, fast_calls_for
 from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, Incoming, InFlight, Outgoing
-from sutura.transports.mcp.unreadable import unreadable
+from sutura.transports.mcp.unreadable import Refused, read_line
 from sutura.transports.mcp.wire_out import claimed_stdout
 
 LINE_CAP: Final = 1024 * 1024
@@ -133,8 +133,16 @@ class StdinLines:
         self._send: MemoryObjectSendStream[bytes | Skipped]
         self._receive: MemoryObjectReceiveStream[bytes | Skipped]
         self._send, self._receive = anyio.create_memory_object_stream[bytes | Skipped](1)
+        self._room = threading.Lock()
+        """Held by the pump from handing a line over until the loop takes it."""
         self._replies: Replies | None = None
         self._replies_set = anyio.Event()
+        self._fast: FastCalls | None = None
+
+    def calls_on(self, fast: FastCalls | None) -> None:
+        """Where a well-formed call of the server's tools is answered (:mod:`.fast_calls`);
+        None: every line goes to the SDK."""
+        self._fast = fast
 
     def reply_on(self, replies: Replies) -> None:
         """Where the refusal of a skipped line is written (the server's write stream)."""
@@ -142,35 +150,48 @@ class StdinLines:
         self._replies_set.set()
 
     def __aiter__(self) -> "StdinLines":
-        """Start the pump (inside the event loop, whose token it needs)."""
-        token = anyio.lowlevel.current_token()
-        pump = threading.Thread(target=self._pump, args=(token,), name="sutura-stdin", daemon=True)
+        """Start the pump (inside the event loop, which it hands its lines to)."""
+        loop = asyncio.get_running_loop()
+        pump = threading.Thread(target=self._pump, args=(loop,), name="sutura-stdin", daemon=True)
         pump.start()
         return self
 
     async def __anext__(self) -> bytes:
         """The next line the SDK decodes; a skipped line, or one the SDK could not read, is
-        answered here and not handed on (:mod:`.unreadable`)."""
+        answered here and not handed on (:mod:`.unreadable`), and a call the transport's own
+        path takes is answered there (:mod:`.fast_calls`)."""
         async for item in self._receive:
+            self._room.release()  # the pump may hand over the next line
             if isinstance(item, bytes):
-                refused = unreadable(item)
-                if refused is None:
-                    return item
-                log.warning("stdin: a line was not read: %s", refused.error.message)
-                await self._reply(refused)
-                continue
+                read = read_line(item)
+                if isinstance(read, Refused):
+                    log.warning("stdin: a line was not read: %s", read.refused.error.message)
+                    await self._reply(read.refused)
+                    continue
+                if read is not None and self._fast is not None and self._fast.took(read):
+                    continue
+                return item
             log.warning("stdin: %s: %s", item.value, OVER_CAP_MESSAGE)
             error = types.ErrorData(code=types.INVALID_REQUEST, message=OVER_CAP_MESSAGE)
             await self._reply(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
         raise StopAsyncIteration
 
-    def _pump(self, token: Any) -> None:
+    def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hand each line to the loop once it took the one before (one wake-up of the loop,
+        no task, no future: the thread waits on a lock the loop releases)."""
         try:
             while line := self._lines.read():
-                anyio.from_thread.run(self._send.send, line, token=token)
-            anyio.from_thread.run_sync(self._send.close, token=token)
-        except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the server has stopped; nobody reads any more
+                self._room.acquire()
+                loop.call_soon_threadsafe(self._hand_over, line)
+            loop.call_soon_threadsafe(self._send.close)
+        except RuntimeError:
+            return  # the loop has stopped; nobody reads any more
+
+    def _hand_over(self, item: bytes | Skipped) -> None:
+        try:
+            self._send.send_nowait(item)  # room for it: the previous one was taken
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the server has stopped reading
 
     async def _reply(self, message: types.JSONRPCError) -> None:
         await self._replies_set.wait()
@@ -226,16 +247,27 @@ async def serve_stdio(
     keep_per_task()
     _widen_pipe(1)
     with anyio.CancelScope() as scope, claimed_stdout() as wire:
+        fast = fast_calls_for(server, wire, flight)
+        lines.calls_on(fast)
         # The SDK types stdin and stdout as AsyncFile[str]; it only iterates the one (and
         # decodes bytes) and writes and flushes the other.
-        async with stdio_server(
-            stdin=cast("anyio.AsyncFile[str]", lines),
-            stdout=cast("anyio.AsyncFile[str] | None", wire),
-        ) as (raw_in, raw_out):
+        async with (
+            stdio_server(
+                stdin=cast("anyio.AsyncFile[str]", lines),
+                stdout=cast("anyio.AsyncFile[str] | None", wire),
+            ) as (raw_in, raw_out),
+            anyio.create_task_group() as calls,
+        ):
             lines.reply_on(raw_out)
+            if fast is not None:
+                fast.serving(calls)
             incoming = Incoming(raw_in, raw_out, flight, longest_call)
-            outgoing = Outgoing(SplicedWrites(raw_out), flight)
+            noted = None if fast is None else fast.answered_by_sdk
+            outgoing = Outgoing(SplicedWrites(raw_out), flight, noted)
             await server.run(incoming, outgoing, server.create_initialization_options())
+            # Every call taken off the SDK's path was answered before the end of input let
+            # the server stop (or answered as stopped): nothing of them is still owed.
+            calls.cancel_scope.cancel()
             # The server answers nothing more. Closing its write stream lets the writer write
             # and flush every answer still on its way (cancelling it at once could drop the
             # last one between its write and its flush); reading stdin, if it has not ended,

@@ -26,6 +26,7 @@ True
 """
 
 import json
+from dataclasses import dataclass
 from typing import Final
 
 import mcp_types as types
@@ -41,13 +42,33 @@ NOT_JSON_RPC: Final = "the line is JSON but not a JSON-RPC 2.0 message"
 def unreadable(line: bytes) -> types.JSONRPCError | None:
     """The error that answers ``line``, or ``None`` when the SDK reads it (a blank line is
     no message, and is left to the SDK to pass over)."""
+    read = read_line(line)
+    return read.refused if isinstance(read, Refused) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A line the SDK cannot read, and the error that answers it."""
+
+    refused: types.JSONRPCError
+
+
+def read_line(line: bytes) -> types.JSONRPCMessage | Refused | None:
+    """The message the SDK reads from ``line`` (by its own validator, so the very message it
+    would see), the error that answers a line it cannot read, or ``None`` for a blank line.
+
+    >>> read_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}').method
+    'ping'
+    """
     if not line.strip():
         return None
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        message: types.JSONRPCMessage = types.jsonrpc_message_adapter.validate_json(
+            line, by_name=False
+        )
     except pydantic.ValidationError as error:
-        return _answer(line, _json_failed(error))
-    return None
+        return Refused(_answer(line, _json_failed(error)))
+    return message
 
 
 def _json_failed(error: pydantic.ValidationError) -> bool:

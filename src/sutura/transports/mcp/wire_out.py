@@ -32,19 +32,43 @@ _STDERR: Final = 2
 
 
 class WireOut:
-    """What the SDK's stdout writer writes to: ``write`` whole messages, ``flush`` nothing."""
+    """What the SDK's stdout writer writes to: ``write`` whole messages, ``flush`` nothing.
+
+    Two writers share it (the SDK's writer, and the transport's own path for tool calls,
+    :mod:`.fast_calls`): a message that does not go out in one write holds the wire until it
+    is whole, and the other writer waits for it."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self._busy = False
+        self._free: anyio.Event | None = None
 
     async def write(self, text: str) -> None:
         """Write ``text`` (UTF-8) whole, waiting for room in the pipe as often as it fills."""
         data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                data = data[os.write(self._fd, data) :]
-            except BlockingIOError:  # (os.write retries a signal's EINTR itself)
-                await anyio.wait_writable(self._fd)
+        while self._busy:
+            if self._free is None:
+                self._free = anyio.Event()
+            await self._free.wait()
+        try:
+            written = os.write(self._fd, data)
+        except BlockingIOError:
+            written = 0
+        if written == len(data):
+            return
+        data = data[written:]
+        self._busy = True
+        try:
+            while data:
+                try:
+                    data = data[os.write(self._fd, data) :]
+                except BlockingIOError:  # (os.write retries a signal's EINTR itself)
+                    await anyio.wait_writable(self._fd)
+        finally:
+            self._busy = False
+            free, self._free = self._free, None
+            if free is not None:
+                free.set()
 
     async def flush(self) -> None:
         """Nothing is held back: every write went to the descriptor."""
