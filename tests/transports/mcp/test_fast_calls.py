@@ -5,7 +5,8 @@ one without, are sent the same lines: plain calls, hostile answers, ids of every
 ``_meta`` and progress tokens, malformed and odd requests, other protocol versions, calls
 before the handshake. Every line each writes is the same, byte for byte (the times an answer
 was computed at aside), and the lines the path should take were taken by it. A call it runs is
-cancelled by ``notifications/cancelled`` and never answered, as on the SDK's path.
+cancelled by ``notifications/cancelled`` and never answered, as on the SDK's path, and on both
+paths a cancelled call gives its place back: a client that cancels is never shed for it.
 """
 
 import json
@@ -21,7 +22,7 @@ import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from sutura.transports.mcp.in_flight import STOPPED_MESSAGE
+from sutura.transports.mcp.in_flight import IN_FLIGHT_CAP, SHED_MESSAGE
 from tests.transports.http.deployments import QUESTION, SLOW_TABLE, write_deployment
 from tests.transports.mcp.spawned import INITIALIZE, RawSession, server_environment
 
@@ -268,11 +269,40 @@ async def test_a_cancelled_call_is_never_answered(tmp_path: Path, cancelled_id: 
     answer, sevens, taken = await _cancelled(config, "fast", cancelled_id)
     sdk_answer, sdk_sevens, _ = await _cancelled(config, "sdk", cancelled_id)
     assert "7" in taken
-    # Never answered while the server runs; still owed, it is answered as stopped at the end of
-    # input, on both paths.
-    assert sevens == sdk_sevens
-    assert [m["error"]["message"] for m in sevens] == [STOPPED_MESSAGE]
+    # Never answered, on either path: not while the server runs, nor as stopped at the end.
+    assert sevens == sdk_sevens == []
     assert answer["result"]["structuredContent"] == sdk_answer["result"]["structuredContent"]
+
+
+async def _after_cancelling(config: Path, path: str) -> tuple[Any, list[Any]]:
+    """A call's answer after as many slow calls as the server runs at once were each sent and
+    cancelled; and every message that answered a cancelled call."""
+    cancelled = range(100, 100 + IN_FLIGHT_CAP)
+    with anyio.fail_after(90):
+        async with _server(config, path) as session:
+            await session.handshake()
+            await session.request(1, "tools/list")
+            for request_id in cancelled:
+                await session.send_bytes(_call(request_id, arguments=QUESTION | {"grain": "day"}))
+            for request_id in cancelled:
+                cancel = {"requestId": request_id, "reason": "the user moved on"}
+                await session.send(
+                    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+                )
+            answer = await session.request(8, "tools/call", name="describe_catalog", arguments={})
+            assert await session.finish() == 0
+            return answer, [m for m in session.seen if m.get("id") in cancelled]
+
+
+@pytest.mark.parametrize("path", ["fast", "sdk"])
+async def test_cancelled_calls_give_their_places_back(tmp_path: Path, path: str) -> None:
+    config = write_deployment(tmp_path, table=SLOW_TABLE, settings=SLOW)
+    answer, cancelled_answers = await _after_cancelling(config, path)
+    text = answer["result"]["content"][0]["text"]
+    assert SHED_MESSAGE not in text
+    assert answer["result"]["isError"] is False
+    assert answer["result"]["structuredContent"]["metrics"]
+    assert cancelled_answers == []
 
 
 async def test_a_call_not_cancelled_is_answered_when_its_deadline_passes(tmp_path: Path) -> None:

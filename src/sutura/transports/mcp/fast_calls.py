@@ -199,8 +199,9 @@ class FastCalls:
                 if self._calls.get(key) is call:
                     del self._calls[key]
         if call.cancelled or text is None:
-            # Never answered, and still owed, as on the SDK's path: the end of input answers
-            # it as stopped (:mod:`.in_flight`).
+            # Never answered, as on the SDK's path; its place is freed as the SDK's settling
+            # frees it (:mod:`.in_flight`).
+            await self._flight.settled(call.request_id)()
             return
         try:
             await self._wire.write(text + "\n")

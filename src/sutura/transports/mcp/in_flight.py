@@ -10,20 +10,25 @@ transport and the server:
   says to ask again shortly (:data:`SHED_MESSAGE`); any other request with that sentence as a
   JSON-RPC error. Writing that answer waits on stdout like any other, so a client that does not
   read stops being read: memory stays bounded.
+* a request the client cancels (``notifications/cancelled``) is never answered, so its place
+  is freed when the SDK settles it unanswered (the ``on_request_unanswered`` hook it runs for
+  a transport); a client that cancels many calls is not shed for calls no longer running,
+  and the end of input owes it nothing.
 * at the end of input, the server is not told until every request it was handed has been
   answered (each is bounded by its deadline); after :data:`DRAIN_SECONDS` more, whatever is
   still unanswered is answered with a JSON-RPC error saying the server stopped before it
   finished (:data:`STOPPED_MESSAGE`). No request is left without an answer.
 """
 
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Final, Protocol, Self
 
 import anyio
 import mcp_types as types
 from mcp.shared._stream_protocols import ReadStream, WriteStream
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 IN_FLIGHT_CAP: Final = 16
 """Requests handed to the server and not yet answered, at most."""
@@ -72,6 +77,15 @@ class InFlight:
         if self._changed is not None:
             self._changed.set()
             self._changed = None
+
+    def settled(self, request_id: Hashable) -> Callable[[], Awaitable[None]]:
+        """What the SDK runs when ``request_id`` settles with no answer (the client cancelled
+        it): its place is freed, as an answer frees it."""
+
+        async def unanswered() -> None:
+            self.answered(request_id)
+
+        return unanswered
 
     def owed(self) -> list[Hashable]:
         """Every id still owed an answer."""
@@ -171,8 +185,10 @@ class Incoming(_Wrapped):
             if not isinstance(item, SessionMessage):
                 return item
             message = item.message
-            if not isinstance(message, types.JSONRPCRequest) or self._flight.take(message.id):
+            if not isinstance(message, types.JSONRPCRequest):
                 return item
+            if self._flight.take(message.id):
+                return _settling(item, self._flight.settled(message.id))
             await self._replies.send(SessionMessage(_shed(message)))
 
     async def _drain(self) -> None:
@@ -192,6 +208,18 @@ class Incoming(_Wrapped):
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+
+
+def _settling(item: SessionMessage, settled: Callable[[], Awaitable[None]]) -> SessionMessage:
+    """``item`` with ``settled`` as the hook the SDK runs when it settles unanswered."""
+    metadata = item.metadata
+    if metadata is None:
+        hooked = ServerMessageMetadata(on_request_unanswered=settled)
+    elif isinstance(metadata, ServerMessageMetadata) and metadata.on_request_unanswered is None:
+        hooked = replace(metadata, on_request_unanswered=settled)
+    else:
+        return item
+    return SessionMessage(item.message, metadata=hooked)
 
 
 def _shed(request: types.JSONRPCRequest) -> types.JSONRPCResponse | types.JSONRPCError:
