@@ -4,6 +4,7 @@ statements with sqlglot: sources, shaping and the surfaces read a compiled quest
 loading the compiler, so ``sutura mcp`` answers its handshake before the compiler is imported.
 """
 
+import functools
 from typing import assert_never
 
 from sutura.core.definitions.model import ZeroDenominator
@@ -94,11 +95,14 @@ class CompiledQuery(Frozen, frozen=True):
     @property
     def needs_shaping(self) -> bool:
         """Whether any answer column differs from the selected column at its position."""
-        if self.derivation is not None:
-            return True
-        return self.selected_width != len(self.outputs) or any(
-            selected_at(o) != i for i, o in enumerate(self.outputs)
-        )
+        return self.derivation is not None or _reordered(self.outputs, self.selected_width)
+
+
+@functools.lru_cache(maxsize=1024)
+def _reordered(outputs: tuple[Output, ...], selected_width: int) -> bool:
+    """Whether ``outputs`` are anything but the ``selected_width`` selected columns in order
+    (kept per outputs: a server asks it of the same compiled question at every answer)."""
+    return selected_width != len(outputs) or any(selected_at(o) != i for i, o in enumerate(outputs))
 
 
 def selected_at(output: Output) -> int | None:

@@ -32,7 +32,7 @@ from typing import Final
 
 from returns.result import Failure, Result, Success
 
-from sutura.core.nouns.answer import Answer, Provenance
+from sutura.core.nouns.answer import Answer, ExecutedAs, MetricDigest, Provenance
 from sutura.core.nouns.refusal import Refusal, RefusalCode, refusal
 from sutura.core.text.escape import (
     EMPTY_TOKEN,
@@ -269,27 +269,80 @@ def row_count_line(count: int) -> str:
     return f"{ROW_COUNT_PREFIX}{count}"
 
 
-def _trailer_names(provenance: Provenance) -> list[str]:
-    """Every name the trailer writes (an empty ``computed_at`` is not written)."""
-    names = [provenance.definition_version, provenance.definition_digest, provenance.time_zone]
-    names += [item for m in provenance.metric_digests for item in (m.metric, m.digest)]
-    names += [item for e in provenance.executed_as for item in (e.source, e.posture)]
-    names += provenance.ranges
-    if provenance.range_asked:
-        names.append(provenance.range_asked)
-    if provenance.computed_at:
-        names.append(provenance.computed_at)
-    return names
+_Digests = tuple[MetricDigest, ...]
+_Readers = tuple[ExecutedAs, ...]
 
 
-def _right_fields_hold_a_space(provenance: Provenance) -> bool:
-    """Right-hand fields (digests, postures, ranges, the time zone and instant) are parsed from
-    the right, so a space in one would make its line ambiguous."""
-    right = [provenance.definition_digest, provenance.time_zone, *provenance.ranges]
-    right += [provenance.computed_at, provenance.range_asked]
-    right += [m.digest for m in provenance.metric_digests]
-    right += [e.posture for e in provenance.executed_as]
-    return " " in "".join(right)
+def _trailer(provenance: Provenance, count: int) -> str | None:
+    """The trailer, or ``None`` when it is not representable (see :func:`render_trailer`).
+
+    Every line but the first (the row count) and the last (the instant computed) is the same
+    for every answer to one question over one catalog: those are written once and kept
+    (:func:`_middle_lines`). A name renders alone as it would beside the others (a plain name
+    is its own escape), so the instant is checked and written apart.
+    """
+    middle = _middle_lines(
+        provenance.definition_version,
+        provenance.definition_digest,
+        provenance.time_zone,
+        tuple(provenance.metric_digests),
+        tuple(provenance.executed_as),
+        tuple(provenance.ranges),
+        provenance.range_asked,
+    )
+    computed = provenance.computed_at
+    if middle is None:
+        return None
+    if not computed:
+        return f"{ROW_COUNT_PREFIX}{count}\n{middle}"
+    if " " in computed:  # a right-hand field: a space would make its line ambiguous
+        return None
+    if not _renders_as_itself(computed):
+        if has_lone_surrogate(computed):
+            return None
+        computed = escape_cell(computed)
+    return f"{ROW_COUNT_PREFIX}{count}\n{middle}\n{COMPUTED_PREFIX}{computed}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _middle_lines(
+    version: str,
+    digest: str,
+    time_zone: str,
+    metric_digests: _Digests,
+    executed_as: _Readers,
+    ranges: tuple[str, ...],
+    range_asked: str,
+) -> str | None:
+    """The trailer's lines between the row count and the instant, or ``None`` when a name
+    holds a lone surrogate or a right-hand field (digests, postures, ranges, the time zone) a
+    space, which would make its line ambiguous (those fields are parsed from the right)."""
+    names = [version, digest, time_zone]
+    names += [item for m in metric_digests for item in (m.metric, m.digest)]
+    names += [item for e in executed_as for item in (e.source, e.posture)]
+    names += ranges
+    if range_asked:
+        names.append(range_asked)
+    plain = all(names) and _renders_as_itself(" ".join(names))  # no name needs escaping
+    if not plain and any(map(has_lone_surrogate, names)):
+        return None
+    right = [digest, time_zone, *ranges, range_asked]
+    right += [m.digest for m in metric_digests] + [e.posture for e in executed_as]
+    if " " in "".join(right):
+        return None
+    cell: Callable[[str], str] = _itself if plain else escape_cell
+    lines = [f"{DEFINITIONS_PREFIX}{cell(version)}{DIGEST_SEPARATOR}{cell(digest)})"]
+    lines += [
+        f"{METRIC_PREFIX}{cell(m.metric)}{METRIC_SEPARATOR}{cell(m.digest)}" for m in metric_digests
+    ]
+    lines.append(f"{TIME_ZONE_PREFIX}{cell(time_zone)}")
+    if range_asked:
+        lines.append(f"{RANGE_ASKED_PREFIX}{cell(range_asked)}")
+    lines += [f"{RANGE_PREFIX}{cell(r)}" for r in ranges]
+    lines += [
+        f"{SOURCE_PREFIX}{cell(e.source)}{SOURCE_SEPARATOR}{cell(e.posture)}" for e in executed_as
+    ]
+    return "\n".join(lines)
 
 
 def _render_as_themselves(names: list[str]) -> bool:
@@ -300,35 +353,6 @@ def _render_as_themselves(names: list[str]) -> bool:
 
 def _itself(name: str) -> str:
     return name
-
-
-def _trailer(provenance: Provenance, count: int) -> str | None:
-    """The trailer, or ``None`` when it is not representable (see :func:`render_trailer`)."""
-    names = _trailer_names(provenance)
-    plain = _render_as_themselves(names)  # the common case: no name needs escaping
-    if not plain and any(map(has_lone_surrogate, names)):
-        return None
-    if _right_fields_hold_a_space(provenance):
-        return None
-    cell: Callable[[str], str] = _itself if plain else escape_cell
-    version = cell(provenance.definition_version)
-    digest = cell(provenance.definition_digest)
-    lines = [row_count_line(count), f"{DEFINITIONS_PREFIX}{version}{DIGEST_SEPARATOR}{digest})"]
-    lines += [
-        f"{METRIC_PREFIX}{cell(m.metric)}{METRIC_SEPARATOR}{cell(m.digest)}"
-        for m in provenance.metric_digests
-    ]
-    lines.append(f"{TIME_ZONE_PREFIX}{cell(provenance.time_zone)}")
-    if provenance.range_asked:
-        lines.append(f"{RANGE_ASKED_PREFIX}{cell(provenance.range_asked)}")
-    lines += [f"{RANGE_PREFIX}{cell(r)}" for r in provenance.ranges]
-    lines += [
-        f"{SOURCE_PREFIX}{cell(e.source)}{SOURCE_SEPARATOR}{cell(e.posture)}"
-        for e in provenance.executed_as
-    ]
-    if provenance.computed_at:
-        lines.append(f"{COMPUTED_PREFIX}{cell(provenance.computed_at)}")
-    return "\n".join(lines)
 
 
 def render_trailer(provenance: Provenance, count: int) -> Result[str, Refusal]:

@@ -21,6 +21,7 @@ value neither half can carry (a lone surrogate, a row of the wrong width) refuse
 (True, [None])
 """
 
+import functools
 import io
 from array import array
 from collections.abc import Sequence
@@ -58,9 +59,8 @@ class AnswerWriter:
         self._count = 0
         self._bounds = array("q")
         self._firsts = array("q", [0])
-        self._text = header_line(self._columns)
+        self._text, opening = _openings(tuple(columns))
         self._json: io.BytesIO | None = None
-        opening = _rows_opening(self._columns)
         self._start = 0 if opening is None else len(opening)
         """Where the rows' array opens in the structured half."""
         self._at = self._start + 1
@@ -137,6 +137,14 @@ class AnswerWriter:
         self._text = None
         text += piece
         self._text = text
+
+
+@functools.lru_cache(maxsize=1024)
+def _openings(columns: tuple[str, ...]) -> tuple[str | None, bytes | None]:
+    """The text half's header line and the structured half's opening of an answer with
+    ``columns`` (kept per columns: a server writes the same columns at every answer to a
+    question; both are immutable, and the text half is copied once, at its first append)."""
+    return header_line(list(columns)), _rows_opening(list(columns))
 
 
 def _rows_opening(columns: list[str]) -> bytes | None:

@@ -101,10 +101,8 @@ class Gate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a refused request here; hand every other one on."""
         if scope["type"] == ScopeType.HTTP and self.allowed is not None:
-            host = None
-            for name, value in scope["headers"]:
-                if name == b"host":
-                    host = value  # the last one, as a mapping of the headers would keep
+            # The last one, as a mapping of the headers keeps (mapped in C, not looped over).
+            host = dict(scope["headers"]).get(b"host")
             allowed = self._decided.get(host)
             if allowed is None:
                 allowed = host_allowed(self.allowed, host)
