@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from sutura.boundary.example import DATABASE
 from sutura.root import Wiring
 from sutura.transports.cli.commands import WITHOUT_DATA
 from sutura.transports.cli.main import run_cli
@@ -186,6 +188,20 @@ def test_a_catalog_whose_model_has_no_table_is_shown_without_data_lines_saying_o
     ]
     # Where each metric's data is was asked beside the checks, and given up with them.
     assert [r.getMessage() for r in caplog.records if r.name == "sutura.service"] == []
+
+
+def test_a_metric_whose_rows_are_none_has_no_data_line_and_the_others_keep_theirs(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "example"
+    shutil.copytree(example_dir, config)
+    with duckdb.connect(str(config / DATABASE)) as data:  # active_customers counts paid orders
+        data.execute("UPDATE orders SET is_paid = false")
+    code, out, _ = _run(["catalog", "--json"], config, capsys)
+    assert code == 0
+    stated = {metric["name"]: metric.get("data") for metric in json.loads(out)["metrics"]}
+    assert stated.pop("active_customers") is None
+    assert stated and all(data is not None for data in stated.values())
 
 
 def test_catalog_honours_the_prose_setting(
