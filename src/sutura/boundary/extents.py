@@ -99,24 +99,19 @@ class DataExtents:
             or (now - self._asked[alias]).total_seconds() >= max_age(self._settings.sources[alias])
         ]
 
-    async def refresh(self, checked: anyio.Event | None = None) -> None:
+    async def refresh(self) -> None:
         """Ask every source whose extents are missing or too old. While another caller is
-        asking, wait for its answers (a source is marked asked as its asking begins).
-
-        With ``checked`` (a start that asks while it checks the models), what the joined
-        statements found is recorded, and each extent of one that failed asked alone, once
-        ``checked`` is set: a statement that fails for a table the checks refuse logs nothing
-        before they refuse it (the start is then given up, and this asking with it)."""
+        asking, wait for its answers (a source is marked asked as its asking begins)."""
         if not self._stale() and not self._lock.locked():
             return
         async with self._lock:
             stale = self._stale()  # another caller may have asked while this one waited
             for alias in stale:
-                await self._ask(alias, checked)
+                await self._ask(alias)
             if stale:
                 self.generation += 1
 
-    async def _ask(self, alias: str, checked: anyio.Event | None = None) -> None:
+    async def _ask(self, alias: str) -> None:
         """Every extent of the source ``alias``: up to :data:`BATCH` in one statement; a batch
         that fails, or gives a row for no position of it or two for one, is asked again one
         extent at a time, so each extent is found (or not, with its cause in the log) exactly as
@@ -136,7 +131,7 @@ class DataExtents:
         ]
         batches = [mine[start : start + BATCH] for start in range(0, len(mine), BATCH)]
         try:
-            await self._asked_in(source, batches, asked, deadline, checked)
+            await self._asked_in(source, batches, asked, deadline)
         except BaseException:  # cut short (a caller's deadline): asked again by the next caller
             del self._asked[alias]
             raise
@@ -147,14 +142,11 @@ class DataExtents:
         batches: list[list[tuple[tuple[str, ...], Metric]]],
         asked: datetime.datetime,
         deadline: float,
-        checked: anyio.Event | None,
     ) -> None:
-        """Each batch asked, then (once ``checked`` is set, if given) each extent recorded
-        (those of a batch that failed asked again one at a time), in the catalog's order."""
+        """Each batch asked, then each extent recorded (those of a batch that failed asked
+        again one at a time), in the catalog's order."""
         catalog = self._pinned.catalog
         found = await self._batches(source, [[m for _, m in batch] for batch in batches], deadline)
-        if checked is not None:
-            await checked.wait()
         for batch, cells_of in zip(batches, found, strict=True):
             for index, (names, metric) in enumerate(batch):
                 cells = cells_of.get(str(index)) if cells_of is not None else None

@@ -165,11 +165,11 @@ class Service:
         scopes permit (:class:`~sutura.boundary.prompts.Prompts`)."""
         return self._prompts.for_caller(caller)
 
-    async def refresh_extents(self, checked: anyio.Event | None = None) -> None:
+    async def refresh_extents(self) -> None:
         """Ask the sources where each metric's data is, when not known or older than its
-        source's answers may be (boundary/extents.py; with ``checked``, recorded once it is
-        set); the views and prompts are made again with it."""
-        await self._extents.refresh(checked)
+        source's answers may be (boundary/extents.py); the views and prompts are made again
+        with it."""
+        await self._extents.refresh()
         if self._views_generation != self._extents.generation:
             self._views_generation = self._extents.generation
             known = dict(self._extents.known)

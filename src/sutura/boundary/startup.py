@@ -56,13 +56,11 @@ async def open_service(
     data: bool = True,
     now: Callable[[], datetime.datetime] | None = None,
     extents: bool = False,
-    extents_within: float | None = None,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     """A service for the block: sources opened, models checked, anchors reproduced (unless
     ``anchors`` is false), where each metric's data is asked (with ``extents``: a server that
-    starts, and ``sutura catalog``; for at most ``extents_within`` seconds, when given, as a
-    ``describe_catalog`` asks it within its deadline) — or every reason there is none.
-    Whatever was opened is closed when the block ends, however it ends.
+    starts) — or every reason there is none. Whatever was opened is closed when the block
+    ends, however it ends.
 
     Without ``data`` nothing is opened: the service offers ``describe_catalog`` and
     ``compile_question`` alone (what ``sutura catalog`` and ``sutura compile`` show without
@@ -75,7 +73,7 @@ async def open_service(
             yield Failure([sink.failure()])
             return
         async with _opened_service(
-            loaded, anchors=anchors, data=data, now=now, extents=extents, within=extents_within
+            loaded, anchors=anchors, data=data, now=now, extents=extents
         ) as opened:
             yield opened
 
@@ -88,7 +86,6 @@ async def _opened_service(
     data: bool,
     now: Callable[[], datetime.datetime] | None,
     extents: bool,
-    within: float | None,
 ) -> AsyncIterator[Result[Service, list[str]]]:
     sources: dict[str, Source] = {}
     runner: list[RawRunner] = []
@@ -114,8 +111,14 @@ async def _opened_service(
             else:
                 errors = [*errors, traced.failure()]
         if not errors and data:
-            asked = _Extents(service, within) if extents else None
-            errors = await _checks(loaded, service, sources, anchors=anchors, extents=asked)
+            learnt = _Learnt()
+            errors = await _checked(_model_problems(loaded, sources, learnt))
+            service.facts = {
+                alias: learnt.facts(alias, facts) for alias, facts in service.facts.items()
+            }
+        if not errors and data:
+            at_once = loaded.loaded.settings.server.max_concurrent_queries
+            errors = await _last_checks(service, at_once, anchors=anchors, extents=extents)
         yield Failure(errors) if errors else Success(service)
     finally:
         with anyio.CancelScope(shield=True):
@@ -125,74 +128,28 @@ async def _opened_service(
                 await opened.close()
 
 
-class _Extents:
-    """Where each metric's data is, asked of a starting service for at most ``within`` seconds
-    (None: until every source has answered); one whose asking is cut short is asked again by
-    the next ``describe_catalog``."""
-
-    def __init__(self, service: Service, within: float | None) -> None:
-        self._service = service
-        self._within = within
-
-    async def ask(self, checked: anyio.Event | None = None) -> None:
-        """Ask (what was found recorded once ``checked`` is set, when given)."""
-        with anyio.move_on_after(self._within):
-            await self._service.refresh_extents(checked)
-
-
-async def _checks(
-    loaded: Loaded,
-    service: Service,
-    sources: Mapping[str, Source],
-    *,
-    anchors: bool,
-    extents: _Extents | None,
+async def _last_checks(
+    service: Service, at_once: int, *, anchors: bool, extents: bool
 ) -> list[str]:
-    """The models checked, then the anchors reproduced (with ``anchors``), and where each
-    metric's data is asked (with ``extents``) beside them both when more than one statement may
-    run at once: neither reads what the other finds (extents shape catalog pages and prompts,
-    never an answer), so a start waits for the longest rather than for each in turn. The
-    extents take one of ``server.max_concurrent_queries`` statements, the checks share the
-    rest; what the extents found is recorded once the models are checked (a start that fails
-    its checks gives the asking up: it logs nothing of a table the checks refuse)."""
-    at_once = loaded.loaded.settings.server.max_concurrent_queries
-    if extents is None or at_once == 1:
-        errors = await _models_checked(loaded, service, sources, at_once)
-        return errors or await _one_after_another(
-            service, at_once, anchors=anchors, extents=extents
-        )
-    checked = anyio.Event()
+    """The anchors reproduced (with ``anchors``) and where each metric's data is asked (with
+    ``extents``), side by side when more than one statement may run at once: neither reads
+    what the other finds (extents shape catalog pages and prompts, never an answer), so a
+    start waits for the longer of the two rather than for both in turn. The extents take one
+    of the ``at_once`` statements; the anchors share the rest."""
+    if not anchors:
+        if extents:
+            await service.refresh_extents()
+        return []
+    if not extents:
+        return await _checked(anchor_problems(service, at_once))
+    if at_once == 1:
+        problems = await _checked(anchor_problems(service, at_once))
+        if not problems:
+            await service.refresh_extents()
+        return problems
     async with anyio.create_task_group() as group:
-        group.start_soon(extents.ask, checked)
-        errors = await _models_checked(loaded, service, sources, at_once - 1)
-        if not errors:
-            checked.set()
-            if anchors:
-                errors = await _checked(anchor_problems(service, at_once - 1))
-        if errors:
-            group.cancel_scope.cancel()
-    return errors
-
-
-async def _models_checked(
-    loaded: Loaded, service: Service, sources: Mapping[str, Source], at_once: int
-) -> list[str]:
-    """Every model checked, ``at_once`` at a time; what was learnt of their columns added to
-    the service's facts."""
-    learnt = _Learnt()
-    errors = await _checked(_model_problems(loaded, sources, learnt, at_once))
-    service.facts = {alias: learnt.facts(alias, facts) for alias, facts in service.facts.items()}
-    return errors
-
-
-async def _one_after_another(
-    service: Service, at_once: int, *, anchors: bool, extents: _Extents | None
-) -> list[str]:
-    """The anchors reproduced (with ``anchors``), then where each metric's data is asked (with
-    ``extents``)."""
-    problems = await _checked(anchor_problems(service, at_once)) if anchors else []
-    if extents is not None and not problems:
-        await extents.ask()
+        group.start_soon(service.refresh_extents)
+        problems = await _checked(anchor_problems(service, at_once - 1))
     return problems
 
 
@@ -261,16 +218,17 @@ def _add(into: dict[str, set[ModelColumn]], model: Model, names: Iterable[str]) 
 
 
 async def _model_problems(
-    loaded: Loaded, sources: Mapping[str, Source], learnt: _Learnt, at_once: int
+    loaded: Loaded, sources: Mapping[str, Source], learnt: _Learnt
 ) -> list[str]:
     """Every model checked against the table its source really has; what its columns are
     (``CHAR(n)``, text, ordered by code point) added to ``learnt``.
 
-    The models are asked at once, at most ``at_once`` at a time (as the anchors are), so one
-    model's statement is built while another's runs; the problems come in catalog order."""
+    The models are asked at once, at most ``server.max_concurrent_queries`` at a time (as the
+    anchors are), so one model's statement is built while another's runs; the problems come
+    in catalog order."""
     models = loaded.pinned.catalog.models
     found: list[list[CatalogError]] = [[] for _ in models]
-    limiter = anyio.CapacityLimiter(at_once)
+    limiter = anyio.CapacityLimiter(loaded.loaded.settings.server.max_concurrent_queries)
 
     async def check(index: int, model: Model) -> None:
         async with limiter:

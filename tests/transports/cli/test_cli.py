@@ -186,7 +186,7 @@ def test_a_catalog_whose_model_has_no_table_is_shown_without_data_lines_saying_o
         " read (details in the log)",
         f"sutura: {WITHOUT_DATA}",
     ]
-    # Where each metric's data is was asked beside the checks, and given up with them.
+    # Where each metric's data is: never asked of sources whose checks failed.
     assert [r.getMessage() for r in caplog.records if r.name == "sutura.service"] == []
 
 

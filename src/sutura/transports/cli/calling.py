@@ -55,14 +55,11 @@ def with_service(
     *,
     anchors: bool,
     data: bool = True,
-    extents: bool = False,
     without_data: str | None = None,
 ) -> T | int:
     """``use(loaded, service)`` inside one event loop, or the exit code after reporting why
-    there is no service. With ``extents``, where each metric's data is is asked as the service
-    starts, beside its checks, within the deadline a ``describe_catalog`` call asks it in. With
-    ``without_data``, a service whose sources do not open is reported on stderr, followed by
-    that sentence, and replaced by one that opens none.
+    there is no service. With ``without_data``, a service whose sources do not open is
+    reported on stderr, followed by that sentence, and replaced by one that opens none.
 
     The DuckDB files among the sources are opened ahead, beside the reading of the catalog
     (:mod:`sutura.boundary.sources.ahead`). Collection is paused while the catalog is loaded,
@@ -81,14 +78,7 @@ def with_service(
                 if not is_successful(loaded):
                     return loaded.failure()
                 ahead.wait()
-                opened = open_service(
-                    loaded.unwrap(),
-                    anchors=anchors,
-                    data=data,
-                    extents=extents,
-                    extents_within=loaded.unwrap().loaded.settings.limits.deadline_seconds,
-                )
-                async with opened as started:
+                async with open_service(loaded.unwrap(), anchors=anchors, data=data) as started:
                     ahead.close()  # the sources' own connections hold what it opened
                     if is_successful(started):
                         return await use(loaded.unwrap(), started.unwrap())
@@ -129,7 +119,6 @@ def call_once(
     fmt: OutputFormat | None = None,
     anchors: bool = True,
     data: bool = True,
-    extents: bool = False,
     explain: Explain | None = None,
     without_data: str | None = None,
 ) -> int:
@@ -141,9 +130,7 @@ def call_once(
         reply = await service.call(capability, arguments, caller)
         return reply, [] if explain is None else explain(loaded, reply)
 
-    called = with_service(
-        wiring, use, anchors=anchors, data=data, extents=extents, without_data=without_data
-    )
+    called = with_service(wiring, use, anchors=anchors, data=data, without_data=without_data)
     if isinstance(called, int):
         return called
     reply, notes = called

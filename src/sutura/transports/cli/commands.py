@@ -223,8 +223,8 @@ WITHOUT_DATA: Final = (
 
 def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
     """``sutura catalog``: the describe_catalog call, its sources opened (no anchor) so that it
-    states where each metric's data is, as an agent reads it (asked as the service starts,
-    beside the checks of its models); without them if they do not open."""
+    states where each metric's data is, as an agent reads it; without them if they do not
+    open."""
     with composing():  # what the service's modules build lives as long as the command
         from sutura.core.tool.capability import Capability
         from sutura.transports.cli.calling import call_once
@@ -240,7 +240,6 @@ def run_catalog(args: argparse.Namespace, wiring: Wiring) -> int:
         arguments,
         as_json=args.json,
         anchors=False,
-        extents=True,
         without_data=WITHOUT_DATA,
     )
 
