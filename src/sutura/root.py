@@ -28,7 +28,7 @@ from returns.result import Result
 from sutura.transports.cli.main import run_cli
 
 if TYPE_CHECKING:  # imported when used: commands that read no catalog (render) start lighter
-    from sutura.boundary.loading import Loaded
+    from sutura.boundary.loading import Loaded, SettingsRead
     from sutura.boundary.settings_files import LoadedSettings
 
 
@@ -38,11 +38,12 @@ class Wiring:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
 
-    def load(self) -> "Result[Loaded, list[str]]":
-        """Settings and catalog only (no data touched)."""
+    def load(self, settings_read: "SettingsRead | None" = None) -> "Result[Loaded, list[str]]":
+        """Settings and catalog only (no data touched); ``settings_read`` is told the settings
+        once they are valid, before the catalog is read."""
         from sutura.boundary.loading import load
 
-        return load(self.environ)
+        return load(self.environ, settings_read)
 
     def settings(self) -> "Result[LoadedSettings, list[str]]":
         """Settings only (no catalog read, no data touched)."""

@@ -1,6 +1,5 @@
 """Catalog files: the sorted walk, its refusals, and every error as file:line: key: problem."""
 
-import builtins
 import errno
 import os
 from pathlib import Path
@@ -135,14 +134,14 @@ def test_an_unreadable_file_is_refused(tmp_path: Path, monkeypatch: pytest.Monke
     directory = _catalog_dir(tmp_path)
     unreadable = directory / "metrics" / "revenue.md"
     unreadable.chmod(0)  # enough for an ordinary user; root reads it anyway, so the open refuses
-    opened = builtins.open
+    opened = os.open
 
     def refuse(path: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(path, str | Path) and Path(path) == unreadable:
             raise PermissionError(errno.EACCES, "Permission denied")
         return opened(path, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     assert _sentences(directory) == ["metrics/revenue.md: cannot be read (Permission denied)"]
 
 

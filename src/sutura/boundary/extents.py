@@ -113,8 +113,9 @@ class DataExtents:
 
     async def _ask(self, alias: str) -> None:
         """Every extent of the source ``alias``: up to :data:`BATCH` in one statement; a batch
-        that does not give one row per extent is asked again one extent at a time, so each extent is
-        found (or not, with its cause in the log) exactly as its own statement finds it.
+        that fails, or gives a row for no position of it or two for one, is asked again one
+        extent at a time, so each extent is found (or not, with its cause in the log) exactly as
+        its own statement finds it.
 
         One batch's statement runs while the next one's is built (on DuckDB, building a batch
         of 64 took half to two-thirds as long as running it); the extents are recorded, and
@@ -191,16 +192,20 @@ async def _batch(
     source: Source, compiled: CompiledQuery, count: int, deadline: float
 ) -> dict[str, list[str | None]] | None:
     """Each extent's two cells by its position in the batch of ``count``, as the batch's
-    statement found them; None when it did not give one row per extent (each is then asked
-    alone)."""
+    statement found them (two NULLs for one that reads no row, as its own statement finds);
+    None when it failed, or gave a row for no position of the batch or two for one (each is
+    then asked alone)."""
     try:
         rows = await run_certified(source, compiled, deadline_seconds=deadline, max_rows=count)
     except Exception:  # asked again one at a time, where a failure is logged per extent
         return None
     if not is_successful(rows):
         return None
-    found = {row[0]: row[1:] for row in rows.unwrap() if row[0] is not None}
-    return found if len(found) == count else None
+    found = {row[0]: row[1:] for row in rows.unwrap()}
+    positions = [str(index) for index in range(count)]
+    if len(found) != len(rows.unwrap()) or not found.keys() <= set(positions):
+        return None
+    return {position: found.get(position, [None, None]) for position in positions}
 
 
 async def _one(

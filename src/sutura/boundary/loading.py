@@ -5,7 +5,7 @@ nor a driver: opening a service is :mod:`sutura.boundary.startup`.
 
 import datetime
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from returns.pipeline import is_successful
@@ -69,17 +69,27 @@ def catalog_problems(catalog_dir: Path, errors: list[CatalogError]) -> list[str]
     return [heading, *(e.sentence() for e in errors)]
 
 
-def load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
+SettingsRead = Callable[[LoadedSettings], None]
+"""Told the settings once they are valid, before the catalog is read (a command opens its
+data files meanwhile)."""
+
+
+def load(
+    environ: Mapping[str, str], settings_read: SettingsRead | None = None
+) -> Result[Loaded, list[str]]:
     """Settings and catalog, validated together; every problem as one operator sentence,
     after where settings were looked for when ``SUTURA_CONFIG_DIR`` is unset.
 
     ``environ`` is the environment the composition root read: its ``SUTURA_*`` variables are
-    settings, and secrets named in the settings are looked up in it.
+    settings, and secrets named in the settings are looked up in it. ``settings_read`` is told
+    the settings once they are valid, before the catalog is read.
     """
-    return _load(environ).alt(lambda problems: [*unset_note(environ), *problems])
+    return _load(environ, settings_read).alt(lambda problems: [*unset_note(environ), *problems])
 
 
-def _load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
+def _load(
+    environ: Mapping[str, str], settings_read: SettingsRead | None
+) -> Result[Loaded, list[str]]:
     settings = load_settings(environ)
     if not is_successful(settings):
         return Failure([e.sentence() for e in settings.failure()])
@@ -87,6 +97,8 @@ def _load(environ: Mapping[str, str]) -> Result[Loaded, list[str]]:
     zone_problem = _time_zone_problem(loaded.settings.catalog.time_zone)
     if zone_problem is not None:
         return Failure([zone_problem])
+    if settings_read is not None:
+        settings_read(loaded)
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     catalog_settings = loaded.settings.catalog
     catalog = read_catalog(

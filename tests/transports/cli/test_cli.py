@@ -1,14 +1,19 @@
 """The command line, driven the way the console script runs it."""
 
 import json
+import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from sutura.boundary.example import DATABASE
 from sutura.root import Wiring
+from sutura.transports.cli.commands import WITHOUT_DATA
 from sutura.transports.cli.main import run_cli
 
 QUARTERLY = ["revenue", "--grain", "quarter", "--from", "2024-01-01", "--to", "2025-01-01"]
@@ -160,6 +165,43 @@ def test_a_broken_catalog_names_file_line_and_key(
     code, _, err = _run(["catalog"], tmp_path, capsys)
     assert code == 1
     assert "m.md:7: extra: " in err
+
+
+def test_a_catalog_whose_model_has_no_table_is_shown_without_data_lines_saying_only_why(
+    example_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = tmp_path / "example"
+    shutil.copytree(example_dir, config)
+    orders = config / "catalog" / "orders.md"
+    orders.write_text(orders.read_text().replace("table: orders\n", "table: no_orders\n"))
+    with caplog.at_level(logging.DEBUG, logger="sutura.service"):
+        code, out, err = _run(["catalog"], config, capsys)
+    assert code == 0
+    assert "revenue" in out and "\ndata: " not in out
+    assert err.splitlines()[1:] == [
+        "sutura: orders.md:5: table: the source 'main' has no table 'no_orders' this role may"
+        " read (details in the log)",
+        f"sutura: {WITHOUT_DATA}",
+    ]
+    # Where each metric's data is: never asked of sources whose checks failed.
+    assert [r.getMessage() for r in caplog.records if r.name == "sutura.service"] == []
+
+
+def test_a_metric_whose_rows_are_none_has_no_data_line_and_the_others_keep_theirs(
+    example_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "example"
+    shutil.copytree(example_dir, config)
+    with duckdb.connect(str(config / DATABASE)) as data:  # active_customers counts paid orders
+        data.execute("UPDATE orders SET is_paid = false")
+    code, out, _ = _run(["catalog", "--json"], config, capsys)
+    assert code == 0
+    stated = {metric["name"]: metric.get("data") for metric in json.loads(out)["metrics"]}
+    assert stated.pop("active_customers") is None
+    assert stated and all(data is not None for data in stated.values())
 
 
 def test_catalog_honours_the_prose_setting(
