@@ -42,6 +42,7 @@ NOT_OURS: Final = frozenset(
     {
         "work_mem",
         "duckdb_constraints",
+        "duckdb_memory",
         "prometheus_client",
         "catalog.schema.table",
         "spark.sql.session.timeZone",
