@@ -106,6 +106,7 @@ def _declined(question: dict[str, Any]) -> list[tuple[str, Sent]]:
         ("not a message", (PLAIN, b'{"jsonrpc":"2.0","id":1}')),
         ("not JSON", (PLAIN, b"{")),
         ("no token", ({"Authorization": ""}, call)),
+        ("body over the limit", (PLAIN, _call("ask_metric", {**question, "pad": "x" * 70_000}))),
     ]
 
 

@@ -63,6 +63,7 @@ class RemoteMcp:
     def __init__(
         self, server: Server[ServiceHolder], max_body_bytes: int, holder: ServiceHolder
     ) -> None:
+        # The path answers as the SDK does in the mode set below: JSON responses, stateless.
         self._fast = fast_http_for(server, holder, max_body_bytes)
         self._running = False
         self._manager = StreamableHTTPSessionManager(
