@@ -54,8 +54,9 @@ class McpEndpoint(Protocol):
         """Serve requests for the block."""
         ...
 
-    async def serve(self, caller: Caller, scope: Any, receive: Any, send: Any) -> None:
-        """Answer one HTTP request (an ASGI scope, receive and send) on behalf of ``caller``."""
+    async def serve(self, caller: Caller, scope: Any, receive: Any, send: Any, body: bytes) -> None:
+        """Answer one HTTP request (an ASGI scope, receive and send) on behalf of ``caller``;
+        its ``body``, already read, is the first thing ``receive`` hands over."""
         ...
 
 
@@ -118,6 +119,7 @@ def mcp_route(
         body = await read_message(
             scope["headers"], asgi_receive, limit=bounds.max_body_bytes, seconds=bounds.timeout
         )
-        await remote.serve(caller, asgi_scope, replayed(body, asgi_receive), enveloped(asgi_send))
+        again = replayed(body, asgi_receive)
+        await remote.serve(caller, asgi_scope, again, enveloped(asgi_send), body)
 
     return mcp

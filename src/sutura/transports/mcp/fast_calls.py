@@ -148,7 +148,7 @@ class FastCalls:
         if version is None or holder is None or group is None or not ENABLED:
             return False
         capability = self._capability(request.params)
-        if capability is None or not _span_records_nothing():
+        if capability is None or not span_records_nothing():
             return False
         key = coerce_request_id(request.id)
         if key in self._calls or self._flight.owes(key, coerce_request_id):
@@ -162,19 +162,7 @@ class FastCalls:
         return True
 
     def _capability(self, params: dict[str, Any] | None) -> Capability | None:
-        """The tool a well-formed call names (None for any other params)."""
-        if params is None or not params.keys() <= _PARAMS:
-            return None
-        name = params.get("name")
-        arguments = params.get("arguments", {})
-        meta = params.get("_meta")
-        if not isinstance(name, str) or type(arguments) is not dict:
-            return None
-        if meta is not None and not _plain_meta(meta):
-            return None
-        if "_meta" in params and meta is None:
-            return None
-        return self._tools.offered(name)
+        return plain_call(self._tools, params)
 
     async def _run(
         self,
@@ -191,10 +179,9 @@ class FastCalls:
             if call.cancelled:
                 scope.cancel()
             try:
-                result = await self._tools.call(holder, capability, arguments)
-                text = _response_text(call.request_id, result, version)
-            except Exception as failure:  # as the SDK's dispatcher maps a handler's failure
-                text = _error_text(call.request_id, failure)
+                text = await answer_text(
+                    self._tools, holder, capability, arguments, call.request_id, version
+                )
             finally:
                 if self._calls.get(key) is call:
                     del self._calls[key]
@@ -212,12 +199,55 @@ class FastCalls:
 def fast_calls_for(server: Server[Any], wire: WireOut | None, flight: InFlight) -> FastCalls | None:
     """The path for ``server``'s tool calls, where its answers are the SDK's (None where not:
     another server, stdout left to the SDK, middleware of its own, a cache hint)."""
+    tools = answerable_tools(server)
+    if tools is None or wire is None:
+        return None
+    return FastCalls(tools, wire, flight)
+
+
+def answerable_tools(server: Server[Any]) -> Tools | None:
+    """The tools of ``server`` when a call of them is answered here as the SDK would (None for
+    another server, middleware of its own, a cache hint for ``tools/call``)."""
     tools = tools_of(server)
-    if tools is None or wire is None or _CALL in server.cache_hints:
+    if tools is None or _CALL in server.cache_hints:
         return None
     if len(server.middleware) != 1 or type(server.middleware[0]) not in _SPAN_ONLY:
         return None
-    return FastCalls(tools, wire, flight)
+    return tools
+
+
+def plain_call(tools: Tools, params: dict[str, Any] | None) -> Capability | None:
+    """The tool a well-formed call names (None for any other params): no more than ``name``,
+    ``arguments`` (an object) and a ``_meta`` holding at most a ``progressToken``."""
+    if params is None or not params.keys() <= _PARAMS:
+        return None
+    name = params.get("name")
+    arguments = params.get("arguments", {})
+    meta = params.get("_meta")
+    if not isinstance(name, str) or type(arguments) is not dict:
+        return None
+    if meta is not None and not _plain_meta(meta):
+        return None
+    if "_meta" in params and meta is None:
+        return None
+    return tools.offered(name)
+
+
+async def answer_text(
+    tools: Tools,
+    holder: ServiceHolder,
+    capability: Capability,
+    arguments: dict[str, Any] | None,
+    request_id: types.RequestId,
+    version: str,
+) -> str:
+    """The SDK's JSON-RPC answer to a call of ``capability``, run now: its result shaped for
+    ``version``, or the error its dispatcher maps a failure to."""
+    try:
+        result = await tools.call(holder, capability, arguments)
+        return _response_text(request_id, result, version)
+    except Exception as failure:  # as the SDK's dispatcher maps a handler's failure
+        return _error_text(request_id, failure)
 
 
 def _plain_meta(meta: object) -> bool:
@@ -229,7 +259,7 @@ def _plain_meta(meta: object) -> bool:
     )
 
 
-def _span_records_nothing() -> bool:
+def span_records_nothing() -> bool:
     """Whether the SDK's OpenTelemetry span would record nothing: no provider is set."""
     return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 

@@ -28,6 +28,7 @@ from sutura.boundary.service import Service
 from sutura.core.tool.caller import Caller
 from sutura.core.tool.capability import Capability
 from sutura.transports.mcp.encoded import kept_for_request, spliced_send
+from sutura.transports.mcp.fast_http import fast_http_for
 from sutura.transports.mcp.server import ServiceHolder, Tools, tool_server
 
 _CALLER: Final[ContextVar[Caller]] = ContextVar("sutura.mcp.caller")
@@ -59,7 +60,12 @@ class _Opened:
 class RemoteMcp:
     """The ``/mcp`` endpoint: the tool server under the SDK's stateless streamable HTTP."""
 
-    def __init__(self, server: Server[ServiceHolder], max_body_bytes: int) -> None:
+    def __init__(
+        self, server: Server[ServiceHolder], max_body_bytes: int, holder: ServiceHolder
+    ) -> None:
+        # The path answers as the SDK does in the mode set below: JSON responses, stateless.
+        self._fast = fast_http_for(server, holder, max_body_bytes)
+        self._running = False
         self._manager = StreamableHTTPSessionManager(
             server,
             json_response=True,
@@ -73,14 +79,29 @@ class RemoteMcp:
     async def running(self) -> AsyncIterator[None]:
         """Serve requests for the block (the SDK's task group lives that long)."""
         async with self._manager.run():
-            yield
+            self._running = True
+            try:
+                yield
+            finally:
+                self._running = False
 
-    async def serve(self, caller: Caller, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one HTTP request on behalf of ``caller``."""
+    async def serve(
+        self, caller: Caller, scope: Scope, receive: Receive, send: Send, body: bytes
+    ) -> None:
+        """Answer one HTTP request on behalf of ``caller`` (``body``: what ``receive`` hands
+        over first): a plain call of a tool on sutura's own path (:mod:`.fast_http`), every
+        other request by the SDK's transport."""
         token = _CALLER.set(caller)
         try:
             with kept_for_request() as kept:
                 spliced = spliced_send(scope, send, kept)
+                fast = self._fast
+                if (
+                    fast is not None
+                    and self._running
+                    and await fast.answered(scope, body, spliced, receive)
+                ):
+                    return
                 await self._manager.handle_request(scope, receive, spliced)
         finally:
             _CALLER.reset(token)
@@ -101,4 +122,4 @@ def remote_mcp(context: Loaded, service: Service, admission: Shedding | None) ->
     # Each caller is told about the catalog it sees (its audiences) and the tools its scopes
     # permit, by the service's prompts (one builder with stdio's).
     server = tool_server(context, tools, _request_caller, lifespan, service.prompt_for)
-    return RemoteMcp(server, settings.server.max_body_bytes)
+    return RemoteMcp(server, settings.server.max_body_bytes, _Opened(service))
