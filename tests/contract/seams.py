@@ -70,6 +70,11 @@ class _Seamed:
         return self._real.posture
 
     @property
+    def stops_in_place(self) -> bool:
+        """The real source's."""
+        return self._real.stops_in_place
+
+    @property
     def dialect(self) -> Dialect:
         """The real source's dialect."""
         return self._real.dialect

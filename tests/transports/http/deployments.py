@@ -199,6 +199,7 @@ class DoubleSource:
     alias = "main"
     posture = "shared-service-user"
     dialect: Dialect = Dialect.DUCKDB
+    stops_in_place = False
 
     def __init__(self, run: Run, *, classify: Classify | None = None) -> None:
         self._run = run

@@ -82,6 +82,8 @@ class DuckDBSource:
     of its own, at most ``limit`` at once, the others waiting in arrival order."""
 
     dialect: Final[Dialect] = Dialect.DUCKDB
+    stops_in_place: Final = True
+    """A cancelled fetch interrupts its cursor and returns (:func:`run_interruptibly`)."""
 
     def __init__(
         self, alias: str, posture: str, connection: duckdb.DuckDBPyConnection, limit: int

@@ -220,6 +220,8 @@ class PostgresSource:
     """A PostgreSQL server under an alias, read through a bounded connection pool."""
 
     dialect: Final[Dialect] = Dialect.POSTGRES
+    stops_in_place: Final = False
+    """A cancelled fetch cancels and rolls back, shielded: anyio's scopes bound it."""
 
     def __init__(self, alias: str, posture: str, pool: Pool, health: PoolHealth) -> None:
         self.alias = alias

@@ -16,6 +16,7 @@ module is everything else:
   as untrusted content.
 """
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -204,6 +205,14 @@ class Source(Classifier, Protocol):
         """The SQL dialect statements for this source are compiled to."""
         ...
 
+    @property
+    def stops_in_place(self) -> bool:
+        """Whether a fetch stops, when cancelled, without awaiting anything (DuckDB interrupts
+        its cursor and returns): the call's deadline may then be a plain asyncio timeout. A
+        source whose stopping awaits a clean-up (PostgreSQL's cancel and rollback, shielded)
+        is bounded by anyio's cancel scopes, which that shield relies on."""
+        ...
+
     def capacity(self) -> Capacity:
         """How much of its work runs at once (what it was given when it was opened)."""
         ...
@@ -272,7 +281,7 @@ async def bounded(
     """Run ``job(deadline_at)`` until the deadline (plus ``grace_seconds`` for a connection that
     stops its statement itself), classifying the driver's errors. ``held``: the caller holds a
     scope ending no later than the deadline (see :func:`run_certified`)."""
-    deadline_at = anyio.current_time() + deadline_seconds
+    deadline_at = asyncio.get_running_loop().time() + deadline_seconds  # anyio's clock, read
     stop_at = deadline_at + grace_seconds
     result: T | Faulted | None = None
     # A scope the caller holds that ends sooner stops the job first, so this one would never

@@ -69,6 +69,8 @@ class SparkSource:
     """A Spark cluster under an alias, read through one Spark Connect session."""
 
     dialect: Final[Dialect] = Dialect.SPARK
+    stops_in_place: Final = False
+    """Bounded by anyio's scopes, as before (its stopping is not known to await nothing)."""
 
     def __init__(self, alias: str, posture: str, sessions: Sessions) -> None:
         self.alias = alias
