@@ -51,8 +51,26 @@ class RequestScope:
             self._token = None
 
 
-def request_scope(request_id: str) -> RequestScope:
+class _Unchanged:
+    """The block of a request whose id is already the current one (the HTTP surface holds it
+    before the service's call does): nothing to set, nothing to restore."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *_exc: object) -> None:
+        pass
+
+
+_UNCHANGED: Final = _Unchanged()
+
+
+def request_scope(request_id: str) -> RequestScope | _Unchanged:
     """Hold ``request_id`` as the current request's for the block."""
+    if _REQUEST_ID.get() == request_id:
+        return _UNCHANGED
     return RequestScope(request_id)
 
 

@@ -10,6 +10,7 @@ the audit record.
 (True, False, False, False)
 """
 
+import operator
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -25,6 +26,7 @@ _HEADER_BYTES: Final = HEADER.encode()
 _ID: Final = re.compile(rf"[A-Za-z0-9._:/+=@-]{{1,{MAX_REQUEST_ID}}}")
 _STATE_KEY: Final = "sutura.request_id"
 _HEADERS_KEY: Final = "sutura.headers"
+_NAME: Final = operator.itemgetter(0)
 
 
 def accepted(candidate: str) -> bool:
@@ -68,8 +70,11 @@ async def stamp_response(message: Message, scope: Scope) -> None:
     """``before_send``: every response carries ``X-Request-Id`` (even one no route made)."""
     if message["type"] == "http.response.start":
         request_id = request_id_of(scope).encode("latin-1")
-        headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-request-id"]
-        message["headers"] = [*headers, (HEADER.encode(), request_id)]
+        headers = message.get("headers", ())
+        # A route's own X-Request-Id is replaced; looked for in C first (a route sets none).
+        if _HEADER_BYTES in map(bytes.lower, map(_NAME, headers)):
+            headers = [(k, v) for k, v in headers if k.lower() != _HEADER_BYTES]
+        message["headers"] = [*headers, (_HEADER_BYTES, request_id)]
 
 
 class RequestIds:
