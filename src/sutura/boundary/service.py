@@ -382,7 +382,11 @@ class Service:
                 held=True,
                 writer=fetching,
             )
-            shaped = rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
+            shaped = (  # rows written as fetched needed no shaping: shaping gives them back
+                rows
+                if fetching is not None
+                else rows.bind(lambda fetched: shape_rows(compiled, fetched, max_rows))
+            )
         if not is_successful(shaped):
             return Refused(reason=shaped.failure())
         if fetching is None:
