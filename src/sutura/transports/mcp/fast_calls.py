@@ -28,7 +28,6 @@ equal, the hostile and odd requests included.
 """
 
 import logging
-from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
@@ -62,8 +61,6 @@ _CALL: Final = "tools/call"
 _PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _META: Final = frozenset({"progressToken"})
 _SPAN_ONLY: Final = (OpenTelemetryMiddleware,)
-
-Written = Callable[[str], None]
 
 
 class _Call:
@@ -147,7 +144,7 @@ class FastCalls:
         group = self._group
         if version is None or holder is None or group is None or not ENABLED:
             return False
-        capability = self._capability(request.params)
+        capability = plain_call(self._tools, request.params)
         if capability is None or not span_records_nothing():
             return False
         key = coerce_request_id(request.id)
@@ -160,9 +157,6 @@ class FastCalls:
         params = request.params or {}
         group.start_soon(self._run, call, key, holder, capability, params.get("arguments"), version)
         return True
-
-    def _capability(self, params: dict[str, Any] | None) -> Capability | None:
-        return plain_call(self._tools, params)
 
     async def _run(
         self,
@@ -185,14 +179,12 @@ class FastCalls:
             finally:
                 if self._calls.get(key) is call:
                     del self._calls[key]
-        if call.cancelled or text is None:
-            # Never answered, as on the SDK's path; its place is freed as the SDK's settling
-            # frees it (:mod:`.in_flight`).
-            await self._flight.settled(call.request_id)()
-            return
         try:
-            await self._wire.write(text + "\n")
+            # A cancelled call is never answered, as on the SDK's path.
+            if not call.cancelled and text is not None:
+                await self._wire.write(text + "\n")
         finally:
+            # Answered or settled unanswered, its place is freed (:mod:`.in_flight`).
             self._flight.answered(call.request_id)
 
 
@@ -226,9 +218,7 @@ def plain_call(tools: Tools, params: dict[str, Any] | None) -> Capability | None
     meta = params.get("_meta")
     if not isinstance(name, str) or type(arguments) is not dict:
         return None
-    if meta is not None and not _plain_meta(meta):
-        return None
-    if "_meta" in params and meta is None:
+    if "_meta" in params and not _plain_meta(meta):
         return None
     return tools.offered(name)
 
