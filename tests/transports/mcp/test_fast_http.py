@@ -115,8 +115,8 @@ def _spied(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     taken: list[bool] = []
     plain = fast_http.FastHttp._taken
 
-    def noting(self: fast_http.FastHttp, scope: Any, body: bytes) -> Any:
-        found = plain(self, scope, body)
+    def noting(self: fast_http.FastHttp, scope: Any, message: Any) -> Any:
+        found = plain(self, scope, message)
         taken.append(found is not None)
         return found
 

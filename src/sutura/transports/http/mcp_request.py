@@ -26,12 +26,13 @@ stays. ``/mcp`` is stateless and never sends a message unasked, so:
 
 import asyncio
 from collections.abc import Iterable
-from typing import Any, Final, cast
+from typing import Any, Final, NamedTuple, cast
 
+import pydantic_core
 from litestar.connection import ASGIConnection
 from litestar.handlers import BaseRouteHandler
 from litestar.types import Send as LitestarSend
-from mcp_types import jsonrpc_message_adapter
+from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
 from starlette.types import Message, Receive, Send
 
 from sutura.transports.http.errors import HttpFailureError, failure_code_of
@@ -66,9 +67,16 @@ async def json_accepted(
         raise HttpFailureError.of(FailureCode.NOT_ACCEPTABLE)
 
 
+class ReadMessage(NamedTuple):
+    """A request's body, and the one JSON-RPC message it holds, as the SDK reads it."""
+
+    body: bytes
+    message: JSONRPCMessage
+
+
 async def read_message(
     headers: Iterable[tuple[bytes, bytes]], receive: Receive, *, limit: int, seconds: float
-) -> bytes:
+) -> ReadMessage:
     """The request's body: at most ``limit`` bytes, all in within ``seconds``, one JSON-RPC
     message; otherwise the failure (``413``, ``408``, ``400 not_a_message``)."""
     declared = dict(headers).get(b"content-length")
@@ -91,18 +99,20 @@ async def read_message(
                 more = message.get("more_body", False)
     except TimeoutError:
         raise HttpFailureError.of(FailureCode.TIMEOUT) from None
-    if not _one_message(bytes(body)):
+    read = bytes(body)
+    held = _one_message(read)
+    if held is None:
         raise HttpFailureError.of(FailureCode.NOT_A_MESSAGE)
-    return bytes(body)
+    return ReadMessage(read, held)
 
 
-def _one_message(body: bytes) -> bool:
-    # The SDK's own validator (its JSON parser too): a body it accepts here, it accepts there.
+def _one_message(body: bytes) -> JSONRPCMessage | None:
+    # The SDK's own parser and validator, as its transport reads a body: a body it accepts here,
+    # it accepts there, and the message is the one it reads.
     try:
-        jsonrpc_message_adapter.validate_json(body, by_name=False)
+        return jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
     except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
-        return False
-    return True
+        return None
 
 
 def replayed(body: bytes, receive: Receive) -> Receive:

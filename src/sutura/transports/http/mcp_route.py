@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from litestar.connection import ASGIConnection
 from litestar.handlers import ASGIRouteHandler, BaseRouteHandler
 from litestar.types import Receive, Scope, Send
+from mcp_types import JSONRPCMessage
 
 from sutura.boundary.admission import Shedding
 from sutura.boundary.service import Service
@@ -54,9 +55,12 @@ class McpEndpoint(Protocol):
         """Serve requests for the block."""
         ...
 
-    async def serve(self, caller: Caller, scope: Any, receive: Any, send: Any, body: bytes) -> None:
+    async def serve(
+        self, caller: Caller, scope: Any, receive: Any, send: Any, message: JSONRPCMessage
+    ) -> None:
         """Answer one HTTP request (an ASGI scope, receive and send) on behalf of ``caller``;
-        its ``body``, already read, is the first thing ``receive`` hands over."""
+        its body, already read (the one ``message`` it holds), is the first thing ``receive``
+        hands over."""
         ...
 
 
@@ -116,10 +120,10 @@ def mcp_route(
         caller: Caller = scope["state"][CALLER_KEY]  # left there by the authentication guard
         # litestar's and starlette's ASGI types describe the same three values.
         asgi_scope, asgi_receive, asgi_send = cast("Any", (scope, receive, send))
-        body = await read_message(
+        read = await read_message(
             scope["headers"], asgi_receive, limit=bounds.max_body_bytes, seconds=bounds.timeout
         )
-        again = replayed(body, asgi_receive)
-        await remote.serve(caller, asgi_scope, again, enveloped(asgi_send), body)
+        again = replayed(read.body, asgi_receive)
+        await remote.serve(caller, asgi_scope, again, enveloped(asgi_send), read.message)
 
     return mcp

@@ -18,9 +18,9 @@ the SDK is given) and checked it is one JSON-RPC message by the SDK's validator.
   on its stateless handshake path, with that version), one ``Content-Type`` of exactly
   ``application/json`` (the SDK's own two checks pass), and no ``Content-Length`` that is not
   digits within the limit (the SDK's body limit passes);
-* the body, parsed and validated as the SDK does, is a ``tools/call`` request of a tool this
-  server offers, its params no more than ``name``, ``arguments`` (an object) and a ``_meta``
-  holding at most a ``progressToken`` (:func:`.fast_calls.plain_call`).
+* the body's message, read by the route as the SDK reads it, is a ``tools/call`` request of
+  a tool this server offers, its params no more than ``name``, ``arguments`` (an object) and a
+  ``_meta`` holding at most a ``progressToken`` (:func:`.fast_calls.plain_call`).
 
 The answer is then the SDK's to the byte: the result is shaped and wrapped by
 :func:`.fast_calls.answer_text` (the SDK's own functions and models, as the stdio path does) and
@@ -35,10 +35,8 @@ from http import HTTPStatus
 from typing import Any, Final
 
 import mcp_types as types
-import pydantic_core
 from mcp.server import Server
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
-from mcp_types import jsonrpc_message_adapter
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -76,10 +74,13 @@ class FastHttp:
         self._holder = holder
         self._limit = max_body_bytes
 
-    async def answered(self, scope: Scope, body: bytes, send: Send, receive: Receive) -> bool:
-        """Whether the request was a call taken here, and answered; when not, nothing was read
-        or sent, and it goes to the SDK."""
-        taken = self._taken(scope, body)
+    async def answered(
+        self, scope: Scope, message: types.JSONRPCMessage, send: Send, receive: Receive
+    ) -> bool:
+        """Whether the request (``message``: what its body holds, as the SDK reads it) was a
+        call taken here, and answered; when not, nothing was read or sent, and it goes to the
+        SDK."""
+        taken = self._taken(scope, message)
         if taken is None:
             return False
         request, capability, version = taken
@@ -92,19 +93,15 @@ class FastHttp:
         await response(scope, receive, send)
         return True
 
-    def _taken(self, scope: Scope, body: bytes) -> tuple[types.JSONRPCRequest, Any, str] | None:
+    def _taken(
+        self, scope: Scope, message: types.JSONRPCMessage
+    ) -> tuple[types.JSONRPCRequest, Any, str] | None:
         if not ENABLED or not span_records_nothing():
             return None
         if any(logger.isEnabledFor(logging.DEBUG) for logger in _SDK_LOGGERS):
             return None
         version = self._plain_headers(scope)
         if version is None:
-            return None
-        try:  # as the SDK's transport reads the body
-            message = jsonrpc_message_adapter.validate_python(
-                pydantic_core.from_json(body), by_name=False
-            )
-        except (ValueError, RecursionError):
             return None
         if not isinstance(message, types.JSONRPCRequest) or message.method != "tools/call":
             return None

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, Final
 
+import mcp_types as types
 from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -86,11 +87,17 @@ class RemoteMcp:
                 self._running = False
 
     async def serve(
-        self, caller: Caller, scope: Scope, receive: Receive, send: Send, body: bytes
+        self,
+        caller: Caller,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        message: types.JSONRPCMessage,
     ) -> None:
-        """Answer one HTTP request on behalf of ``caller`` (``body``: what ``receive`` hands
-        over first): a plain call of a tool on sutura's own path (:mod:`.fast_http`), every
-        other request by the SDK's transport."""
+        """Answer one HTTP request on behalf of ``caller`` (``message``: the one its body,
+        which ``receive`` hands over first, holds, as the SDK reads it): a plain call of a tool
+        on sutura's own path (:mod:`.fast_http`), every other request by the SDK's
+        transport."""
         token = _CALLER.set(caller)
         try:
             with kept_for_request() as kept:
@@ -99,7 +106,7 @@ class RemoteMcp:
                 if (
                     fast is not None
                     and self._running
-                    and await fast.answered(scope, body, spliced, receive)
+                    and await fast.answered(scope, message, spliced, receive)
                 ):
                     return
                 await self._manager.handle_request(scope, receive, spliced)
