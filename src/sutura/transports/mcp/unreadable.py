@@ -13,15 +13,16 @@ error, under the request's id where the id can still be read, else ``id: null``:
 
 The message never echoes the line.
 
->>> unreadable(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}') is None
-True
->>> refused = unreadable(b'{"jsonrpc": "2.0", "id": 7, "method": "x", "params": {"a": "\\ud800"}}')
+>>> read_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}').method
+'ping'
+>>> line = b'{"jsonrpc": "2.0", "id": 7, "method": "x", "params": {"a": "\\ud800"}}'
+>>> refused = read_line(line).refused
 >>> refused.id, refused.error.code, refused.error.message == LONE_SURROGATE
 (7, -32700, True)
->>> refused = unreadable(b'not json')
+>>> refused = read_line(b'not json').refused
 >>> refused.id, refused.error.code
 (None, -32700)
->>> unreadable(b'{"id": "a"}').error.code
+>>> read_line(b'{"id": "a"}').refused.error.code
 -32600
 """
 
@@ -39,13 +40,6 @@ LONE_SURROGATE: Final = (
 NOT_JSON_RPC: Final = "the line is JSON but not a JSON-RPC 2.0 message"
 
 
-def unreadable(line: bytes) -> types.JSONRPCError | None:
-    """The error that answers ``line``, or ``None`` when the SDK reads it (a blank line is
-    no message, and is left to the SDK to pass over)."""
-    read = read_line(line)
-    return read.refused if isinstance(read, Refused) else None
-
-
 @dataclass(frozen=True, slots=True)
 class Refused:
     """A line the SDK cannot read, and the error that answers it."""
@@ -55,11 +49,8 @@ class Refused:
 
 def read_line(line: bytes) -> types.JSONRPCMessage | Refused | None:
     """The message the SDK reads from ``line`` (by its own validator, so the very message it
-    would see), the error that answers a line it cannot read, or ``None`` for a blank line.
-
-    >>> read_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}').method
-    'ping'
-    """
+    would see), the error that answers a line it cannot read, or ``None`` for a blank line
+    (no message, left to the SDK to pass over)."""
     if not line.strip():
         return None
     try:
