@@ -294,14 +294,14 @@ def _trailer(provenance: Provenance, count: int) -> str | None:
     if middle is None:
         return None
     if not computed:
-        return f"{ROW_COUNT_PREFIX}{count}\n{middle}"
+        return f"{row_count_line(count)}\n{middle}"
     if " " in computed:  # a right-hand field: a space would make its line ambiguous
         return None
     if not _renders_as_itself(computed):
         if has_lone_surrogate(computed):
             return None
         computed = escape_cell(computed)
-    return f"{ROW_COUNT_PREFIX}{count}\n{middle}\n{COMPUTED_PREFIX}{computed}"
+    return f"{row_count_line(count)}\n{middle}\n{COMPUTED_PREFIX}{computed}"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -323,7 +323,7 @@ def _middle_lines(
     names += ranges
     if range_asked:
         names.append(range_asked)
-    plain = all(names) and _renders_as_itself(" ".join(names))  # no name needs escaping
+    plain = _render_as_themselves(names)  # no name needs escaping
     if not plain and any(map(has_lone_surrogate, names)):
         return None
     right = [digest, time_zone, *ranges, range_asked]
