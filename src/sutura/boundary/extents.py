@@ -201,9 +201,10 @@ async def _batch(
         return None
     if not is_successful(rows):
         return None
-    found = {row[0]: row[1:] for row in rows.unwrap()}
+    fetched = rows.unwrap()
+    found = {row[0]: row[1:] for row in fetched}
     positions = [str(index) for index in range(count)]
-    if len(found) != len(rows.unwrap()) or not found.keys() <= set(positions):
+    if len(found) != len(fetched) or not found.keys() <= set(positions):
         return None
     return {position: found.get(position, [None, None]) for position in positions}
 
