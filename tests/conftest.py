@@ -3,6 +3,8 @@
 import datetime
 import logging
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -26,6 +28,7 @@ from tests.workloads.fixtures import (  # noqa: F401
 )
 
 _HOG_KEY = pytest.StashKey[int]()
+_CACHE_KEY = pytest.StashKey[str]()
 _PROVOKED_KEY = "sutura_provoked_refusals"
 _LOGGERS = ("", "sutura", "sutura.source", "sutura.audit", "sutura.service", "sqlglot")
 
@@ -163,15 +166,21 @@ _HOG = CpuHog()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Start the CPU hog when ``--cpu-hog`` asks for it."""
+    """Start the CPU hog when ``--cpu-hog`` asks for it. Keep this process's front-matter
+    caches (and those of the commands it spawns) in a directory of its own, removed at its
+    end, not in the user's cache directory."""
+    os.environ["XDG_CACHE_HOME"] = config.stash[_CACHE_KEY] = tempfile.mkdtemp(
+        prefix="sutura-tests-cache-"
+    )
     if config.getoption("--cpu-hog") and not hasattr(config, "workerinput"):
         started = _HOG.start()
         config.stash[_HOG_KEY] = started
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Stop the CPU hog, whatever became of the run."""
+    """Stop the CPU hog, whatever became of the run; remove the caches' directory."""
     _HOG.stop()
+    shutil.rmtree(config.stash.get(_CACHE_KEY, ""), ignore_errors=True)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -19,6 +19,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.core.catalog.checks.catalog import REFERENCE_DAY, check_catalog
+from sutura.core.catalog.document.front_matter import KnownFronts
 from sutura.core.catalog.document.parse import Document, parse_document
 from sutura.core.catalog.error import CatalogError, quoted, safe_text
 from sutura.core.catalog.pinning.digests import pin
@@ -211,15 +212,17 @@ def read_catalog(
     *,
     limits: LimitsSettings = _DEFAULT_LIMITS,
     today: datetime.date = REFERENCE_DAY,
+    known: KnownFronts | None = None,
 ) -> Result[CatalogRead, list[CatalogError]]:
     """Walk, read, parse, check and pin the catalog in ``directory``, keeping its documents.
 
     ``limits`` and ``today`` are what a worked example's question is resolved under: the
-    deployment's bounds and the day its ``range.last`` counts back from.
+    deployment's bounds and the day its ``range.last`` counts back from. ``known``: front
+    matters read before, whose YAML is not read again (:mod:`sutura.boundary.front_matter_cache`).
     """
     return (
         walk_catalog(directory)
-        .bind(_parse_all)
+        .bind(partial(_parse_all, known=known))
         .bind(
             lambda documents: check_catalog(documents, limits=limits, today=today).map(
                 lambda catalog: CatalogRead(
@@ -246,11 +249,13 @@ def load_catalog(
     return read_catalog(directory, version, time_zone).map(lambda read: read.pinned)
 
 
-def _parse_all(files: list[tuple[str, str]]) -> Result[list[Document], list[CatalogError]]:
+def _parse_all(
+    files: list[tuple[str, str]], known: KnownFronts | None = None
+) -> Result[list[Document], list[CatalogError]]:
     documents: list[Document] = []
     errors: list[CatalogError] = []
     for label, path in files:
-        parsed = read_document(label, path).bind(partial(parse_document, label))
+        parsed = read_document(label, path).bind(partial(parse_document, label, known=known))
         if is_successful(parsed):
             documents.append(parsed.unwrap())
         else:

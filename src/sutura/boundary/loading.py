@@ -12,6 +12,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.catalog_files import CatalogRead, read_catalog
+from sutura.boundary.front_matter_cache import FrontMatterCache, default_cache_dir
 from sutura.boundary.prompts import Prompts
 from sutura.boundary.settings_files import LoadedSettings, load_settings, unset_note
 from sutura.boundary.sources.context import SourceContext
@@ -101,13 +102,17 @@ def _load(
         settings_read(loaded)
     catalog_dir = loaded.resolve(loaded.settings.catalog.dir)
     catalog_settings = loaded.settings.catalog
+    known = _front_matter_cache(loaded, environ, catalog_dir)
     catalog = read_catalog(
         catalog_dir,
         catalog_settings.version,
         catalog_settings.time_zone,
         limits=loaded.settings.limits,
         today=utc_today(),
+        known=known,
     )
+    if known is not None:
+        known.save()
     if not is_successful(catalog):
         return Failure(catalog_problems(catalog_dir, catalog.failure()))
     instructions = _read_instructions(loaded)
@@ -133,6 +138,19 @@ def _load(
             instructions=instructions.unwrap(),
         )
     )
+
+
+def _front_matter_cache(
+    loaded: LoadedSettings, environ: Mapping[str, str], catalog_dir: Path
+) -> FrontMatterCache | None:
+    """The front-matter cache of ``catalog_dir`` (``catalog.cache``), or None when it is off
+    or no directory is named for it."""
+    settings = loaded.settings.catalog
+    if not settings.cache:
+        return None
+    written = settings.cache_dir
+    directory = default_cache_dir(environ) if written is None else loaded.resolve(written)
+    return None if directory is None else FrontMatterCache.opened(directory, catalog_dir)
 
 
 def _time_zone_problem(name: str) -> str | None:

@@ -140,6 +140,12 @@ class CatalogSettings(Frozen, frozen=True):
     dir: str = "catalog"
     version: str = "unversioned"
     time_zone: str = "UTC"
+    cache: bool = True
+    """Keep what reading each document's YAML gave, by its exact text, so that a catalog read
+    again reads the YAML of changed documents only (:mod:`sutura.boundary.front_matter_cache`)."""
+    cache_dir: str | None = None
+    """Where that cache is kept; by default ``$XDG_CACHE_HOME/sutura``, else
+    ``~/.cache/sutura``."""
 
 
 class CacheSettings(Frozen, frozen=True):

@@ -79,6 +79,22 @@ class Lines(Mapping[str, int]):
         return len(self._lines)
 
 
+class KnownFronts(Protocol):
+    """Front matters read before, by their exact text: the plain values each read gave.
+
+    :func:`read_front_matter` asks it before reading a front matter's YAML and tells it what a
+    read gave; only a read without refusal is told, so a refusal is always found again, naming
+    its line. What it hands back is trusted as that read's values."""
+
+    def values(self, front: str) -> dict[str, PlainValue] | None:
+        """The values reading ``front`` gave, or None when it was not read before."""
+        ...
+
+    def keep(self, front: str, values: dict[str, PlainValue]) -> None:
+        """Remember that reading ``front`` gave ``values``."""
+        ...
+
+
 class _Mark(Protocol):
     """A YAML position (the pure-Python and the C parser each have their own class)."""
 
@@ -101,12 +117,16 @@ class DocumentError(Exception):
         self.error = error
 
 
-def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, CatalogError]:
+def read_front_matter(
+    file_label: str, text: str, known: KnownFronts | None = None
+) -> Result[FrontMatter, CatalogError]:
     """Split ``text`` into front matter and body, and read the front matter.
 
     Args:
         file_label: the file's path relative to the catalog directory, for errors.
         text: the whole file.
+        known: front matters read before (their YAML is not read again), told what this
+            read gives when it refuses nothing.
 
     Returns:
         The front matter, or the first problem found in it.
@@ -114,13 +134,20 @@ def read_front_matter(file_label: str, text: str) -> Result[FrontMatter, Catalog
     try:
         front, body = _split(file_label, text)
         _check_line_breaks(file_label, front)
+        values = None if known is None else known.values(front)
+        if values is not None:
+            return Success(FrontMatter(values=values, lines=Lines(file_label, front), body=body))
         try:
             values = _unrefused_values(_composed_in_c(front))
         except _ReadAgainError:
             checked, lines = _checked_values(file_label, front)
+            if known is not None:
+                known.keep(front, checked)
             return Success(FrontMatter(values=checked, lines=lines, body=body))
     except DocumentError as refused:
         return Failure(refused.error)
+    if known is not None:
+        known.keep(front, values)
     return Success(FrontMatter(values=values, lines=Lines(file_label, front), body=body))
 
 

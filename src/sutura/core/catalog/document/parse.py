@@ -25,6 +25,7 @@ from sutura.core.catalog.document.dimension import SharedUses, model_dimensions
 from sutura.core.catalog.document.front_matter import (
     DocumentError,
     FrontMatter,
+    KnownFronts,
     PlainValue,
     nearest_line,
     read_front_matter,
@@ -82,17 +83,22 @@ class Document(Frozen, frozen=True):
         return CatalogError(file=self.file, line=line, key=key, problem=problem)
 
 
-def parse_document(file_label: str, text: str) -> Result[Document, CatalogError]:
+def parse_document(
+    file_label: str, text: str, known: KnownFronts | None = None
+) -> Result[Document, CatalogError]:
     """Parse one catalog document.
 
     Args:
         file_label: the file's path relative to the catalog directory (POSIX), for errors.
         text: the whole file, already decoded.
+        known: front matters read before (:class:`KnownFronts`), or None.
 
     Returns:
         The document, or the first problem in it.
     """
-    return read_front_matter(file_label, text).bind(lambda front: _document(file_label, front))
+    return read_front_matter(file_label, text, known).bind(
+        lambda front: _document(file_label, front)
+    )
 
 
 def _document(file_label: str, front: FrontMatter) -> Result[Document, CatalogError]:
