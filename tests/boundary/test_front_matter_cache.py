@@ -147,6 +147,20 @@ def test_another_reader_is_never_trusted(
     assert reads.count == _documents(config)
 
 
+def test_a_cache_file_others_may_write_is_not_read(
+    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = edited_example(example_dir, tmp_path / "config")
+    environ = _environ(config, tmp_path / "cache")
+    expected = _loaded(environ)
+    [path] = _files(tmp_path / "cache")
+    path.chmod(0o666)
+    reads = _Reads(monkeypatch)
+    assert _loaded(environ).pinned == expected.pinned
+    assert reads.count == _documents(config)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written anew, the user's alone
+
+
 def test_an_unwritable_cache_directory_changes_nothing(
     example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

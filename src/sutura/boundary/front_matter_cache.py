@@ -12,12 +12,12 @@ built, the catalog checked and pinned) runs on every read, and a refusal is neve
 document that is refused is refused again, naming its line. A value is never read from the
 cache unless the very same text gave it.
 
-The cache is the operator's own file, trusted as the installation is: it is written with
-owner-only permissions, atomically (a reader sees the old file or the new one), only when the
-catalog's front matters changed. A file that cannot be read or decoded is read as empty; a
-directory that cannot be written is left alone (the catalog is read as without a cache). At
-most :data:`KEEP_CATALOGS` catalogs' files are kept; the ones read longest ago go first.
-``catalog.cache: false`` turns it off.
+The cache is the operator's own file, trusted as the installation is: a file that is not the
+user's own, or that others may write, is not read. It is written owner-only, atomically (a
+reader sees the old file or the new one), and only when the catalog's front matters changed. A
+file that cannot be read or decoded is read as empty; a directory that cannot be written is
+left alone (the catalog is read as without a cache). At most :data:`KEEP_CATALOGS` catalogs'
+files are kept; the ones read longest ago go first. ``catalog.cache: false`` turns it off.
 """
 
 import contextlib
@@ -25,6 +25,7 @@ import functools
 import hashlib
 import logging
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -168,7 +169,8 @@ def _read(path: Path, reader: str) -> dict[str, msgspec.Raw]:
     """The front matters held at ``path`` when ``reader`` wrote them, else none."""
     try:
         with open(path, "rb") as file:
-            if os.fstat(file.fileno()).st_size > MAX_BYTES:
+            info = os.fstat(file.fileno())
+            if info.st_size > MAX_BYTES or not _owned(info):
                 return {}
             data = file.read()
     except OSError:
@@ -181,6 +183,17 @@ def _read(path: Path, reader: str) -> dict[str, msgspec.Raw]:
         log.debug("front-matter cache: %s cannot be decoded; read as empty", path)
         return {}
     return stored.fronts if stored.reader == reader else {}
+
+
+def _owned(info: os.stat_result) -> bool:
+    """Whether a cache file is the user's own and no one else may write it (a file another
+    user planted, or could replace, is not read)."""
+    getuid = getattr(os, "getuid", None)
+    mine = getuid is None or info.st_uid == getuid()
+    if not mine or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        log.debug("front-matter cache: a file not the user's own alone is not read")
+        return False
+    return True
 
 
 def _write(path: Path, data: bytes) -> None:
