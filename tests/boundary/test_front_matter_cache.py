@@ -7,6 +7,7 @@ changes what is read. Through ``load(environ)`` and ``sutura catalog``/``sutura 
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from returns.pipeline import is_successful
@@ -52,15 +53,28 @@ def _documents(config: Path) -> int:
     return len(list((config / "catalog").glob("*.md")))
 
 
-def test_a_catalog_read_again_reads_no_yaml_and_gives_the_same_definitions(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+class _Deployment(NamedTuple):
+    """The example's settings and catalog, and an environment keeping its cache in ``cache``."""
+
+    config: Path
+    environ: dict[str, str]
+    cache: Path
+
+
+@pytest.fixture
+def deployment(example_dir: Path, tmp_path: Path) -> _Deployment:
     config = edited_example(example_dir, tmp_path / "config")
-    environ = _environ(config, tmp_path / "cache")
+    return _Deployment(config, _environ(config, tmp_path / "cache"), tmp_path / "cache")
+
+
+def test_a_catalog_read_again_reads_no_yaml_and_gives_the_same_definitions(
+    deployment: _Deployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, environ, cache = deployment
     reads = _Reads(monkeypatch)
     first = _loaded(environ)
     assert reads.count == _documents(config)
-    assert len(_files(tmp_path / "cache")) == 1
+    assert len(_files(cache)) == 1
     second = _loaded(environ)
     assert reads.count == _documents(config)  # not one more
     assert second.pinned == first.pinned
@@ -70,10 +84,9 @@ def test_a_catalog_read_again_reads_no_yaml_and_gives_the_same_definitions(
 
 
 def test_an_edited_document_is_read_anew_and_the_others_are_not(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    deployment: _Deployment, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = edited_example(example_dir, tmp_path / "config")
-    environ = _environ(config, tmp_path / "cache")
+    config, environ, _ = deployment
     before = _loaded(environ)
     revenue = config / "catalog" / "revenue.md"
     revenue.write_text(
@@ -117,12 +130,11 @@ def test_a_refused_document_is_refused_again_naming_its_line(
     ids=["empty", "garbage", "another-reader", "not-utf8"],
 )
 def test_a_cache_file_that_cannot_be_used_is_read_as_empty_and_written_anew(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: bytes
+    deployment: _Deployment, monkeypatch: pytest.MonkeyPatch, written: bytes
 ) -> None:
-    config = edited_example(example_dir, tmp_path / "config")
-    environ = _environ(config, tmp_path / "cache")
+    config, environ, cache = deployment
     expected = _loaded(environ)
-    [path] = _files(tmp_path / "cache")
+    [path] = _files(cache)
     path.write_bytes(written)
     reads = _Reads(monkeypatch)
     again = _loaded(environ)
@@ -134,12 +146,11 @@ def test_a_cache_file_that_cannot_be_used_is_read_as_empty_and_written_anew(
 
 
 def test_another_reader_is_never_trusted(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    deployment: _Deployment, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file stamped by another reader (another sutura, PyYAML, or an edited front-matter
     module) holds values that reader gave: they are not used, even for the same text."""
-    config = edited_example(example_dir, tmp_path / "config")
-    environ = _environ(config, tmp_path / "cache")
+    config, environ, _ = deployment
     expected = _loaded(environ)
     monkeypatch.setattr(front_matter_cache, "_reader", lambda: "another reader")
     reads = _Reads(monkeypatch)
@@ -148,12 +159,11 @@ def test_another_reader_is_never_trusted(
 
 
 def test_a_cache_file_others_may_write_is_not_read(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    deployment: _Deployment, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = edited_example(example_dir, tmp_path / "config")
-    environ = _environ(config, tmp_path / "cache")
+    config, environ, cache = deployment
     expected = _loaded(environ)
-    [path] = _files(tmp_path / "cache")
+    [path] = _files(cache)
     path.chmod(0o666)
     reads = _Reads(monkeypatch)
     assert _loaded(environ).pinned == expected.pinned
@@ -161,9 +171,7 @@ def test_a_cache_file_others_may_write_is_not_read(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written anew, the user's alone
 
 
-def test_an_unwritable_cache_directory_changes_nothing(
-    example_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_unwritable_cache_directory_changes_nothing(example_dir: Path, tmp_path: Path) -> None:
     config = edited_example(example_dir, tmp_path / "config")
     expected = _loaded({"SUTURA_CONFIG_DIR": str(config)})
     blocked = tmp_path / "blocked"
