@@ -426,6 +426,10 @@ def _warm_sdk_calls(config: Path) -> tuple[list[float], list[float], list[float]
         return anyio.run(calls, floor_path)
 
 
+def _spread(values: list[float]) -> float:
+    return max(values) - min(values)
+
+
 def _p95(values: list[float]) -> float:
     return sorted(values)[min(len(values) - 1, int(0.95 * len(values)))]
 
@@ -467,6 +471,12 @@ def measure() -> list[Figure]:
                cold["answered rss"][heaviest] * mib,
                cold["floor+duckdb held answered rss"][heaviest] * mib, "MiB", "≤ 1.1×",
                f"{HELD}; that round"),
+        Figure("mcp", f"cold start to a first answer (median of {SPAWNS})",
+               median["answered"] * ms, median["floor+duckdb held answered"] * ms, "ms",
+               "breakdown", HELD),
+        Figure("mcp", f"cold start to a first answer: spread over {SPAWNS} rounds (max − min)",
+               _spread(cold["answered"]) * ms, _spread(cold["floor+duckdb held answered"]) * ms,
+               "ms", "breakdown", f"{HELD}: the machine's own spread"),
         Figure("mcp", f"first ask_metric after tools/list (median of {SPAWNS})",
                median["after list"] * ms, median["floor held after list"] * ms, "ms", "report",
                HELD),
