@@ -226,6 +226,96 @@ async def test_the_sdk_answers_every_odd_line_as_it_did(tmp_path: Path) -> None:
     assert taken == []
 
 
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "a modern client", "version": "1"},
+}
+"""A modern-era request's envelope, as the SDK's own client sends it."""
+BARE_ENVELOPE = {key: ENVELOPE[key] for key in list(ENVELOPE)[:2]}
+
+MODERN_WELL_FORMED: list[bytes] = [
+    _call(1, _meta=ENVELOPE),
+    _call("a string id", _meta=ENVELOPE),
+    _call('é😀 \n "quoted" \\ \u2028', _meta=ENVELOPE),
+    _call(2, _meta=BARE_ENVELOPE),
+    _call(3, _meta={**ENVELOPE, "progressToken": "p-3"}),
+    _call(5, _meta={**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"x": [1]}}),
+    _request(6, "tools/call", {"name": "ask_metric", "_meta": ENVELOPE}),
+    _call(7, arguments={"metrics": ["units"], "grain": "fortnight"}, _meta=ENVELOPE),
+    _call(8, arguments={**QUESTION, "metrics": ["\ud7ff\ue000 nope"]}, _meta=ENVELOPE),
+    _call(9, "describe_catalog", arguments={}, _meta=ENVELOPE),
+    _call(10, "list_values", arguments={"metric": "units", "dimension": "label"}, _meta=ENVELOPE),
+    _call(11, arguments=OTHER_ARGUMENTS, _meta=ENVELOPE),
+]
+"""Modern-era calls the path takes."""
+
+MODERN_ODD: list[bytes] = [
+    _call(21),
+    _call(22, _meta={"progressToken": "p-22"}),
+    _call(23, _meta={**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
+    _call(24, _meta={**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}),
+    _call(25, _meta={**ENVELOPE, "io.modelcontextprotocol/protocolVersion": 20260728}),
+    _call(26, _meta={"io.modelcontextprotocol/protocolVersion": "2026-07-28"}),
+    _call(27, _meta={**ENVELOPE, "other": 1}),
+    _call(28, _meta={**ENVELOPE, "progressToken": True}),
+    _call(29, "no_such_tool", _meta=ENVELOPE),
+    _call(30, "compile_question", _meta=ENVELOPE),
+    _call(1.0, _meta=ENVELOPE),
+    _request(31, "initialize", INITIALIZE["params"]),
+    _call(32, _meta=ENVELOPE, task={"ttl": 1000}),
+    _call(33, _meta={**ENVELOPE, "io.modelcontextprotocol/clientInfo": 5}),
+]
+"""Modern-era lines the path leaves to the SDK."""
+
+
+async def _modern_conversation(
+    config: Path, path: str, lines: list[bytes]
+) -> tuple[list[bytes], list[str]]:
+    """What the server wrote for ``lines`` on a connection its first request opened in the
+    modern era (``server/discover``, then ``tools/list``, each with its envelope), and the
+    requests the path took."""
+    with anyio.fail_after(120):
+        async with _server(config, path) as session:
+            await _exchange(session, _request(100, "server/discover", {"_meta": ENVELOPE}))
+            await _exchange(session, _request(101, "tools/list", {"_meta": ENVELOPE}))
+            for line in lines:
+                await _exchange(session, line)
+            assert await session.finish() == 0
+            await anyio.sleep(0.1)  # stderr read to its end
+            return _written(session), _taken(session)
+
+
+async def test_in_the_modern_era_the_path_writes_what_the_sdk_writes(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path)
+    ours, taken = await _modern_conversation(config, "fast", MODERN_WELL_FORMED)
+    sdk, none = await _modern_conversation(config, "sdk", MODERN_WELL_FORMED)
+    assert ours == sdk
+    assert none == []
+    assert len(taken) == len(MODERN_WELL_FORMED), "|".join(taken)
+    # A bare ping carries no envelope: the modern era refuses it, on both paths alike.
+    answers = [line for line in ours if b'"id":%d,' % PING not in line]
+    assert len(answers) == len(MODERN_WELL_FORMED) + 2
+    assert all(b'"resultType":"complete"' in line for line in ours if b'"isError"' in line)
+
+
+async def test_in_the_modern_era_the_sdk_answers_every_odd_line_as_it_did(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path)
+    ours, taken = await _modern_conversation(config, "fast", MODERN_ODD)
+    sdk, _ = await _modern_conversation(config, "sdk", MODERN_ODD)
+    assert ours == sdk
+    assert taken == []
+
+
+async def test_a_modern_call_on_a_handshake_connection_is_left_to_the_sdk(tmp_path: Path) -> None:
+    config = write_deployment(tmp_path)
+    lines = [_call(1, _meta=ENVELOPE), _call(2)]
+    ours, taken = await _conversation(config, "fast", "2025-11-25", lines)
+    sdk, _ = await _conversation(config, "sdk", "2025-11-25", lines)
+    assert ours == sdk
+    assert taken == ["2"]
+
+
 async def test_a_second_initialize_leaves_calls_to_the_sdk_until_it_is_answered(
     tmp_path: Path,
 ) -> None:

@@ -9,9 +9,14 @@ take is known to give the very answer computed here:
 * the line is a JSON-RPC request the SDK's own validator reads (the message is the one it
   would see: :func:`.unreadable.read_line`), ``tools/call`` of a tool this server offers, its
   params no more than ``name``, ``arguments`` (an object) and a ``_meta`` holding at most a
-  ``progressToken`` (the tools never report progress);
-* the connection is in the handshake era, its ``initialize`` answered by the SDK with the
-  protocol version it then speaks, and no ``initialize`` read since is unanswered;
+  ``progressToken`` (the tools never report progress) and, in the modern era, the request's
+  envelope (protocol version, client capabilities, client info);
+* the era is known, as the SDK's loop decides it from the first request: in the handshake
+  era, ``initialize`` was answered by the SDK with the protocol version it then speaks; in the
+  modern era (2026-07-28: the first request carried its envelope and was not ``initialize``),
+  the call's envelope passes the SDK's own classification ladder, which gives its version,
+  and its params the SDK's surface for that version;
+  either way no ``initialize`` read since is unanswered;
 * no request with the same id (as the SDK correlates ids) is in flight, the in-flight cap has
   room (else the request goes the SDK's way and is shed there), and the SDK has dispatched a
   call to the tools already (whose service holder the call needs);
@@ -19,12 +24,14 @@ take is known to give the very answer computed here:
   span records nothing), and no cache hint is set for ``tools/call``.
 
 The answer is then the SDK's to the byte: the tool result is dumped, shaped by the protocol
-version's result schema and wrapped in a JSON-RPC response by the SDK's own functions and
-models, with the structured half spliced in as on the SDK's path (:mod:`.encoded`); an error
-is the one the SDK's dispatcher maps. ``notifications/cancelled`` naming a call running here
-cancels it, and it is never answered (as the SDK does); every other message, and every line
-not taken here, goes to the SDK unchanged. The contract tests hold the two paths' answers
-equal, the hostile and odd requests included.
+version's result schema (in the modern era, marked ``resultType: complete`` where the shape
+leaves it out and stamped with the server's info, as the SDK's runner does) and wrapped in a
+JSON-RPC response by the SDK's own functions and models, with the structured half spliced in
+as on the SDK's path (:mod:`.encoded`); an error is the one the SDK maps for that era.
+``notifications/cancelled`` naming a call running here cancels it, and it is never answered
+(as the SDK does); every other message, and every line not taken here, goes to the SDK
+unchanged. The contract tests hold the two paths' answers equal, the hostile and odd requests
+included, in both eras.
 """
 
 import logging
@@ -37,11 +44,18 @@ from mcp.server import Server
 from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
 from mcp.shared.jsonrpc_dispatcher import (
     cancelled_request_id_from_params,
     handler_exception_to_error_data,
 )
-from mcp_types import methods
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+    methods,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from opentelemetry import trace
 from pydantic import ValidationError
@@ -60,7 +74,12 @@ ENABLED: Final = True
 _CALL: Final = "tools/call"
 _PARAMS: Final = frozenset({"name", "arguments", "_meta"})
 _META: Final = frozenset({"progressToken"})
+_ENVELOPE: Final = frozenset(
+    {PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY}
+)
 _SPAN_ONLY: Final = (OpenTelemetryMiddleware,)
+_HANDSHAKE: Final = "handshake"
+_MODERN: Final = "modern"
 
 
 class _Call:
@@ -77,10 +96,17 @@ class _Call:
 class FastCalls:
     """The calls taken off the SDK's path, and what the SDK's path has said so far."""
 
-    def __init__(self, tools: Tools, wire: WireOut, flight: InFlight) -> None:
+    def __init__(
+        self, tools: Tools, wire: WireOut, flight: InFlight, server_info: dict[str, Any]
+    ) -> None:
         self._tools = tools
         self._wire = wire
         self._flight = flight
+        self._server_info = server_info
+        """The server's info as the SDK stamps it on a modern-era result (written, never
+        changed)."""
+        self._era: str | None = None
+        """The connection's era, as the SDK's loop decided it from the first request."""
         self._version: str | None = None
         """The protocol version the SDK's last ``initialize`` answer agreed (None: not now)."""
         self._initializing: set[types.RequestId] = set()
@@ -95,7 +121,9 @@ class FastCalls:
         """Whether ``message`` (as the SDK read it) is a call taken here, and started; when not,
         what it means for the calls here is noted, and it goes to the SDK."""
         if isinstance(message, types.JSONRPCRequest):
-            if message.method == _CALL and self._start(message):
+            if self._era is None:  # the first request decides, and goes to the SDK
+                self._era = _MODERN if opens_modern(message) else _HANDSHAKE
+            elif message.method == _CALL and self._start(message):
                 return True
             self._routed_to_sdk(message)
         elif (
@@ -139,12 +167,15 @@ class FastCalls:
                 call.scope.cancel()
 
     def _start(self, request: types.JSONRPCRequest) -> bool:
-        version = self._version
         holder = self._tools.holder
         group = self._group
-        if version is None or holder is None or group is None or not ENABLED:
+        if holder is None or group is None or not ENABLED or self._initializing:
             return False
-        capability = plain_call(self._tools, request.params)
+        modern = self._era == _MODERN
+        version = modern_version(request.params) if modern else self._version
+        if version is None:
+            return False
+        capability = plain_call(self._tools, request.params, envelope=modern)
         if capability is None or not span_records_nothing():
             return False
         key = coerce_request_id(request.id)
@@ -174,7 +205,13 @@ class FastCalls:
                 scope.cancel()
             try:
                 text = await answer_text(
-                    self._tools, holder, capability, arguments, call.request_id, version
+                    self._tools,
+                    holder,
+                    capability,
+                    arguments,
+                    call.request_id,
+                    version,
+                    self._server_info,
                 )
             finally:
                 if self._calls.get(key) is call:
@@ -194,7 +231,7 @@ def fast_calls_for(server: Server[Any], wire: WireOut | None, flight: InFlight) 
     tools = answerable_tools(server)
     if tools is None or wire is None:
         return None
-    return FastCalls(tools, wire, flight)
+    return FastCalls(tools, wire, flight, server.server_info_stamp)
 
 
 def answerable_tools(server: Server[Any]) -> Tools | None:
@@ -208,9 +245,12 @@ def answerable_tools(server: Server[Any]) -> Tools | None:
     return tools
 
 
-def plain_call(tools: Tools, params: dict[str, Any] | None) -> Capability | None:
+def plain_call(
+    tools: Tools, params: dict[str, Any] | None, *, envelope: bool = False
+) -> Capability | None:
     """The tool a well-formed call names (None for any other params): no more than ``name``,
-    ``arguments`` (an object) and a ``_meta`` holding at most a ``progressToken``."""
+    ``arguments`` (an object) and a ``_meta`` holding at most a ``progressToken`` (and, with
+    ``envelope``, the modern era's envelope keys)."""
     if params is None or not params.keys() <= _PARAMS:
         return None
     name = params.get("name")
@@ -218,9 +258,34 @@ def plain_call(tools: Tools, params: dict[str, Any] | None) -> Capability | None
     meta = params.get("_meta")
     if not isinstance(name, str) or type(arguments) is not dict:
         return None
-    if "_meta" in params and not _plain_meta(meta):
+    if "_meta" in params and not _plain_meta(meta, _META | _ENVELOPE if envelope else _META):
         return None
     return tools.offered(name)
+
+
+def opens_modern(request: types.JSONRPCRequest) -> bool:
+    """Whether ``request``, a connection's first, opens it in the modern era, as the SDK's
+    loop decides: anything but ``initialize`` whose ``_meta`` names a protocol version."""
+    meta = (request.params or {}).get("_meta")
+    return (
+        request.method != "initialize"
+        and isinstance(meta, dict)
+        and PROTOCOL_VERSION_META_KEY in meta
+    )
+
+
+def modern_version(params: dict[str, Any] | None) -> str | None:
+    """The protocol version of a modern-era call whose envelope passes the SDK's own
+    classification ladder, and whose params its surface for that version validates (client
+    info and capabilities of the shapes it names); None for any other: the SDK answers it."""
+    route = classify_inbound_request({"method": _CALL, "params": params})
+    if isinstance(route, InboundLadderRejection):
+        return None
+    try:
+        methods.validate_client_request(_CALL, route.protocol_version, params)
+    except (ValidationError, ValueError, KeyError):
+        return None
+    return route.protocol_version
 
 
 async def answer_text(
@@ -230,18 +295,20 @@ async def answer_text(
     arguments: dict[str, Any] | None,
     request_id: types.RequestId,
     version: str,
+    server_info: dict[str, Any] | None = None,
 ) -> str:
     """The SDK's JSON-RPC answer to a call of ``capability``, run now: its result shaped for
-    ``version``, or the error its dispatcher maps a failure to."""
+    ``version`` (a modern one stamped with ``server_info``, which it needs), or the error the
+    SDK maps a failure to in that version's era."""
     try:
         result = await tools.call(holder, capability, arguments)
-        return _response_text(request_id, result, version)
+        return _response_text(request_id, result, version, server_info)
     except Exception as failure:  # as the SDK's dispatcher maps a handler's failure
-        return _error_text(request_id, failure)
+        return _error_text(request_id, failure, modern=version in MODERN_PROTOCOL_VERSIONS)
 
 
-def _plain_meta(meta: object) -> bool:
-    if not isinstance(meta, dict) or not meta.keys() <= _META:
+def _plain_meta(meta: object, allowed: frozenset[str]) -> bool:
+    if not isinstance(meta, dict) or not meta.keys() <= allowed:
         return False
     token = meta.get("progressToken")
     return "progressToken" not in meta or (
@@ -254,9 +321,16 @@ def span_records_nothing() -> bool:
     return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
-def _response_text(request_id: types.RequestId, result: types.CallToolResult, version: str) -> str:
-    """The SDK's JSON for ``result`` at ``version``, as its runner shapes and its stdio
-    transport writes it (the structured half spliced in, as on its path)."""
+def _response_text(
+    request_id: types.RequestId,
+    result: types.CallToolResult,
+    version: str,
+    server_info: dict[str, Any] | None,
+) -> str:
+    """The SDK's JSON for ``result`` at ``version``, as its runner shapes it (a modern
+    version's ``resultType`` where the shape leaves it out, and the server's info stamped in
+    ``_meta``) and its stdio transport writes it (the structured half spliced in, as on its
+    path)."""
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     try:
         shaped = methods.serialize_server_result(_CALL, version, dumped)
@@ -265,13 +339,26 @@ def _response_text(request_id: types.RequestId, result: types.CallToolResult, ve
         raise MCPError(
             code=types.INTERNAL_ERROR, message="Handler returned an invalid result"
         ) from None
+    if version in MODERN_PROTOCOL_VERSIONS:
+        if server_info is None:
+            raise RuntimeError("a modern-era result is stamped with the server's info")
+        if shaped.get("resultType") is None:
+            shaped["resultType"] = "complete"
+        meta = shaped.get("_meta")
+        if meta is None:
+            shaped["_meta"] = {SERVER_INFO_META_KEY: server_info}
+        elif isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None:
+            shaped["_meta"] = {**meta, SERVER_INFO_META_KEY: server_info}
     response = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=shaped)
     return spliced_json(response)
 
 
-def _error_text(request_id: types.RequestId, failure: Exception) -> str:
+def _error_text(request_id: types.RequestId, failure: Exception, *, modern: bool) -> str:
     error = handler_exception_to_error_data(failure)
-    if error is None:
+    if error is None and modern:  # as the SDK's modern entries map what nothing else does
+        log.exception("modern request handler raised", exc_info=failure)
+        error = types.ErrorData(code=types.INTERNAL_ERROR, message="Internal server error")
+    elif error is None:
         log.error("handler for %r raised", _CALL, exc_info=failure)
         error = types.ErrorData(code=0, message=str(failure))
     message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
