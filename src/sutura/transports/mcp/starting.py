@@ -205,10 +205,14 @@ class Starting:
         """The started service, once the start has succeeded (beginning it if need be), and,
         for a call that shows where each metric's data is, once the start has asked that."""
         self.begin()
-        await self._ready.wait()
+        # anyio's wait on an event already set is a checkpoint, one trip through the event
+        # loop: a warm call, whose service is ready, is handed it at once.
+        if not self._ready.is_set():
+            await self._ready.wait()
         if _shows_extents(capability):
             self._wanted.set()
-            await self._extents.wait()
+            if not self._extents.is_set():
+                await self._extents.wait()
         if self._service is None:  # set before the event, by hold(); never None here
             raise RuntimeError("the service is ready but missing")
         return self._service
