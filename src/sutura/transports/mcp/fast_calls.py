@@ -78,8 +78,6 @@ _ENVELOPE: Final = frozenset(
     {PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY}
 )
 _SPAN_ONLY: Final = (OpenTelemetryMiddleware,)
-_HANDSHAKE: Final = "handshake"
-_MODERN: Final = "modern"
 
 
 class _Call:
@@ -105,8 +103,9 @@ class FastCalls:
         self._server_info = server_info
         """The server's info as the SDK stamps it on a modern-era result (written, never
         changed)."""
-        self._era: str | None = None
-        """The connection's era, as the SDK's loop decided it from the first request."""
+        self._modern: bool | None = None
+        """Whether the connection is in the modern era, as the SDK's loop decided it from the
+        first request (None: no request yet)."""
         self._version: str | None = None
         """The protocol version the SDK's last ``initialize`` answer agreed (None: not now)."""
         self._initializing: set[types.RequestId] = set()
@@ -121,8 +120,8 @@ class FastCalls:
         """Whether ``message`` (as the SDK read it) is a call taken here, and started; when not,
         what it means for the calls here is noted, and it goes to the SDK."""
         if isinstance(message, types.JSONRPCRequest):
-            if self._era is None:  # the first request decides, and goes to the SDK
-                self._era = _MODERN if opens_modern(message) else _HANDSHAKE
+            if self._modern is None:  # the first request decides, and goes to the SDK
+                self._modern = opens_modern(message)
             elif message.method == _CALL and self._start(message):
                 return True
             self._routed_to_sdk(message)
@@ -171,12 +170,13 @@ class FastCalls:
         group = self._group
         if holder is None or group is None or not ENABLED or self._initializing:
             return False
-        modern = self._era == _MODERN
-        version = modern_version(request.params) if modern else self._version
-        if version is None:
-            return False
+        modern = bool(self._modern)
         capability = plain_call(self._tools, request.params, envelope=modern)
         if capability is None or not span_records_nothing():
+            return False
+        # The SDK's ladder and surface validation, only for a call the cheap checks took.
+        version = modern_version(request.params) if modern else self._version
+        if version is None:
             return False
         key = coerce_request_id(request.id)
         if key in self._calls or self._flight.owes(key, coerce_request_id):
