@@ -80,9 +80,10 @@ class FrontMatterCache:
     """Front matters read before, from the cache file of one catalog directory
     (:class:`sutura.core.catalog.document.front_matter.KnownFronts`)."""
 
-    def __init__(self, path: Path | None, stored: dict[str, msgspec.Raw]) -> None:
-        """The cache kept at ``path`` (None: kept nowhere), holding ``stored``."""
-        self._path = path
+    def __init__(self, kept: tuple[Path, str] | None, stored: dict[str, msgspec.Raw]) -> None:
+        """The cache kept at a path by a reader (``kept``; None: kept nowhere), holding
+        ``stored``."""
+        self._kept = kept
         self._stored = stored
         self._used: dict[str, msgspec.Raw] = {}
         self._added = False
@@ -96,7 +97,7 @@ class FrontMatterCache:
         if reader is None:
             return cls(None, {})
         path = directory / _FOLDER / (_digest(str(catalog_dir.resolve())) + _SUFFIX)
-        return cls(path, _read(path, reader))
+        return cls((path, reader), _read(path, reader))
 
     def values(self, front: str) -> dict[str, PlainValue] | None:
         """The values reading ``front`` gave, or None when it was not read before."""
@@ -122,21 +123,19 @@ class FrontMatterCache:
     def save(self) -> None:
         """Write the front matters read since opening (those of the catalog as it is now) to
         the cache file, when they are not what it held; a failure is logged and left."""
-        if self._path is None or (not self._added and self._used.keys() == self._stored.keys()):
+        if self._kept is None or (not self._added and self._used.keys() == self._stored.keys()):
             return
-        reader = _reader()
-        if reader is None:
-            return
+        path, reader = self._kept
         data = msgspec.json.encode(_Stored(reader=reader, fronts=self._used))
         if len(data) > MAX_BYTES:
-            log.debug("front-matter cache: %s not written: %d bytes", self._path, len(data))
+            log.debug("front-matter cache: %s not written: %d bytes", path, len(data))
             return
         try:
-            _write(self._path, data)
+            _write(path, data)
         except OSError as error:
-            log.debug("front-matter cache: %s not written: %s", self._path, error)
+            log.debug("front-matter cache: %s not written: %s", path, error)
             return
-        _prune(self._path.parent)
+        _prune(path.parent)
 
     def _key(self, front: str) -> str:
         """The digest of ``front`` (the last one asked is kept: a miss is told right after)."""
