@@ -263,3 +263,34 @@ def test_a_settings_variable_hundreds_of_parts_deep_is_named_not_a_crash(
     variable = "SUTURA__SOURCES__MAIN__" + "__".join(["DEEPER"] * 600)
     [problem] = _problems({"SUTURA_CONFIG_DIR": str(config), variable: "1"})
     assert problem == f"{variable}: sources.main.deeper: unknown key for a duckdb source"
+
+
+DOTTED = (
+    "catalog: {dir: catalog, version: t}\n"
+    "security: {identity: single-user, single_user_because: one user runs the tests}\n"
+    "sources:\n"
+    "  main: {kind: duckdb, path: main.duckdb}\n"
+    "  main.x:\n"
+    "    kind: duckdb\n"
+    "    path: 42\n"
+)
+"""A source whose alias is not a plain name (``main.x``), its ``path`` on line 7."""
+
+
+@pytest.mark.parametrize(
+    ("base", "extra", "problem"),
+    [
+        (DOTTED, {}, "base.yaml:7: sources.\"main.x\".path: expected `str`, got `int`"),
+        (DOTTED.replace("path: 42", "path: x.duckdb\n    bogus: 1"), {}, "base.yaml:8: sources.\"main.x\".bogus: unknown key for a duckdb source"),
+        (DOTTED.replace("path: 42", "path: x.duckdb"), {"SUTURA__SOURCES__MAIN.X__HOST": "db"}, "SUTURA__SOURCES__MAIN.X__HOST: sources.\"main.x\".host: unknown key for a duckdb source"),
+        (BASE + '  "main x": {kind: duckdb, path: x.duckdb, threads: many}\n', {}, "base.yaml:5: sources.\"main x\".threads: expected `int | null`, got `str`"),
+    ],
+)  # fmt: skip
+def test_a_source_alias_that_is_not_a_plain_name_is_quoted_in_a_problem_on_its_own_line(
+    example_dir: Path, tmp_path: Path, base: str, extra: dict[str, str], problem: str
+) -> None:
+    # Joined with dots as they are, sources.main.x.path would name a key `x` of the source
+    # `main`, and the file's line for it is not found: the problem named the `sources:` line.
+    config = _deployment(example_dir, tmp_path, base=base)
+    expected = problem if problem.startswith("SUTURA__") else f"{config}/{problem}"
+    assert _problems({"SUTURA_CONFIG_DIR": str(config), **extra}) == [expected]

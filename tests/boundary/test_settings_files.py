@@ -122,7 +122,7 @@ def test_a_settings_file_problem_names_the_file_line_and_key(
 @pytest.mark.parametrize(
     ("environ", "sentence"),
     [
-        ({"SUTURA__SERVER____PORT": "1"}, "SUTURA__SERVER____PORT: server..port: each part between double underscores must name a key"),
+        ({"SUTURA__SERVER____PORT": "1"}, "SUTURA__SERVER____PORT: server.\"\".port: each part between double underscores must name a key"),
         ({"SUTURA__SECURITY__ACCESS_TOKEN": "tok\udcffen-0123456789"}, "SUTURA__SECURITY__ACCESS_TOKEN: security.access_token: the value is not valid UTF-8"),
         ({"SUTURA__ENVIRONMENT": "development"}, "SUTURA__ENVIRONMENT: environment: is chosen by SUTURA_ENVIRONMENT alone, not by a layer"),
         ({"SUTURA__PROMPT__CATALOG_PROSE": "x\x1b[2J"}, "SUTURA__PROMPT__CATALOG_PROSE: prompt.catalog_prose: expected one of quoted, omitted"),

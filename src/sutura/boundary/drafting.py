@@ -24,6 +24,7 @@ from sutura.core.catalog.drift import ModelDrift, model_drift
 from sutura.core.catalog.error import quoted
 from sutura.core.definitions.model import Model, table_label
 from sutura.core.nouns.dialect import Dialect, traits_of
+from sutura.core.nouns.setting_keys import key_path
 from sutura.core.sql.planning import dialect_of
 
 KINDS = "duckdb, postgres, spark"
@@ -182,7 +183,7 @@ async def found_tables(
     context = loaded.source_context(environ)
     opened = await open_source(alias, settings.sources[alias], context)
     if not is_successful(opened):
-        return Failure(f"settings: sources.{alias}: {opened.failure()}")
+        return Failure(f"settings: {key_path('sources', alias)}: {opened.failure()}")
     source = opened.unwrap()
     try:
 

@@ -20,6 +20,7 @@ from sutura.boundary.sources.open import run_sql_problems
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.pinned import PinnedDefinitions
 from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.setting_keys import key_path
 from sutura.core.text.escape import escape_text
 from sutura.core.tool.caller import Caller
 
@@ -124,7 +125,7 @@ def _load(
     if missing:
         return Failure(
             [
-                f"settings: sources.{alias}: a model reads this source; configure it"
+                f"settings: {key_path('sources', alias)}: a model reads this source; configure it"
                 for alias in missing
             ]
         )

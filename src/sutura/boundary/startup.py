@@ -38,6 +38,7 @@ from sutura.core.catalog.checks.source_schema import (
 )
 from sutura.core.catalog.error import CatalogError, quoted
 from sutura.core.definitions.model import Model, table_label
+from sutura.core.nouns.setting_keys import key_path
 from sutura.core.nouns.source_facts import ModelColumn, SourceFacts
 from sutura.core.sql.probe import schema_probe
 from sutura.core.tool.capability import Capability, offered_by
@@ -180,7 +181,7 @@ async def _open_all(
         if is_successful(opened):
             sources[alias] = opened.unwrap()
         else:
-            errors.append(f"settings: sources.{alias}: {opened.failure()}")
+            errors.append(f"settings: {key_path('sources', alias)}: {opened.failure()}")
     run_sql = settings.tools.run_sql
     if errors or not run_sql.enabled or run_sql.source is None:
         return errors

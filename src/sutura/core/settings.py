@@ -11,6 +11,7 @@ from sutura.core.nouns.formulas import Formulas
 from sutura.core.nouns.frozen import Frozen
 from sutura.core.nouns.physical import PhysicalSchema
 from sutura.core.nouns.prose import CatalogProse
+from sutura.core.nouns.setting_keys import key_path
 
 
 class Environment(StrEnum):
@@ -320,9 +321,9 @@ def unsafe_combinations(settings: Settings) -> list[tuple[str, str]]:
         problems.append(("tools.run_sql.source", "names no configured source"))
     for alias, source in sorted(settings.sources.items()):
         if (problem := posture_problem(source.posture)) is not None:
-            problems.append((f"sources.{alias}.posture", problem))
+            problems.append((key_path("sources", alias, "posture"), problem))
         if (problem := cache_problem(source)) is not None:
-            problems.append((f"sources.{alias}.cache.max_age_seconds", problem))
+            problems.append((key_path("sources", alias, "cache", "max_age_seconds"), problem))
     return problems
 
 
@@ -402,7 +403,12 @@ def _multi_user_problems(settings: Settings) -> list[tuple[str, str]]:
         problems += inbound_problems(security.inbound, settings.environment)
     run_sql = settings.tools.run_sql
     source = settings.sources.get(run_sql.source) if run_sql.source is not None else None
-    if run_sql.enabled and source is not None and not tells_callers_apart(source.posture):
+    if (
+        run_sql.enabled
+        and run_sql.source is not None
+        and source is not None
+        and not tells_callers_apart(source.posture)
+    ):
         problems.append(
             (
                 "tools.run_sql.enabled",
@@ -410,7 +416,10 @@ def _multi_user_problems(settings: Settings) -> list[tuple[str, str]]:
             )
         )
         problems.append(
-            (f"sources.{run_sql.source}.posture", "reads every caller's data as one identity")
+            (
+                key_path("sources", run_sql.source, "posture"),
+                "reads every caller's data as one identity",
+            )
         )
     return problems
 

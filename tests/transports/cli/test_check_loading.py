@@ -131,3 +131,14 @@ def test_check_takes_an_older_filter_value_of_its_typed_column(
     # Loaded, checked and run: no order of the example is 10.50, so the anchor still holds.
     assert (checked.returncode, checked.stderr) == (0, "")
     assert "anchors: 2 reproduced" in checked.stdout
+
+
+def test_check_quotes_a_source_alias_that_is_not_a_plain_name_and_names_its_line(
+    example_dir: Path, tmp_path: Path
+) -> None:
+    base = BASE + "  main.x:\n    kind: duckdb\n    path: 42\n"
+    checked = _check(edited_example(example_dir, tmp_path, base=base))
+    assert checked.returncode == 1 and checked.stdout == ""
+    assert checked.stderr.splitlines() == [
+        f'sutura: {tmp_path / "base.yaml"}:7: sources."main.x".path: expected `str`, got `int`'
+    ]

@@ -15,6 +15,7 @@ from returns.result import Failure, Result, Success
 from sutura.boundary.settings.error import SettingsError
 from sutura.boundary.settings.layers import Layer, error_at, sources_of
 from sutura.boundary.settings.schema import allowed_values
+from sutura.core.nouns.setting_keys import key_path
 from sutura.core.settings import Settings, SourceSettings
 
 _MISSING = re.compile(r"Object missing required field `(.+)`")
@@ -53,7 +54,7 @@ def _source(alias: str, value: object) -> Result[SourceSettings, Problem]:
     try:
         source: SourceSettings = msgspec.convert(value, SourceSettings, strict=False)
     except msgspec.ValidationError as err:
-        return Failure(_problem(err, f"sources.{alias}"))
+        return Failure(_problem(err, key_path("sources", alias)))
     return Success(source)
 
 

@@ -12,6 +12,7 @@ import msgspec
 
 from sutura.boundary.settings.error import SettingsError
 from sutura.core.nouns.frozen import Frozen
+from sutura.core.nouns.setting_keys import key_parts, key_path, parent_key
 from sutura.core.text.escape import has_lone_surrogate
 
 ENV_PREFIX = "SUTURA__"
@@ -48,7 +49,7 @@ class Layer(Frozen, frozen=True):
 
 def _nearest(key: str, lines: Mapping[str, int]) -> str:
     while key and key not in lines:
-        key = key.rpartition(".")[0]
+        key = parent_key(key)
     return key
 
 
@@ -61,7 +62,7 @@ def environment_layer(environ: Mapping[str, str]) -> tuple[Layer, list[SettingsE
         if not name.startswith(ENV_PREFIX):
             continue
         parts = name[len(ENV_PREFIX) :].lower().split("__")
-        key = ".".join(parts)
+        key = key_path(*parts)
         problem = _variable_problem(parts, environ[name], values, variables)
         if problem is None:
             _put(values, parts, environ[name])
@@ -83,14 +84,14 @@ def _variable_problem(
         if node is None:
             return None
         if not isinstance(node, dict):
-            above = ".".join(parts[:depth])
+            above = key_path(*parts[:depth])
             return f"no key goes under {above}, which {variables[above]} sets to a single value"
         node = node.get(part)
     if node is None:
         return None
     if isinstance(node, dict):
         return "other variables set keys under this key, which cannot also be a single value"
-    return f"{variables['.'.join(parts)]} sets this key too"
+    return f"{variables[key_path(*parts)]} sets this key too"
 
 
 def _put(values: Values, parts: list[str], value: str) -> None:
@@ -152,12 +153,12 @@ def error_at(key: str, problem: str, layers: Sequence[Layer]) -> SettingsError:
 
     Layers below the one that last switched a source's kind wrote nothing that is kept.
     """
-    parts = key.split(".")
+    parts = key_parts(key)
     kept = layers[_first_kept(parts, layers) :]
     for depth in range(len(parts), 0, -1):
         for layer in reversed(kept):
             if _writes(layer.values, parts[:depth]):
-                return layer.error(key, problem, written=".".join(parts[:depth]))
+                return layer.error(key, problem, written=key_path(*parts[:depth]))
     return SettingsError(origin="settings", key=key, problem=problem)
 
 

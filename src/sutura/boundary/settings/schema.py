@@ -12,6 +12,7 @@ import msgspec.inspect as mi
 
 from sutura.boundary.settings.error import SettingsError
 from sutura.boundary.settings.layers import Layer
+from sutura.core.nouns.setting_keys import child_key, key_parts
 from sutura.core.settings import Settings
 
 _SETTINGS = mi.type_info(Settings)
@@ -39,7 +40,7 @@ def allowed_values(key: str) -> list[str] | None:
     ['RS256', 'RS384']
     """
     info: mi.Type = _SETTINGS
-    for part in key.split("."):
+    for part in key_parts(key):
         part, _, index = part.partition("[")  # algorithms[0]: an item of a list
         structs = _structs(info)
         if isinstance(info, mi.DictType):
@@ -136,4 +137,4 @@ def _child(below: object, key: object) -> object:
 
 
 def _join(path: str, key: object) -> str:
-    return f"{path}.{key}" if path else str(key)
+    return child_key(path, str(key))

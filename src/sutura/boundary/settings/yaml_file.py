@@ -13,6 +13,7 @@ from returns.result import Failure, Result, Success
 
 from sutura.boundary.settings.error import SettingsError
 from sutura.boundary.settings.layers import Layer
+from sutura.core.nouns.setting_keys import child_key
 from sutura.core.text.escape import has_lone_surrogate
 
 MAX_DEPTH = 16
@@ -117,7 +118,7 @@ def _entries(
     entries: list[tuple[str, yaml.Node]] = []
     for key_node, value_node in node.value:
         key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
-        key_path = f"{path}.{key}" if path else key
+        key_path = child_key(path, key)
         if has_lone_surrogate(key):
             return _at(origin, key_node, path, "a key holds a lone surrogate escape")
         if key in seen:

@@ -24,6 +24,7 @@ from psycopg import sql
 from returns.result import Failure, Result, Success
 
 from sutura.boundary.sources.postgres_connect import Pool
+from sutura.core.nouns.setting_keys import key_path
 from sutura.core.settings import PostgresSourceSettings
 
 log = logging.getLogger("sutura.source")
@@ -53,14 +54,15 @@ def work_mem_kb(alias: str, settings: PostgresSourceSettings) -> Result[int, str
 smallest work_mem (64kB); give at least 512kB
     """
     budget = settings.memory_budget
+    key = key_path("sources", alias, "memory_budget")
     found = _SIZE.fullmatch(budget)
     if found is None:
-        return Failure(f"sources.{alias}.memory_budget: expected a size such as 512MB")
+        return Failure(f"{key}: expected a size such as 512MB")
     share = int(found[1]) * _KB[found[2]] // (2 * settings.pool_size)
     if share < SMALLEST_WORK_MEM_KB:
         least = 2 * settings.pool_size * SMALLEST_WORK_MEM_KB
         return Failure(
-            f"sources.{alias}.memory_budget: {budget} leaves each of {settings.pool_size}"
+            f"{key}: {budget} leaves each of {settings.pool_size}"
             f" connections less than PostgreSQL's smallest work_mem"
             f" ({SMALLEST_WORK_MEM_KB}kB); give at least {least}kB"
         )
@@ -97,7 +99,7 @@ async def memory_problem(alias: str, pool: Pool) -> str | None:
                 f"source {alias}: a session cannot sort {PROBE_ROWS:,} rows in memory"
                 f" (work_mem {work_mem}, temp_file_limit {temp_file_limit}), so ordinary"
                 f" questions would be refused resources_exhausted; raise"
-                f" sources.{alias}.memory_budget, or the role's temp_file_limit"
+                f" {key_path('sources', alias, 'memory_budget')}, or the role's temp_file_limit"
                 " (docs/sources.md)"
             )
     return None
