@@ -124,11 +124,32 @@ dimensions: []
 audience: open
 ---
 """
+# Metrics whose required filter is an older form, {equals: {column, value}}, on the zoned
+# column: its value is a wall time too, read by the same rule.
+OLDER: Final = {
+    f"{form}_{name}": f"""---
+kind: metric
+name: {form}_{name}
+model: zone_events
+measure:
+  simple: {{aggregate: sum, column: units}}
+required_filters:
+  - {form}: {{column: happened_at, value: "{wall}"}}
+time_column: happened_at
+grains: [day]
+dimensions: []
+audience: open
+---
+"""
+    for form in ("equals", "not_equals")
+    for name, wall in (("gap", GAP), ("fold", FOLD))
+}
 DOCUMENTS: Final = {
     "zone_events": MODEL,
     "units": METRIC,
     "before_midnight": BEFORE_MIDNIGHT,
     **CONSTANTS,
+    **OLDER,
 }
 WHOLE_YEAR: Final = {"start": "2024-01-01", "end": "2025-01-01"}
 
@@ -310,3 +331,21 @@ async def test_a_wall_time_compared_with_an_instant_chosen_by_an_expression_is_o
         [[_units([i == at for i in instants])]],
         [[_units([i >= at for i in instants])]],
     ]
+
+
+async def test_an_older_equals_on_an_instant_reads_its_wall_time_by_the_same_rule(
+    deployed: Deployed,
+) -> None:
+    # {equals: {column, value}} binds its value as text, which PostgreSQL and DuckDB would read
+    # as the later of the two instants New York repeats: on a zoned column, it is the one
+    # instant a typed constant is.
+    zone = "America/New_York"
+    asked = [{"metrics": [name], "range": WHOLE_YEAR} for name in OLDER]
+    answered = await outcomes(_in(deployed, zone), *asked)
+    instants = [_instant(text) for text in INSTANTS]
+    expected: list[list[list[str | None]]] = []
+    for equal in (True, False):
+        for wall in (GAP, FOLD):
+            at = _wall(wall, zone)
+            expected.append([[_units([(i == at) == equal for i in instants])]])
+    assert [_rows(outcome) for outcome in answered] == expected

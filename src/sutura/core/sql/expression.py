@@ -150,10 +150,11 @@ class ExpressionSql:
     def _required_one(self, item: RequiredFilter) -> exp.Expr:
         match item:
             case FilterEquals():
-                return column(item.column).eq(self.bind(item.value))
+                return column(item.column).eq(self._older_value(item))
             case FilterNotEquals():
                 # NULL is not the excluded value, so a row whose column is NULL is kept.
-                return exp.NullSafeNEQ(this=column(item.column), expression=self.bind(item.value))
+                value = self._older_value(item)
+                return exp.NullSafeNEQ(this=column(item.column), expression=value)
             case FilterIsTrue():
                 return exp.Is(this=column(item.column), expression=exp.true())
             case FilterIsNotNull():
@@ -162,6 +163,17 @@ class ExpressionSql:
                 return self.condition(item.predicate)
             case _:
                 assert_never(item)
+
+    def _older_value(self, item: FilterEquals | FilterNotEquals) -> exp.Expr:
+        """An older form's value, bound as text for the engine to read as its column's type;
+        beside an instant (a column declared ``TIMESTAMPTZ``, where the zone is known) it is a
+        wall time (``sutura check`` holds it to one), bound as the instant it means by the one
+        rule a timestamp constant is (:func:`instant_of`), not as the engine reads it."""
+        read = Column(name=item.column)
+        if self._zoned is None or not self._zoned.reads_instant(read):
+            return self.bind(item.value)
+        wall = Constant(kind=ConstantKind.TIMESTAMP, text=item.value)
+        return self.constant(wall, beside_instant=True)
 
     def column_type(self, read: Column) -> SqlType | None:
         """The declared type of a column (None: declared without one)."""
