@@ -23,16 +23,15 @@ compiler, no checks, no escaping, no provenance. What sutura costs beyond a floo
 import datetime
 import decimal
 import json
-import os
-import re
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
+
+from bench.announced import announced
 
 _PARAMS: Final = r"""
 import datetime, decimal
@@ -182,39 +181,15 @@ def around_rows(answer: bytes) -> tuple[str, str]:
 @contextmanager
 def http_query_floor(
     path: Path, database: Path, sql: str, params: Sequence[object], answer: bytes
-) -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
+) -> Iterator[tuple[tuple[str, int], subprocess.Popen[bytes]]]:
     """The HTTP floor on a free loopback port: its address and its process."""
     with tempfile.TemporaryDirectory() as directory:
         around = Path(directory) / "around.json"
         around.write_text(json.dumps(around_rows(answer)), encoding="utf-8")
         tagged = json.dumps(tagged_params(params))
         command = [sys.executable, str(path), str(database), sql, tagged]
-        with _announced([*command, str(around)]) as (address, process):
+        with announced([*command, str(around)]) as (address, process):
             yield address, process
-
-
-@contextmanager
-def _announced(command: list[str]) -> Iterator[tuple[tuple[str, int], subprocess.Popen[str]]]:
-    """``command`` started, until it announces ``http://host:port`` on stderr; then its
-    stderr is read on (a full pipe would stall it) and it is stopped after the block."""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            found = re.search(r"http://([0-9.]+):([0-9]+)", line)
-            if found:
-                break
-        else:
-            raise RuntimeError(f"{command[1]} did not start")
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield (found.group(1), int(found.group(2))), process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def tagged_params(params: Sequence[object]) -> list[tuple[str, str]]:
@@ -252,7 +227,7 @@ def stdio_floor_command(path: Path, database: Path, sql: str) -> list[str]:
 @contextmanager
 def http_floor(path: Path, database: Path, sql: str) -> Iterator[str]:
     """The MCP floor over streamable HTTP on a free loopback port; its ``/mcp`` URL."""
-    with _announced([sys.executable, str(path), "http", str(database), sql]) as (address, _):
+    with announced([sys.executable, str(path), "http", str(database), sql]) as (address, _):
         yield f"http://{address[0]}:{address[1]}/mcp"
 
 

@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import http.client
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -40,8 +39,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
 
+from bench.announced import announced
 from bench.floors import HTTP_FLOOR, http_query_floor, script
 from bench.table import Figure
 from bench.table import render as render_table
@@ -266,55 +265,18 @@ def served_process() -> Iterator[tuple[tuple[str, int], subprocess.Popen[bytes]]
             yield served
 
 
-DRAIN: Final = [
-    sys.executable,
-    "-c",
-    "import shutil, sys; shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)",
-]
-"""The server's log collector (to nowhere): its own process, as a deployment's is (journald,
-a container runtime). A thread of this process reading the log would take the load generator's
-interpreter lock for each of the server's audit lines, and so slow the server measured."""
-
-
 @contextlib.contextmanager
 def serving_directory(
     directory: Path, environ: dict[str, str] | None = None
 ) -> Iterator[tuple[tuple[str, int], subprocess.Popen[bytes]]]:
     """``sutura serve`` over the settings in ``directory`` on a free loopback port, in
     ``environ`` (this process's environment by default); its log (an audit line per call) is
-    read by a process of its own (:data:`DRAIN`): a full pipe would stall the server."""
+    read by a process of its own (:func:`bench.announced.announced`)."""
     sutura = str(Path(sys.executable).with_name("sutura"))
     command = [sutura, "serve", "--host", "127.0.0.1", "--port", "0"]
     environ = {**(os.environ if environ is None else environ), "SUTURA_CONFIG_DIR": str(directory)}
-    process = subprocess.Popen(command, env=environ, stderr=subprocess.PIPE, bufsize=0)
-    drain: subprocess.Popen[bytes] | None = None
-    try:
-        assert process.stderr is not None
-        line = _first_line(process.stderr.fileno())
-        found = re.search(rb"http://([0-9.]+):([0-9]+)", line)
-        if found is None:
-            raise RuntimeError(f"sutura serve did not start: {line!r}")
-        drain = subprocess.Popen(DRAIN, stdin=process.stderr, stdout=subprocess.DEVNULL)
-        process.stderr.close()
-        yield (found.group(1).decode("ascii"), int(found.group(2))), process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        if drain is not None:
-            drain.wait(timeout=10)
-
-
-def _first_line(fd: int) -> bytes:
-    """The server's first line of log (it names the address), read a byte at a time so that
-    nothing after it is taken from the collector."""
-    line = bytearray()
-    while not line.endswith(b"\n") and (byte := os.read(fd, 1)):
-        line += byte
-    return bytes(line)
+    with announced(command, environ) as served:
+        yield served
 
 
 def process_cpu_seconds(pid: int) -> float | None:
