@@ -8,10 +8,10 @@ decided by ``sutura serve`` before this is called (see :mod:`sutura.transports.h
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from litestar import Litestar, Response, Router
-from litestar.handlers import BaseRouteHandler
+from litestar.handlers import BaseRouteHandler, HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 
 from sutura.boundary.service import Service
@@ -22,11 +22,12 @@ from sutura.transports.http.auth import Authentication, authentication_of
 from sutura.transports.http.console.assets import asset_routes
 from sutura.transports.http.console.routes import console_routes
 from sutura.transports.http.errors import exception_handlers
-from sutura.transports.http.gate import Gate, allowed_hosts_for
+from sutura.transports.http.gate import Gate, HostDecisions, allowed_hosts_for
 from sutura.transports.http.limits import Admission
 from sutura.transports.http.mcp_route import McpBounds, McpEndpoint, mcp_route
 from sutura.transports.http.metrics import Metrics, metrics_route
 from sutura.transports.http.openapi import CarriedSchema, StrictStructSchema, openapi_config
+from sutura.transports.http.query_path import QueryPath
 from sutura.transports.http.rate_limit import RateLimiter, rate_limit_guard
 from sutura.transports.http.replies import failure_response
 from sutura.transports.http.request_ids import RequestIds, stamp_response
@@ -49,16 +50,24 @@ class _Surfaces:
     answers to."""
 
     def __init__(
-        self, admission: Admission, remote: McpEndpoint | None, allowed: tuple[str, ...] | None
+        self, admission: Admission, remote: McpEndpoint | None, hosts: HostDecisions
     ) -> None:
         self.admission = admission
         self.remote = remote
-        self.allowed = allowed
+        self.hosts = hosts
 
 
-def _handlers(
+class _Routes(NamedTuple):
+    """The app's route handlers, and what ``POST /v1/query``'s own path shares with its route."""
+
+    handlers: list[BaseRouteHandler]
+    query: HTTPRouteHandler
+    calls: routes.Calls
+
+
+def _routes(
     service: Service, settings: Settings, authentication: Authentication, surfaces: _Surfaces
-) -> list[BaseRouteHandler]:
+) -> _Routes:
     server = settings.server
     calls = routes.Calls(
         service, surfaces.admission, server.request_timeout_seconds, authentication
@@ -69,14 +78,16 @@ def _handlers(
             per_minute=server.rate_limit.per_minute, burst=server.rate_limit.burst
         )
         calls.guards.append(rate_limit_guard(limiter))  # after authentication: it names the caller
-    capability_routes = [routes.route_of(capability, calls) for capability in Capability]
+    by_capability = {capability: routes.route_of(capability, calls) for capability in Capability}
+    capability_routes = list(by_capability.values())
+    query = by_capability[Capability.ASK_METRIC]
     inbound = settings.security.inbound
     discovery = [] if inbound is None else [routes.protected_resource_route(inbound)]
     base: list[BaseRouteHandler] = [routes.health, routes.openapi_document, *discovery]
     base += capability_routes
     if surfaces.remote is not None:
         bounds = McpBounds(server.max_body_bytes, server.request_timeout_seconds)
-        base.append(mcp_route(surfaces.remote, calls.guards, surfaces.allowed, bounds))
+        base.append(mcp_route(surfaces.remote, calls.guards, surfaces.hosts.allowed, bounds))
     if settings.security.metrics_token:
         metrics = Metrics(
             service,
@@ -87,11 +98,11 @@ def _handlers(
         service.watch(metrics)
         base.append(metrics_route(metrics, settings.security.metrics_token))
     if not console_served(settings):
-        return base
+        return _Routes(base, query, calls)
     # An agent view of every tool an agent could be given (run_sql's shows whether it is);
     # of compile_question only when agents are given it.
     shown = listed_to_agents(frozenset(Capability), settings.tools.compile_question.enabled)
-    return [*base, *asset_routes(), *console_routes(calls, shown)]
+    return _Routes([*base, *asset_routes(), *console_routes(calls, shown)], query, calls)
 
 
 def build_app(
@@ -115,21 +126,31 @@ def build_app(
     if authentication is None:
         authentication = authentication_of(settings, Path.cwd())
     host = settings.server.host if bind_host is None else bind_host
-    allowed = allowed_hosts_for(host, settings.server.allowed_hosts)
     slots = Admission(settings.server.max_concurrent_queries) if admission is None else admission
-    surfaces = _Surfaces(slots, remote, allowed)
+    hosts = HostDecisions(allowed_hosts_for(host, settings.server.allowed_hosts))
+    surfaces = _Surfaces(slots, remote, hosts)
     config = openapi_config()
     config.openapi_router = Router(
         "/docs", route_handlers=[], include_in_schema=False, after_request=_docs_response
     )
-    return Litestar(
-        route_handlers=_handlers(service, settings, authentication, surfaces),
+    built = _routes(service, settings, authentication, surfaces)
+    app = Litestar(
+        route_handlers=built.handlers,
         exception_handlers=exception_handlers(),
         openapi_config=config,
         plugins=[CarriedSchema(), StrictStructSchema()],
-        middleware=[RequestIds, DefineMiddleware(Gate, allowed=allowed)],
+        middleware=[RequestIds, DefineMiddleware(Gate, hosts=hosts)],
         before_send=[stamp_response],
         request_max_body_size=settings.server.max_body_bytes,
         logging_config=None,
         debug=False,
     )
+    # In front of the routing, under the app's own scope and before_send (query_path.py).
+    app.asgi_handler = QueryPath(
+        app.asgi_handler,
+        route=built.query,
+        calls=built.calls,
+        hosts=hosts,
+        max_body_bytes=settings.server.max_body_bytes,
+    )
+    return app

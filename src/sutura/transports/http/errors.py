@@ -73,6 +73,20 @@ def _on_anything(request: Request[Any, Any, Any], exc: Exception) -> Response[by
     return failure_response(failure_body(FailureCode.INTERNAL))
 
 
+def response_to(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """The response litestar's exception handling gives ``exc`` with :func:`exception_handlers`
+    (for a path answered beside litestar's routing, as ``POST /v1/query``'s own is)."""
+    match exc:
+        case HttpFailureError():
+            return _on_failure(request, exc)
+        case ReplyError():
+            return _on_reply(request, exc)
+        case HTTPException():
+            return _on_http_exception(request, exc)
+        case _:
+            return _on_anything(request, exc)
+
+
 def exception_handlers() -> ExceptionHandlersMap:
     """The app's handlers: every exception ends in the closed channel."""
     return {

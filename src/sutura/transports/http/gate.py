@@ -87,31 +87,45 @@ _DECIDED_HOSTS: Final = 64
 """``Host`` headers a gate keeps its decision on (a client sends the same one every time)."""
 
 
-class Gate:
-    """ASGI middleware: refuses a ``Host`` that does not name this server (403).
+class HostDecisions:
+    """Whether a ``Host`` header names this server, the decision kept per header (at most
+    :data:`_DECIDED_HOSTS` of them, then forgotten all at once): it depends on the header's
+    bytes alone. One is shared by the :class:`Gate` and ``POST /v1/query``'s own path."""
 
-    The decision on a ``Host`` header is kept (at most :data:`_DECIDED_HOSTS` of them, then
-    forgotten all at once): it depends on the header's bytes alone."""
-
-    def __init__(self, app: ASGIApp, allowed: tuple[str, ...] | None) -> None:
-        self.app = app
+    def __init__(self, allowed: tuple[str, ...] | None) -> None:
         self.allowed = allowed
         self._decided: dict[bytes | None, bool] = {}
 
+    def allows(self, host: bytes | None) -> bool:
+        """Whether a request whose ``Host`` header is ``host`` (None: none) is answered."""
+        if self.allowed is None:
+            return True
+        allowed = self._decided.get(host)
+        if allowed is None:
+            allowed = host_allowed(self.allowed, host)
+            if len(self._decided) >= _DECIDED_HOSTS:
+                self._decided.clear()
+            self._decided[host] = allowed
+        return allowed
+
+
+class Gate:
+    """ASGI middleware: refuses a ``Host`` that does not name this server (403)."""
+
+    def __init__(self, app: ASGIApp, hosts: HostDecisions) -> None:
+        self.app = app
+        self.hosts = hosts
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a refused request here; hand every other one on."""
-        if scope["type"] == ScopeType.HTTP and self.allowed is not None:
-            # The last one, as a mapping of the headers keeps (mapped in C, not looped over).
-            host = dict(scope["headers"]).get(b"host")
-            allowed = self._decided.get(host)
-            if allowed is None:
-                allowed = host_allowed(self.allowed, host)
-                if len(self._decided) >= _DECIDED_HOSTS:
-                    self._decided.clear()
-                self._decided[host] = allowed
-            if not allowed:
-                await send_failure(send, FailureCode.HOST_NOT_ALLOWED)
-                return
+        # The last Host header, as a mapping of the headers keeps (mapped in C, not looped over).
+        if (
+            scope["type"] == ScopeType.HTTP
+            and self.hosts.allowed is not None
+            and not self.hosts.allows(dict(scope["headers"]).get(b"host"))
+        ):
+            await send_failure(send, FailureCode.HOST_NOT_ALLOWED)
+            return
         await self.app(scope, receive, send)
 
 

@@ -110,17 +110,29 @@ class RequestDeadline:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Record the deadline on the scope and hand on a ``receive`` that honours it."""
-        deadline = asyncio.get_running_loop().time() + self.seconds
-        scope.setdefault("state", {})[_DEADLINE_KEY] = deadline
+        deadline = started_deadline(scope, self.seconds)
 
         async def bounded_receive() -> ReceiveMessage:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    return await receive()
-            except TimeoutError:
-                raise HttpFailureError.of(FailureCode.TIMEOUT) from None
+            return await received_by(receive, deadline)
 
         await self.app(scope, bounded_receive, send)
+
+
+def started_deadline(scope: Scope, seconds: float) -> float:
+    """The request's deadline, ``seconds`` from now on the event loop's clock, recorded on the
+    scope (for :func:`seconds_left`)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    scope.setdefault("state", {})[_DEADLINE_KEY] = deadline
+    return deadline
+
+
+async def received_by(receive: Receive, deadline: float) -> ReceiveMessage:
+    """The next message of the request, or ``408 timeout`` if it has not come by ``deadline``."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await receive()
+    except TimeoutError:
+        raise HttpFailureError.of(FailureCode.TIMEOUT) from None
 
 
 def seconds_left(scope: Scope, default: float) -> float:
