@@ -13,7 +13,7 @@ to litestar.
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -183,15 +183,12 @@ async def test_a_full_admission_is_answered_as_the_route_answers_it(
     handler: Any = app.asgi_handler
     assert isinstance(handler, query_path.QueryPath)
     admission = handler.calls.admission
-    held = [admission.slot() for _ in range(admission.limit)]
-    for slot in held:
-        slot.__enter__()
-    try:
+    with ExitStack() as every_slot:
+        for _ in range(admission.limit):
+            every_slot.enter_context(admission.slot())
         statuses = await _compare(app, _taken(QUESTION)[:1], True, monkeypatch, AUTH)
-    finally:
-        for slot in held:
-            slot.__exit__(None, None, None)
     assert statuses == [503]
+    assert admission.active == 0
 
 
 @pytest.fixture(scope="module")
