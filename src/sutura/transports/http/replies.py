@@ -62,6 +62,17 @@ def failure_response(body: FailureBody, headers: dict[str, str] | None = None) -
     )
 
 
+ANSWER_HEADERS: Final = (
+    *(
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in NO_STORE.items()
+    ),
+    (b"content-type", JSON.encode("latin-1")),
+)
+"""An answer's headers but its length, encoded, in the order litestar sends
+:func:`response_of`'s (the route's own headers, then the media type, then the length)."""
+
+
 def response_of(reply: Reply) -> Response[Any]:
     """The HTTP response that carries ``reply``."""
     match reply:

@@ -105,12 +105,23 @@ class Calls:
     ) -> Response[Any]:
         """The one call with a decoded body (an admission slot held around it when it runs a
         query), as a response; a missing body is malformed, before any slot is taken."""
+        return response_of(await self.body_call(capability, body, request, slot=slot))
+
+    async def body_call(
+        self,
+        capability: Capability,
+        body: Arguments,
+        request: Request[Any, Any, Any],
+        *,
+        slot: bool,
+    ) -> Reply:
+        """:meth:`body_reply`'s reply, before it is made a response."""
         if body is None:
-            return response_of(_empty(capability))
+            return _empty(capability)
         if not slot:
-            return await self.reply(capability, body, request)
+            return await self.call(capability, body, request)
         with self.admission.slot():
-            return await self.reply(capability, body, request)
+            return await self.call(capability, body, request)
 
     def offered(self, capability: Capability) -> list[Guard]:
         """The guards (the caller first), plus one refusing the capability before its body is
