@@ -4,7 +4,8 @@ The same requests are sent to one ``sutura serve`` app with the path and without
 ``ENABLED`` turned off, so litestar's routing answers): questions answered over hostile cells,
 refused, malformed, empty, not JSON; tokens wrong, missing, in the query string; content types,
 lengths, hosts, methods, trailing slashes and duplicated headers the path must leave alone; a
-full admission; callers whose scopes and audiences refuse the question. Every response is the
+full admission; a body arriving in pieces, late, never, cut off by the client, or past its
+bound; callers whose scopes and audiences refuse the question. Every response is the
 same: its status, every header in order, and its body byte for byte (the time an answer was
 computed at aside). The requests the path should take were taken by it, and the rest were left
 to litestar.
@@ -12,11 +13,12 @@ to litestar.
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from litestar import Litestar
@@ -189,6 +191,101 @@ async def test_a_full_admission_is_answered_as_the_route_answers_it(
         statuses = await _compare(app, _taken(QUESTION)[:1], True, monkeypatch, AUTH)
     assert statuses == [503]
     assert admission.active == 0
+
+
+BOUNDED = "server:\n  request_timeout_seconds: 0.5\n  max_body_bytes: 4096\n"
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+async def bounded(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Litestar]:
+    """The hostile deployment with a short request deadline and a small body bound."""
+    config = write_deployment(tmp_path_factory.mktemp("query-path-bounded"), settings=BOUNDED)
+    async with assembled(config) as started:
+        yield started.app
+
+
+async def _raw(app: Litestar, length: int, receive: Receive) -> Answer:
+    """``POST /v1/query`` straight through the ASGI interface, declaring ``length`` bytes and
+    reading the body from ``receive``."""
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/query",
+        "raw_path": b"/v1/query",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"localhost"),
+            (b"authorization", AUTH["Authorization"].encode("latin-1")),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(length).encode("ascii")),
+            (b"x-request-id", b"compared-request"),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+        "state": {},
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asgi: Any = app
+    with anyio.fail_after(10):
+        await asgi(scope, receive, send)
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    return sent[0]["status"], list(sent[0]["headers"]), _COMPUTED_AT.sub(b"T", body)
+
+
+def _arriving(*messages: dict[str, Any], then: str = "wait") -> Receive:
+    """A ``receive`` giving ``messages`` in turn, then waiting forever (``wait``) or saying the
+    client is gone (``disconnect``)."""
+    left = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        if left:
+            return left.pop(0)
+        if then == "disconnect":
+            return {"type": "http.disconnect"}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    return receive
+
+
+def _chunk(body: bytes, *, more: bool) -> dict[str, Any]:
+    return {"type": "http.request", "body": body, "more_body": more}
+
+
+async def test_a_body_arriving_in_pieces_late_or_never_is_answered_as_the_route_answers_it(
+    bounded: Litestar, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = _asked(QUESTION)
+    half = len(asked) // 2
+    cases: list[tuple[str, int, Callable[[], Receive], int]] = [
+        ("in two pieces", len(asked), lambda: _arriving(
+            _chunk(asked[:half], more=True), _chunk(asked[half:], more=False)), 200),
+        ("never", len(asked), lambda: _arriving(), 408),
+        ("half, then nothing", len(asked), lambda: _arriving(
+            _chunk(asked[:half], more=True)), 408),
+        ("the client gone mid-body", len(asked), lambda: _arriving(
+            _chunk(asked[:half], more=True), then="disconnect"), 500),
+        ("more than declared, past the bound", 10, lambda: _arriving(
+            *[_chunk(b" " * 1024, more=True) for _ in range(5)]), 413),
+    ]  # fmt: skip
+    for name, length, receive, status in cases:
+        with _spied(monkeypatch) as spied:
+            monkeypatch.setattr(query_path, "ENABLED", True)
+            path = await _raw(bounded, length, receive())
+            monkeypatch.setattr(query_path, "ENABLED", False)
+            route = await _raw(bounded, length, receive())
+        assert path == route, name
+        assert spied[:1] == [True], name
+        assert path[0] == status, name
 
 
 @pytest.fixture(scope="module")
