@@ -4,6 +4,8 @@
 once (the prose setting, the authentication, the limits) and hands it to the handler that needs
 it, so no handler defaults a setting. Whether the deployment may serve without a token is
 decided by ``sutura serve`` before this is called (see :mod:`sutura.transports.http.auth`).
+A plain ``POST /v1/query`` is answered in front of the routing, by its route's own guards,
+decoder and call, as the route answers it (:mod:`sutura.transports.http.query_path`).
 """
 
 import logging
