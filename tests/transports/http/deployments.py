@@ -180,6 +180,40 @@ async def client(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+"""An ASGI ``receive``: where a request's body comes from, a message at a time."""
+
+
+async def posted(
+    app: Litestar, headers: Sequence[tuple[bytes, bytes]], receive: Receive
+) -> list[dict[str, Any]]:
+    """``POST /v1/query`` with ``headers`` straight through the ASGI interface, its body read
+    from ``receive``: the messages the app sent."""
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/query",
+        "raw_path": b"/v1/query",
+        "query_string": b"",
+        "root_path": "",
+        "headers": list(headers),
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+        "state": {},
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asgi: Any = app  # litestar types its scope narrower than a dict
+    await asgi(scope, receive, send)
+    return sent
+
+
 def refusal_of(response: httpx.Response) -> Refusal:
     """The refusal a response carries (the test fails if it carries anything else)."""
     outcome = decode_outcome(response.content).unwrap()

@@ -1,7 +1,6 @@
 """Request bounds: body size, the request deadline, and admission without a queue."""
 
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,11 @@ from tests.transports.http.deployments import (
     SLOW_TABLE,
     TOKEN,
     DoubleSource,
+    Receive,
     app_over,
     assembled,
     client,
+    posted,
     refusal_of,
     write_deployment,
 )
@@ -28,38 +29,18 @@ from tests.transports.http.deployments import (
 pytestmark = pytest.mark.anyio
 
 ROWS: list[list[object]] = [["2024-01-01", "a", "1"]]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
 async def _call(app: Litestar, receive: Receive) -> tuple[int, dict[str, str], Any]:
     """One POST /v1/query straight through the ASGI interface, with ``receive`` as the body."""
-    scope: dict[str, Any] = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/query",
-        "raw_path": b"/v1/query",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"authorization", f"Bearer {TOKEN}".encode()),
-            (b"content-type", b"application/json"),
-            (b"host", b"localhost"),
-        ],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8765),
-        "state": {},
-    }
-    sent: list[dict[str, Any]] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app(scope, receive, send)  # type: ignore[arg-type]
-    headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
-    return sent[0]["status"], headers, json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    headers = [
+        (b"authorization", f"Bearer {TOKEN}".encode()),
+        (b"content-type", b"application/json"),
+        (b"host", b"localhost"),
+    ]
+    sent = await posted(app, headers, receive)
+    returned = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+    return sent[0]["status"], returned, json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
 
 
 async def test_a_body_declared_over_the_limit_is_too_large(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ to litestar.
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,14 @@ import pytest
 from litestar import Litestar
 
 from sutura.transports.http import query_path
-from tests.transports.http.deployments import AUTH, QUESTION, assembled, write_deployment
+from tests.transports.http.deployments import (
+    AUTH,
+    QUESTION,
+    Receive,
+    assembled,
+    posted,
+    write_deployment,
+)
 from tests.transports.http.inbound_deployment import write_multi_user
 from tests.transports.http.tokens import KeyPair, claims, mint
 from tests.transports.mcp.inprocess import EXAMPLE_QUESTION
@@ -194,7 +201,6 @@ async def test_a_full_admission_is_answered_as_the_route_answers_it(
 
 
 BOUNDED = "server:\n  request_timeout_seconds: 0.5\n  max_body_bytes: 4096\n"
-Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
 @pytest.fixture(scope="module")
@@ -208,35 +214,15 @@ async def bounded(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Lit
 async def _raw(app: Litestar, length: int, receive: Receive) -> Answer:
     """``POST /v1/query`` straight through the ASGI interface, declaring ``length`` bytes and
     reading the body from ``receive``."""
-    scope: dict[str, Any] = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/query",
-        "raw_path": b"/v1/query",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"localhost"),
-            (b"authorization", AUTH["Authorization"].encode("latin-1")),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(length).encode("ascii")),
-            (b"x-request-id", b"compared-request"),
-        ],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8765),
-        "state": {},
-    }
-    sent: list[dict[str, Any]] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    asgi: Any = app
+    headers = [
+        (b"host", b"localhost"),
+        (b"authorization", AUTH["Authorization"].encode("latin-1")),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(length).encode("ascii")),
+        (b"x-request-id", b"compared-request"),
+    ]
     with anyio.fail_after(10):
-        await asgi(scope, receive, send)
+        sent = await posted(app, headers, receive)
     body = b"".join(m.get("body", b"") for m in sent[1:])
     return sent[0]["status"], list(sent[0]["headers"]), _COMPUTED_AT.sub(b"T", body)
 
