@@ -73,18 +73,15 @@ def _on_anything(request: Request[Any, Any, Any], exc: Exception) -> Response[by
     return failure_response(failure_body(FailureCode.INTERNAL))
 
 
-def response_to(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+def response_to(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """The response litestar's exception handling gives ``exc`` with :func:`exception_handlers`
-    (for a path answered beside litestar's routing, as ``POST /v1/query``'s own is)."""
-    match exc:
-        case HttpFailureError():
-            return _on_failure(request, exc)
-        case ReplyError():
-            return _on_reply(request, exc)
-        case HTTPException():
-            return _on_http_exception(request, exc)
-        case _:
-            return _on_anything(request, exc)
+    (for a path answered beside litestar's routing, as ``POST /v1/query``'s own is): the
+    handler of its nearest class the map holds, as litestar looks it up (the map keys no
+    status)."""
+    handlers = exception_handlers()
+    kind = next(kind for kind in type(exc).__mro__ if kind in handlers)
+    response: Response[Any] = handlers[kind](request, exc)
+    return response
 
 
 def exception_handlers() -> ExceptionHandlersMap:

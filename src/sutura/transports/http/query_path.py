@@ -16,7 +16,7 @@ Then the route's own steps run here, in its order, with its own functions: the r
 and log scope (:mod:`.request_ids`), the deadline (:func:`~.limits.started_deadline`), the
 route's guards themselves (the caller, the rate limit, the capability, JSON), the body read
 within the deadline and the size bound as litestar reads it, decoded by the route's own body
-decoder, the admission slot and the call (:meth:`~.routes.Calls.body_reply`). Whatever any
+decoder, the admission slot and the call (:meth:`~.routes.Calls.body_call`). Whatever any
 step raises is answered by the app's exception handlers (:func:`~.errors.response_to`), and
 every response is sent as litestar sends it, under the app's ``before_send``: an answer built
 here (:func:`_send_answer`: litestar's response machinery cost more than the rest of this
@@ -77,7 +77,14 @@ class QueryPath:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a question here when every step is known; hand anything else on."""
-        if (
+        if self._takes(scope):
+            await self._answer(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _takes(self, scope: Scope) -> bool:
+        """Whether this path takes the request (the module names which it takes)."""
+        if not (
             ENABLED
             and scope["type"] == ScopeType.HTTP
             and scope["path"] == PATH
@@ -85,14 +92,7 @@ class QueryPath:
             and not scope.get("query_string")
             and not scope.get("root_path")
         ):
-            length = self._length(scope)
-            if length is not None:
-                await self._answer(scope, receive, send, length)
-                return
-        await self.app(scope, receive, send)
-
-    def _length(self, scope: Scope) -> int | None:
-        """The body's declared length when the request is one this path takes; else None."""
+            return False
         hosts = content_types = lengths = 0
         host = content_type = length = b""
         for name, value in scope["headers"]:
@@ -106,15 +106,16 @@ class QueryPath:
                 lengths += 1
                 length = value
             elif name == b"transfer-encoding":
-                return None
-        if hosts != 1 or content_types != 1 or lengths != 1:
-            return None
-        if not (length.isdigit() and is_json(content_type) and self.hosts.allows(host)):
-            return None
-        declared = int(length)
-        return declared if declared <= self.max_body_bytes else None
+                return False
+        return (
+            hosts == content_types == lengths == 1
+            and length.isdigit()
+            and int(length) <= self.max_body_bytes
+            and is_json(content_type)
+            and self.hosts.allows(host)
+        )
 
-    async def _answer(self, scope: Scope, receive: Receive, send: Send, length: int) -> None:
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         with request_scope(request_id_of(scope)):
             deadline = started_deadline(scope, self.calls.timeout)
             request: Request[Any, Any, Any] = Request(scope, receive, send)

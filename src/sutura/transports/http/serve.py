@@ -188,21 +188,25 @@ async def serve(
                 else token_header(carried.header, started.authentication.challenge)
             ),
         )
-        config = uvicorn.Config(
-            started.app,
-            http=bounded_protocol(bounds),
-            backlog=ACCEPT_BACKLOG,
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            proxy_headers=False,
-            server_header=False,
-            timeout_graceful_shutdown=5,
-        )
         announce(_url(listener))
         with prompt_switches():  # statements keep moving while the loop is busy (switching.py)
-            await _Server(config).serve(sockets=[listener])
+            await _Server(uvicorn_config(started.app, bounds)).serve(sockets=[listener])
         return []
+
+
+def uvicorn_config(app: Litestar, bounds: ConnectionBounds) -> uvicorn.Config:
+    """How uvicorn serves ``app``: its own bounded protocol, no log of its own, no lifespan."""
+    return uvicorn.Config(
+        app,
+        http=bounded_protocol(bounds),
+        backlog=ACCEPT_BACKLOG,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        proxy_headers=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
 
 
 def _url(listener: socket.socket) -> str:
